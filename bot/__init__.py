@@ -1,0 +1,1 @@
+"""The Telegram side of Mahjong Ledger: handlers, keyboards, rendering, translations."""

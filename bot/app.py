@@ -1,0 +1,148 @@
+"""The python-telegram-bot Application: handlers, commands menu, store lifecycle."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import BotCommand, Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+
+from db import Store
+from scoring import all_variants
+
+from . import hands, ledger, sessions, standings
+from .common import Context, reply, scope, store_of
+from .config import Settings
+from .i18n import LANGS, N_, translator
+from .oneline import features_help
+from .render import esc
+
+log = logging.getLogger(__name__)
+
+COMMANDS = [
+    ("new", N_("Start a session: /new luzhou|guiyang|cixi|feibao|hainan")),
+    ("hand", N_("Enter a hand with buttons")),
+    ("hu", N_("Enter a win in one line (see /help)")),
+    ("table", N_("Where we stand")),
+    ("history", N_("Recent hands")),
+    ("undo", N_("Undo the last hand")),
+    ("guest", N_("Seat a player without Telegram: /guest NAME")),
+    ("stake", N_("Money per point: /stake 0.5")),
+    ("rules", N_("House rules")),
+    ("lang", N_("Language of this chat")),
+    ("end", N_("End the session")),
+    ("settle", N_("Who pays whom, fewest transfers")),
+    ("paid", N_("Record a payment: /paid @name 12.5")),
+    ("stats", N_("Statistics per player")),
+    ("chart", N_("Chart of the running totals")),
+    ("export", N_("Export the session as CSV and JSON")),
+    ("import", N_("Import an exported JSON file")),
+    ("help", N_("How to use the bot")),
+]
+HELP = N_("""Mahjong Ledger keeps score at your table.
+
+/new VARIANT — start a session (luzhou, guiyang, cixi, feibao, hainan); tap Join to sit down.
+/hand — enter a hand with buttons; nothing is stored until you tap Confirm.
+/hu — one line for a win:
+  /hu WINNER [FEATURES] [zimo | from SEAT | rob SEAT] [kong]
+  several winners on one discard: /hu 1 all_pungs + 3 pure from 0
+  seats: 0–3 or E S W N (East is the first dealer)
+/table — standings; /history — recent hands; /undo — void the last hand
+/stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
+/settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
+/stats [@name] — statistics; /chart — running totals; /export and /import — files""")
+
+
+async def cmd_help(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t = sc.t
+    text = esc(t(HELP))
+    session = await store_of(context).running_session(sc.chat_id)
+    if session is not None:
+        words = features_help(all_variants()[session.variant])
+        text += "\n\n" + esc(t("Features for this session: {words}", words=" ".join(words)))
+    await reply(update, context, text)
+
+
+async def on_unknown_button(update: Update, context: Context) -> None:
+    """Data no handler claims (forged, or from an older version of the bot): answered, no change."""
+    sc = await scope(update, context)
+    await update.callback_query.answer(sc.t("That button is no longer valid."), show_alert=True)
+
+
+async def on_migrate(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        await store_of(context).migrate_chat(message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id:
+        await store_of(context).migrate_chat(message.migrate_from_chat_id, message.chat.id)
+
+
+async def on_error(update: object, context: Context) -> None:
+    log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
+    if isinstance(update, Update) and update.callback_query is not None:
+        try:
+            await update.callback_query.answer(translator("en")("Something went wrong."))
+        except Exception:
+            pass
+
+
+async def _post_init(app: Application) -> None:
+    settings: Settings = app.bot_data["settings"]
+    if "store" not in app.bot_data:
+        app.bot_data["store"] = await Store.open(settings.database_url)
+    for lang in LANGS:
+        t = translator(lang)
+        commands = [BotCommand(name, t(desc)) for name, desc in COMMANDS]
+        code = {"zh-Hans": "zh", "zh-Hant": None, "en": None}[lang]
+        if lang == "en":
+            await app.bot.set_my_commands(commands)
+        elif code:
+            await app.bot.set_my_commands(commands, language_code=code)
+
+
+async def _post_shutdown(app: Application) -> None:
+    store = app.bot_data.pop("store", None)
+    if store is not None and app.bot_data.get("owns_store", True):
+        await store.close()
+
+
+def rate_limiter() -> AIORateLimiter:
+    """Obey Telegram's 429 retry_after (up to 5 retries) and 30 requests/s overall, but do not
+    throttle each group to 20 a minute in advance: the wizard edits one message per tap, and a
+    hand takes 10–20 taps; Telegram says itself when a chat is too busy."""
+    return AIORateLimiter(group_max_rate=0, max_retries=5)
+
+
+def build_application(settings: Settings, store: Store | None = None) -> Application:
+    """The bot as one Application; pass `store` to share an open store (tests)."""
+    builder = (ApplicationBuilder().token(settings.token).base_url(settings.base_url)
+               .rate_limiter(rate_limiter())
+               .post_init(_post_init).post_shutdown(_post_shutdown))
+    if settings.base_file_url:
+        builder = builder.base_file_url(settings.base_file_url)
+    app = builder.build()
+    app.bot_data["settings"] = settings
+    if store is not None:
+        app.bot_data["store"] = store
+        app.bot_data["owns_store"] = False
+    app.add_handler(CommandHandler(["start", "help"], cmd_help))
+    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
+        app.add_handler(handler)
+    app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_error_handler(on_error)
+    return app
+
+
+__all__ = ["build_application", "reply"]

@@ -1,0 +1,125 @@
+"""Charts of running balances as PNG bytes, ready to send as a Telegram photo.
+
+Only `Figure` objects with an explicit Agg canvas: no pyplot, no global rcParams changes, so charts
+can be drawn from worker threads. Player names are often Chinese, so text is set in the first CJK
+font found (see `CJK_FONTS`), with DejaVu Sans after it for glyphs the CJK font lacks.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from matplotlib import colormaps, font_manager
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.ticker import MaxNLocator
+
+# Simplified Chinese faces first; the Debian image installs fonts-wqy-microhei.
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Noto Sans SC",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "SimHei",
+    "Heiti SC",
+    "Noto Sans CJK JP",
+    "Noto Sans CJK TC",
+    "Droid Sans Fallback",
+    "AR PL UMing CN",
+)
+FALLBACK_FONT = "DejaVu Sans"  # ships with matplotlib
+
+SIZE_INCHES = (8.0, 4.5)
+DPI = 100
+
+
+@lru_cache(maxsize=1)
+def cjk_font_family() -> str | None:
+    """The first installed family of `CJK_FONTS`, or None (text then falls back, glyphs may be missing).
+
+    matplotlib caches its font list on first use, so a font installed later is not in it: on a miss,
+    system fonts it has not seen are added once before giving up.
+    """
+    manager = font_manager.fontManager
+    found = _first_preferred({font.name for font in manager.ttflist})
+    if found is None:
+        known = {font.fname for font in manager.ttflist}
+        for path in font_manager.findSystemFonts():
+            if path not in known:
+                try:
+                    manager.addfont(path)
+                except Exception:  # an unreadable font file must not stop the chart
+                    continue
+        found = _first_preferred({font.name for font in manager.ttflist})
+    return found
+
+
+def _first_preferred(installed: set[str]) -> str | None:
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+def _font(size: float | None = None) -> FontProperties:
+    cjk = cjk_font_family()
+    return FontProperties(family=[cjk, FALLBACK_FONT] if cjk else [FALLBACK_FONT], size=size)
+
+
+def build_balance_figure(
+    series: Mapping[str, Sequence[int]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    level_breaks: Sequence[int] = (),
+) -> Figure:
+    """One line per player over hand numbers; dashed verticals where a level ended.
+
+    `series[name][k]` is the balance after hand k, so item 0 is the start (0, or the balance at the
+    start of a level); `level_breaks` are hand numbers after which a level ended.
+    """
+    figure = Figure(figsize=SIZE_INCHES, dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+
+    palette = colormaps["tab10" if len(series) <= 10 else "tab20"]
+    for index, (name, balances) in enumerate(series.items()):
+        axes.plot(range(len(balances)), list(balances), label=name, color=palette(index % palette.N),
+                  linewidth=1.8, marker="o" if len(balances) <= 30 else None, markersize=3)
+    for hand in level_breaks:
+        axes.axvline(hand, color="grey", linestyle="--", linewidth=1)
+    axes.axhline(0, color="black", linewidth=0.6)
+
+    axes.set_title(title, fontproperties=_font(13))
+    axes.set_xlabel(x_label, fontproperties=_font())
+    axes.set_ylabel(y_label, fontproperties=_font())
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.tick_params(labelfontfamily=_font().get_family())
+    axes.grid(True, alpha=0.3)
+    if series:  # the legend sits outside on the right so lines are never hidden
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, prop=_font(9),
+                    ncols=1 if len(series) <= 12 else 2, frameon=False)
+    return figure
+
+
+def render_balance_chart(
+    series: Mapping[str, Sequence[int]],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    level_breaks: Sequence[int] = (),
+) -> bytes:
+    """The chart of `build_balance_figure` as PNG bytes."""
+    figure = build_balance_figure(series, title=title, x_label=x_label, y_label=y_label,
+                                  level_breaks=level_breaks)
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png")
+    finally:
+        figure.clear()  # no pyplot manager holds it: dropping references frees it
+    return buffer.getvalue()

@@ -1,0 +1,162 @@
+"""What every handler needs: the store, the chat's language, who may press, the table state,
+and sending/editing that survives Telegram's refusals (not modified, chat migrated)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import BadRequest, ChatMigrated
+from telegram.ext import ContextTypes
+
+from db import Store
+from scoring import get_variant
+from scoring.variant import Variant
+
+from .i18n import lang_from_code, translator
+from .render import esc
+from .wizard import Button, Ctx
+
+log = logging.getLogger(__name__)
+Context = ContextTypes.DEFAULT_TYPE
+ALL_HANDS = 1_000_000  # "every hand" for store.history
+
+
+def store_of(context: Context) -> Store:
+    return context.application.bot_data["store"]
+
+
+def display_name(user: User) -> str:
+    return user.full_name or user.username or str(user.id)
+
+
+@dataclass
+class ChatScope:
+    """The chat an update came from, its language and the person who sent it."""
+
+    chat_id: int
+    lang: str
+    person_id: int | None
+    is_private: bool
+
+    @property
+    def t(self) -> Any:
+        return translator(self.lang)
+
+
+async def scope(update: Update, context: Context) -> ChatScope:
+    chat: Chat = update.effective_chat  # type: ignore[assignment]
+    user = update.effective_user
+    store = store_of(context)
+    lang = lang_from_code(user.language_code if user else None)
+    info = await store.ensure_chat(chat.id, language=lang)
+    person_id = None
+    if user is not None and not user.is_bot:
+        person = await store.upsert_user(user.id, display_name(user), username=user.username,
+                                         language_code=user.language_code)
+        person_id = person.id
+    return ChatScope(chat.id, info.language or lang, person_id, chat.type == Chat.PRIVATE)
+
+
+async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except BadRequest:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def may_act(context: Context, sc: ChatScope, session: Any, user_id: int) -> bool:
+    """Seated players and chat admins may press a session's buttons (private chat: its owner)."""
+    if sc.is_private or (sc.person_id is not None and sc.person_id in session.seats):
+        return True
+    return await is_admin(context, sc.chat_id, user_id)
+
+
+async def require_session(update: Update, context: Context, sc: ChatScope, *,
+                          act: bool = False) -> Any | None:
+    """The chat's running session; None after telling the chat why not (none is running, or,
+    with `act`, the sender is neither seated nor an admin)."""
+    session = await store_of(context).running_session(sc.chat_id)
+    if session is None:
+        await reply(update, context, esc(sc.t("No session is running. Start one with /new.")))
+        return None
+    if act and not await may_act(context, sc, session, update.effective_user.id):  # type: ignore[union-attr]
+        await reply(update, context, esc(sc.t("Only seated players and chat admins can do that.")))
+        return None
+    return session
+
+
+async def seat_names(store: Store, session: Any) -> list[str | None]:
+    names: list[str | None] = []
+    for pid in session.seats:
+        names.append((await store.get_person(pid)).name if pid is not None else None)
+    return names
+
+
+def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:
+    return any(variant.initial_balances(variant.Rules.model_validate(rules)))
+
+
+async def table_state(store: Store, session: Any) -> dict[str, Any]:
+    """The next hand's record without events: dealer, streak and round wind from the last
+    hand's outcome, and (Cixi) the points each seat holds."""
+    variant = get_variant(session.variant)
+    rules = variant.Rules.model_validate(session.rules)
+    base: dict[str, Any] = {"variant": session.variant, "rules": dict(session.rules),
+                            "dealer": 0, "dealer_streak": 1, "round_wind": 0}
+    last = await store.last_hand(session.id)
+    start = list(variant.initial_balances(rules))
+    if last is not None:
+        out = last.outcome
+        base.update(dealer=out["next_dealer"], dealer_streak=out["next_dealer_streak"],
+                    round_wind=out["next_round_wind"])
+        if any(start) and not out.get("level_over"):
+            start = list(out["balances"])
+    if any(start):
+        base["balances"] = start
+    return base
+
+
+async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
+    return Ctx(
+        variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
+        base=await table_state(store, session), hand_no=session.hand_count + 1,
+        totals=tuple(await store.totals(session.id)), stake_cents=session.stake_cents)
+
+
+def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
+    if not rows:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data) for b in row]
+                                 for row in rows if row])
+
+
+async def send(context: Context, chat_id: int, text: str,
+               rows: Sequence[Sequence[Button]] = ()) -> Message:
+    """Send HTML; when the group became a supergroup, move its data and send there."""
+    try:
+        return await context.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
+                                              reply_markup=keyboard(rows))
+    except ChatMigrated as exc:
+        await store_of(context).migrate_chat(chat_id, exc.new_chat_id)
+        return await context.bot.send_message(exc.new_chat_id, text, parse_mode=ParseMode.HTML,
+                                              reply_markup=keyboard(rows))
+
+
+async def edit(query: CallbackQuery, text: str, rows: Sequence[Sequence[Button]] = ()) -> None:
+    """Edit the message in place; an unchanged screen is not an error."""
+    try:
+        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard(rows))
+    except BadRequest as exc:
+        if "not modified" not in str(exc).lower():
+            raise
+
+
+async def reply(update: Update, context: Context, text: str,
+                rows: Sequence[Sequence[Button]] = ()) -> Message:
+    return await send(context, update.effective_chat.id, text, rows)  # type: ignore[union-attr]

@@ -1,0 +1,65 @@
+"""Settings from the environment; nothing else in the bot reads os.environ."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
+TOKEN_HELP = """\
+Mahjong Ledger needs a Telegram bot token.
+
+  1. In Telegram, open a chat with @BotFather and send /newbot; follow its questions.
+  2. It answers with a token like 123456789:AAE…; set it and start again:
+
+       export TELEGRAM_BOT_TOKEN='123456789:AAE…'
+       .venv/bin/mjledger
+
+Optional: DATABASE_URL (default: a SQLite file mjledger.sqlite3 here), TELEGRAM_BASE_URL
+(a local Bot API server), BOT_MODE=webhook with WEBHOOK_URL and WEBHOOK_SECRET.
+"""
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str
+    base_url: str = DEFAULT_BASE_URL
+    base_file_url: str | None = None
+    database_url: str | None = None
+    mode: str = "polling"  # polling | webhook
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+    listen: str = "0.0.0.0"
+    port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(TOKEN_HELP)
+        mode = env.get("BOT_MODE", "polling").strip().lower()
+        if mode not in ("polling", "webhook"):
+            raise ConfigError(f"BOT_MODE must be 'polling' or 'webhook', not {mode!r}")
+        if mode == "webhook" and not env.get("WEBHOOK_URL"):
+            raise ConfigError("BOT_MODE=webhook needs WEBHOOK_URL (the public https address)")
+        raw_port = env.get("PORT") or ("8080" if mode == "webhook" else "")
+        try:
+            port = int(raw_port) if raw_port else None
+        except ValueError:
+            raise ConfigError(f"PORT must be a number, not {raw_port!r}") from None
+        return cls(
+            token=token,
+            base_url=env.get("TELEGRAM_BASE_URL") or DEFAULT_BASE_URL,
+            base_file_url=env.get("TELEGRAM_BASE_FILE_URL") or None,
+            database_url=env.get("DATABASE_URL") or None,
+            mode=mode,
+            webhook_url=env.get("WEBHOOK_URL") or None,
+            webhook_secret=env.get("WEBHOOK_SECRET") or None,
+            listen=env.get("LISTEN", "0.0.0.0"),
+            port=port,
+        )

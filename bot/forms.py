@@ -1,0 +1,247 @@
+"""Keyboard forms built from the variants' own pydantic models.
+
+A variant declares its winner features and event types as models (scoring/variants/*). This
+module reads those models once and turns each field into a kind of control (toggle, choice,
+counter, seat picker, per-seat map, tile picker), so every variant gets keyboard entry without
+a screen written for it. Values are kept as plain JSON in the draft; scoring validates them.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import annotated_types
+from pydantic import AfterValidator, BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from scoring.model import _check_seat
+
+COUNTER_MAX = 8  # where a model gives no upper bound, the keyboard stops here
+
+
+class Kind(enum.Enum):
+    BOOL = "bool"
+    CHOICE = "choice"  # a Literal: cycles through its values
+    INT = "int"  # a counter with − / +
+    SEAT = "seat"  # one seat (or none when optional)
+    SEATS = "seats"  # a set of seats
+    SEAT_MAP = "seat_map"  # seat → value (a counter or an object, maybe null)
+    TILE = "tile"  # a tile name such as "5p", or none
+    OBJECT = "object"  # a nested model
+    ITEMS = "items"  # a list of models (winners)
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str  # the JSON name
+    kind: Kind
+    default: Any = None
+    required: bool = False
+    optional: bool = False  # None is a valid value
+    choices: tuple[Any, ...] = ()
+    lo: int = 0
+    hi: int = COUNTER_MAX
+    model: type[BaseModel] | None = None  # OBJECT / ITEMS / SEAT_MAP of objects
+    value: Spec | None = None  # SEAT_MAP: what one seat holds
+
+
+def _is_seat(meta: list[Any] | tuple[Any, ...]) -> bool:
+    return any((isinstance(m, AfterValidator) and m.func is _check_seat)
+               or (isinstance(m, FieldInfo) and _is_seat(m.metadata)) for m in meta)
+
+
+def _bounds(meta: list[Any] | tuple[Any, ...]) -> tuple[int, int]:
+    lo, hi = 0, COUNTER_MAX
+    for m in meta:
+        if isinstance(m, FieldInfo):  # Annotated[int, Field(ge=…)] nested in a container type
+            lo, hi = _bounds(m.metadata)
+        elif isinstance(m, annotated_types.Ge):
+            lo = int(m.ge)
+        elif isinstance(m, annotated_types.Gt):
+            lo = int(m.gt) + 1
+        elif isinstance(m, annotated_types.Le):
+            hi = int(m.le)
+        elif isinstance(m, annotated_types.Lt):
+            hi = int(m.lt) - 1
+        elif isinstance(m, annotated_types.Interval):
+            lo = int(m.ge if m.ge is not None else (m.gt + 1 if m.gt is not None else lo))
+            hi = int(m.le if m.le is not None else (m.lt - 1 if m.lt is not None else hi))
+    return lo, max(hi, lo)
+
+
+def _unwrap(tp: Any, meta: list[Any]) -> tuple[Any, list[Any], bool]:
+    """Strip Optional and Annotated: (type, metadata, optional)."""
+    optional = False
+    if get_origin(tp) in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        optional = len(args) < len(get_args(tp))
+        if len(args) == 1:
+            tp = args[0]
+    if get_origin(tp) is Annotated:
+        base, *extra = get_args(tp)
+        tp, meta = base, [*meta, *extra]
+    return tp, meta, optional
+
+
+def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
+             required: bool = False) -> Spec:
+    tp, meta, optional = _unwrap(tp, list(meta))
+    common = {"name": name, "default": default, "required": required, "optional": optional}
+    if tp is bool:
+        return Spec(kind=Kind.BOOL, **common)
+    if tp is int:
+        if _is_seat(meta):
+            return Spec(kind=Kind.SEAT, **common)
+        lo, hi = _bounds(meta)
+        return Spec(kind=Kind.INT, lo=lo, hi=hi, **common)
+    if get_origin(tp) is Literal:
+        return Spec(kind=Kind.CHOICE, choices=get_args(tp), **common)
+    if tp is str:
+        return Spec(kind=Kind.TILE, **common)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return Spec(kind=Kind.OBJECT, model=tp, **common)
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is list and args:
+        item, item_meta, _ = _unwrap(args[0], [])
+        if item is int and _is_seat(item_meta):
+            return Spec(kind=Kind.SEATS, **common)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return Spec(kind=Kind.ITEMS, model=item, **common)
+    if origin is dict and len(args) == 2:
+        value = classify(name, args[1], [])
+        return Spec(kind=Kind.SEAT_MAP, value=value, model=value.model, **common)
+    return Spec(kind=Kind.OTHER, **common)
+
+
+def _default(info: FieldInfo) -> Any:
+    if info.default_factory is not None:
+        return info.default_factory()  # type: ignore[call-arg]
+    return None if info.default is PydanticUndefined else info.default
+
+
+@cache
+def fields_of(model: type[BaseModel]) -> tuple[Spec, ...]:
+    out = []
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        out.append(classify(key, info.annotation, list(info.metadata), _default(info),
+                            info.is_required()))
+    return tuple(out)
+
+
+def spec_named(model: type[BaseModel], name: str) -> Spec:
+    for spec in fields_of(model):
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+def blank(model: type[BaseModel], **given: Any) -> dict[str, Any]:
+    """A new JSON object for `model`: defaults, None for what must still be chosen."""
+    obj: dict[str, Any] = {}
+    for spec in fields_of(model):
+        if spec.name == "type":
+            obj["type"] = spec.choices[0] if spec.choices else spec.default
+        elif spec.kind is Kind.INT and spec.default is None and not spec.optional:
+            obj[spec.name] = spec.lo  # a required count starts where its counter shows it
+        else:
+            obj[spec.name] = spec.default
+    obj.update(given)
+    return obj
+
+
+def event_model(variant_events: tuple[type, ...], type_name: str) -> type[BaseModel]:
+    for ev in variant_events:
+        if spec_named(ev, "type").choices == (type_name,):
+            return ev
+    raise KeyError(type_name)
+
+
+# -- applying one keyboard operation to a JSON object ------------------------------------------
+
+class FormError(ValueError):
+    """A button that does not fit the form it claims to belong to (stale or forged)."""
+
+
+def resolve(model: type[BaseModel], obj: dict[str, Any], ref: str) -> tuple[Spec, dict[str, Any]]:
+    """Follow a field reference like "3" or "4.1.2" (field 4 → item 1 → field 2)."""
+    parts = ref.split(".")
+    if not all(p.isdigit() for p in parts):  # no negative or odd indexes from forged data
+        raise FormError(ref)
+    try:
+        while True:
+            specs = fields_of(model)
+            spec = specs[int(parts[0])]
+            if len(parts) == 1:
+                return spec, obj
+            if spec.kind is not Kind.ITEMS or spec.model is None:
+                raise FormError(ref)
+            obj = obj[spec.name][int(parts[1])]
+            model, parts = spec.model, parts[2:]
+            if not parts:
+                raise FormError(ref)
+    except (IndexError, ValueError, KeyError, TypeError):
+        raise FormError(ref) from None
+
+
+def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: str) -> None:
+    """Change `obj` in place: t toggle, c cycle, i +/−, s set seat, m toggle seat in a set,
+    k +/− a seat's counter in a map, n toggle a seat's entry in a map."""
+    spec, target = resolve(model, obj, ref)
+    name, value = spec.name, target.get(spec.name)
+    if op == "t" and spec.kind is Kind.BOOL:
+        target[name] = not bool(value)
+    elif op == "c" and spec.kind is Kind.CHOICE:
+        options = list(spec.choices) + ([None] if spec.optional else [])
+        idx = options.index(value) if value in options else -1
+        target[name] = options[(idx + 1) % len(options)]
+    elif op == "i" and spec.kind is Kind.INT and arg in ("+", "-"):
+        current = spec.lo if value is None else int(value)
+        target[name] = min(spec.hi, max(spec.lo, current + (1 if arg == "+" else -1)))
+    elif op == "s" and spec.kind is Kind.SEAT:
+        seat = _seat(arg, allow_none=spec.optional)
+        target[name] = None if seat is None or (value == seat and spec.optional) else seat
+    elif op == "m" and spec.kind is Kind.SEATS:
+        seat = _seat(arg)
+        seats = list(value or [])
+        target[name] = sorted(set(seats) ^ {seat})
+    elif op == "k" and spec.kind is Kind.SEAT_MAP and spec.value and spec.value.kind is Kind.INT:
+        seat, sign = _seat(arg[:-1]), arg[-1:]
+        if sign not in ("+", "-"):
+            raise FormError(arg)
+        mapping, key, least = dict(value or {}), str(seat), max(spec.value.lo, 1)
+        if key not in mapping:  # a seat not listed counts 0; + lists it at the smallest count
+            if sign == "+":
+                mapping[key] = least
+        elif int(mapping[key]) + (1 if sign == "+" else -1) < least:
+            mapping.pop(key)  # − below the smallest count takes the seat off the map
+        else:
+            mapping[key] = min(spec.value.hi, int(mapping[key]) + (1 if sign == "+" else -1))
+        target[name] = mapping
+    elif op == "n" and spec.kind is Kind.SEAT_MAP:
+        # optional entries (ready hands) toggle between null and a hand; others come and go
+        key = str(_seat(arg))
+        mapping = dict(value or {})
+        if mapping.get(key) is None:
+            mapping[key] = blank(spec.model) if spec.model else 0
+        elif spec.value is not None and spec.value.optional:
+            mapping[key] = None
+        else:
+            mapping.pop(key)
+        target[name] = mapping
+    else:
+        raise FormError(f"{op}:{ref}")
+
+
+def _seat(arg: str, allow_none: bool = False) -> int | None:
+    if arg == "-" and allow_none:
+        return None
+    if arg not in ("0", "1", "2", "3"):
+        raise FormError(arg)
+    return int(arg)

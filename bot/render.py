@@ -1,0 +1,79 @@
+"""HTML for the chat: seat labels, outcome lines, tables. Every name goes through `esc`."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from scoring.settlement import format_cents as money
+from scoring.variant import Variant, term_name
+
+from .i18n import N_
+
+Tr = Callable[..., str]
+WINDS = (N_("East"), N_("South"), N_("West"), N_("North"))
+NAME_MAX = 24
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=False)
+
+
+def short(name: str, limit: int = NAME_MAX) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def wind(t: Tr, seat: int) -> str:
+    return t(WINDS[seat])
+
+
+def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool = True) -> str:
+    """"East Alice" — for buttons (plain text) or messages (escaped HTML)."""
+    name = names[seat] if seat < len(names) and names[seat] else t("(empty)")
+    text = f"{wind(t, seat)} {short(name)}"
+    return esc(text) if html_out else text
+
+
+def signed(n: int) -> str:
+    return f"+{n}" if n > 0 else ("±0" if n == 0 else f"−{-n}")
+
+
+def term(variant: Variant, key: str, lang: str) -> str:
+    return term_name(variant.terms, key, lang)
+
+
+def unit(variant: Variant, lang: str) -> str:
+    return variant.unit[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+
+
+def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
+    return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
+
+
+def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None],
+                  outcome: dict[str, Any]) -> list[str]:
+    """One readable HTML line per payment item, in the chat's language."""
+    out = []
+    u = unit(variant, lang)
+    for line in outcome["lines"]:
+        who = seat_label(t, line["seat"], names) if line.get("seat") is not None else ""
+        what = line["what"]
+        terms = [k for k in line.get("terms", []) if k != what]
+        label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
+        parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
+        value = f" {line['value']}{u}" if line.get("value") is not None else ""
+        head = f"<b>{who}</b> " if who else ""
+        body = esc(" ".join(parts)) if not terms else " ".join(parts)
+        out.append(f"• {head}{body}{value}: {deltas_text(t, line['deltas']) or '±0'}")
+    return out
+
+
+def totals_block(t: Tr, names: Sequence[str | None], totals: Sequence[int],
+                 stake_cents: int = 0, dealer: int | None = None) -> list[str]:
+    rows = []
+    for s, pts in enumerate(totals):
+        mark = " 🀄" if dealer == s else ""
+        cash = f"  ({money(pts * stake_cents)})" if stake_cents else ""
+        rows.append(f"{seat_label(t, s, names)}{mark}: <b>{signed(pts)}</b>{cash}")
+    return rows

@@ -1,0 +1,369 @@
+"""Starting a session, seating players, stake, house rules, language, ending."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Update
+from telegram.ext import CallbackQueryHandler, CommandHandler
+
+from db import StoreError
+from scoring import all_variants, get_variant
+from scoring.settlement import parse_stake
+
+from . import forms
+from .common import (
+    ChatScope,
+    Context,
+    edit,
+    may_act,
+    reply,
+    require_session,
+    scope,
+    seat_names,
+    send,
+    store_of,
+)
+from .forms import Kind
+from .i18n import LANG_NAMES, LANGS, N_
+from .render import esc, money, seat_label, totals_block
+from .wizard import Button
+
+RULE_LABELS = {
+    "ghosts": N_("Ghost tiles"), "cap": N_("Cap per payment (0 = none)"),
+    "one_ke_discard": N_("Plain hand may win off a discard (1颗)"),
+    "no_ghost_steps": N_("无鬼 steps"), "ready_pay": N_("查叫 pays"),
+    "ghost_bonus": N_("喜钱 amount"), "ghost_bonus_mode": N_("喜钱 when"),
+    "pure_seven_pairs": N_("清七对 value"), "self_draw_bonus": N_("Self-draw bonus"),
+    "streak_bonus": N_("Dealer streak bonus"), "gold_chicken": N_("金鸡 value"),
+    "hero_chicken": N_("英雄鸡 value"), "count_discarded_yaoji": N_("Count discarded 幺鸡"),
+    "bao_ji": N_("包鸡: not-ready seats pay their chickens"),
+    "discarder_extra": N_("Discarder pays extra"), "dealer_extra": N_("Dealer extra"),
+    "exposed_kong_discarder": N_("Exposed kong: discarder pays extra"),
+    "level_points": N_("Points per level"), "false_win_points": N_("False win (炸胡) pays"),
+    "discard_wins": N_("Wins off a discard allowed"), "rob_multiplier": N_("Robbed kong multiplier"),
+    "three_feed": N_("三凑承包"), "jing_on_exhausted": N_("精 bonus on an exhausted wall"),
+}
+VALUE_LABELS = {True: N_("yes"), False: N_("no"), "full": N_("full"), "half": N_("half"),
+                "linear": N_("linear"), "double": N_("double"), "off": N_("off"),
+                "always": N_("always"), "win_only": N_("only when winning"),
+                "winner": N_("winner"), "both": N_("both")}
+INT_PRESETS = {"cap": (0, 20, 40, 100), "level_points": (100, 200), "false_win_points": (12, 24, 48),
+               "rob_multiplier": (1, 3, 6)}
+
+
+# -- rules as a keyboard ------------------------------------------------------------------------
+
+def rule_choices(spec: forms.Spec) -> list[Any]:
+    if spec.kind is Kind.BOOL:
+        return [False, True]
+    if spec.kind is Kind.CHOICE:
+        return list(spec.choices)
+    base = int(spec.default or 0)
+    presets = INT_PRESETS.get(spec.name, (0, 1, 2, 3, 5, 10, 20, 30))
+    return sorted({base, *presets})
+
+
+def next_rule_value(spec: forms.Spec, current: Any) -> Any:
+    choices = rule_choices(spec)
+    idx = choices.index(current) if current in choices else -1
+    return choices[(idx + 1) % len(choices)]
+
+
+def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
+    variant = get_variant(variant_name)
+    full = variant.Rules.model_validate(rules).model_dump()
+    out = []
+    for spec in forms.fields_of(variant.Rules):
+        value = full[spec.name]
+        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
+            else str(value)
+        name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
+        changed = "" if value == spec.default else " ✎"
+        out.append(f"{esc(name)}: <b>{esc(shown)}</b>{changed}")
+    return out
+
+
+def rules_rows(t: Any, session: Any) -> list[list[Button]]:
+    variant = get_variant(session.variant)
+    full = variant.Rules.model_validate(session.rules).model_dump()
+    rows = []
+    for i, spec in enumerate(forms.fields_of(variant.Rules)):
+        value = full[spec.name]
+        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
+            else str(value)
+        name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
+        rows.append([Button(f"{name}: {shown} 🔄", f"r:{session.id}:{i}")])
+    rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])
+    return rows
+
+
+# -- the lobby message ------------------------------------------------------------------------
+
+def variant_title(name: str, lang: str) -> str:
+    return get_variant(name).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+
+
+async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, list[list[Button]]]:
+    t, store = sc.t, store_of(context)
+    names = await seat_names(store, session)
+    lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "
+             + esc(t("session {n}", n=session.id)), ""]
+    for s in range(4):
+        mark = " 🀄" if s == 0 else ""
+        who = esc(names[s]) if names[s] else "—"
+        lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}: {who}")
+    lines.append("")
+    stake = money(session.stake_cents) if session.stake_cents else t("none")
+    lines.append(esc(t("Stake per point: {stake}", stake=stake)))
+    lines.append("")
+    lines += rules_text(t, session.variant, session.rules)
+    lines.append("")
+    if all(p is not None for p in session.seats):
+        lines.append(esc(t("Everyone is seated. /hand enters a hand; /hu for one line.")))
+    else:
+        lines.append(esc(t("Tap Join to sit down; /guest NAME seats a player without Telegram.")))
+    sid = session.id
+    rows = [[Button("🙋 " + t("Join"), f"s:{sid}:j"), Button("🚪 " + t("Leave"), f"s:{sid}:l")]]
+    if session.hand_count == 0:
+        rows.append([Button(f"⇅ {t(w1)}↔{t(w2)}", f"s:{sid}:w:{a}") for a, (w1, w2) in
+                     enumerate(((N_("East"), N_("South")), (N_("South"), N_("West")),
+                                (N_("West"), N_("North"))))])
+    rows.append([Button("⚙ " + t("House rules"), f"s:{sid}:r")])
+    return "\n".join(lines), rows
+
+
+# -- commands --------------------------------------------------------------------------------
+
+async def cmd_new(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    running = await store.running_session(sc.chat_id)
+    if running is not None:
+        await reply(update, context, esc(t("A session is already running here: /table shows it, "
+                                           "/end closes it.")))
+        return
+    name = (context.args or [""])[0].lower()
+    if name not in all_variants():
+        rows = [[Button(variant_title(v, sc.lang), f"n:{v}")] for v in all_variants()]
+        prompt = t("Which mahjong do you play?")
+        if name:
+            prompt = t("Unknown variant “{name}”.", name=name) + " " + prompt
+        await reply(update, context, esc(prompt), rows)
+        return
+    await _start(update, context, sc, name)
+
+
+async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> None:
+    store = store_of(context)
+    chat = await store.ensure_chat(sc.chat_id)
+    rules = dict(chat.house_rules.get(name, {}))
+    try:
+        session = await store.start_session(sc.chat_id, name, rules, started_by=sc.person_id)
+    except StoreError:
+        await reply(update, context, esc(sc.t("A session is already running here: /table shows "
+                                              "it, /end closes it.")))
+        return
+    text, rows = await lobby(context, sc, session)
+    if update.callback_query is not None:
+        await edit(update.callback_query, text, rows)
+    else:
+        await reply(update, context, text, rows)
+
+
+async def on_new_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    sc = await scope(update, context)
+    name = query.data.split(":", 1)[1]
+    if name not in all_variants():
+        await query.answer(sc.t("That button is no longer valid."), show_alert=True)
+        return
+    if await store_of(context).running_session(sc.chat_id) is not None:
+        await edit(query, esc(sc.t("A session is already running here: /table shows it, "
+                                   "/end closes it.")))
+    else:
+        await _start(update, context, sc, name)
+    await query.answer()
+
+
+async def on_session_button(update: Update, context: Context) -> None:
+    """s:<session>:<op>[:<arg>] — join, leave, swap seats, rules menu, back."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    parts = query.data.split(":")
+    session = None
+    if len(parts) >= 3 and parts[1].isdigit():
+        session = await store.running_session(sc.chat_id)
+    if session is None or str(session.id) != parts[1]:
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    op = parts[2]
+    if op != "j" and not await may_act(context, sc, session, query.from_user.id):
+        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        return
+    try:
+        if op == "j":
+            free = [s for s in range(4) if session.seats[s] is None]
+            if sc.person_id in session.seats:
+                await query.answer(t("You are already seated."))
+                return
+            if not free:
+                await query.answer(t("All four seats are taken."), show_alert=True)
+                return
+            session = await store.seat_player(session.id, free[0], sc.person_id)
+        elif op == "l":
+            if sc.person_id not in session.seats:
+                await query.answer(t("You are not seated."))
+                return
+            session = await store.unseat(session.id, session.seats.index(sc.person_id))
+        elif op == "w" and len(parts) == 4 and parts[3] in ("0", "1", "2"):
+            a = int(parts[3])
+            session = await store.swap_seats(session.id, a, a + 1)
+        elif op == "r":
+            await edit(query, "<b>" + esc(t("House rules")) + "</b>\n"
+                       + esc(t("Tap a rule to change it.")), rules_rows(t, session))
+            await query.answer()
+            return
+        elif op != "b":
+            await query.answer(t("That button is no longer valid."), show_alert=True)
+            return
+    except StoreError as exc:
+        await query.answer(str(exc)[:190], show_alert=True)
+        return
+    text, rows = await lobby(context, sc, session)
+    await edit(query, text, rows)
+    await query.answer()
+
+
+async def on_rule_button(update: Update, context: Context) -> None:
+    """r:<session>:<rule index> — cycle one house rule to its next value."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    parts = query.data.split(":")
+    session = await store.running_session(sc.chat_id)
+    if session is None or len(parts) != 3 or parts[1] != str(session.id) or not parts[2].isdigit():
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    if not await may_act(context, sc, session, query.from_user.id):
+        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        return
+    variant = get_variant(session.variant)
+    specs = forms.fields_of(variant.Rules)
+    idx = int(parts[2])
+    if idx >= len(specs):
+        await query.answer(t("That button is no longer valid."), show_alert=True)
+        return
+    spec = specs[idx]
+    rules = variant.Rules.model_validate(session.rules).model_dump()
+    rules[spec.name] = next_rule_value(spec, rules[spec.name])
+    changed = {k: v for k, v in rules.items() if v != forms.spec_named(variant.Rules, k).default}
+    session = await store.set_session_rules(session.id, changed)
+    await store.set_house_rules(sc.chat_id, session.variant, changed)
+    await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
+               rules_rows(t, session))
+    await query.answer()
+
+
+async def cmd_rules(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    session = await require_session(update, context, sc)
+    if session is None:
+        return
+    await reply(update, context, "<b>" + esc(sc.t("House rules")) + "</b>\n"
+                + esc(sc.t("Tap a rule to change it.")), rules_rows(sc.t, session))
+
+
+async def cmd_guest(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    name = " ".join(context.args or []).strip()
+    session = await require_session(update, context, sc)
+    if session is None:
+        return
+    if not name or len(name) > 64:
+        await reply(update, context, esc(t("Usage: /guest NAME (up to 64 characters)")))
+        return
+    if not await may_act(context, sc, session, update.effective_user.id) and \
+            sc.person_id is not None and None not in session.seats:
+        await reply(update, context, esc(t("Only seated players and chat admins can do that.")))
+        return
+    free = [s for s in range(4) if session.seats[s] is None]
+    if not free:
+        await reply(update, context, esc(t("All four seats are taken.")))
+        return
+    guest = await store.add_guest(sc.chat_id, name)
+    try:
+        session = await store.seat_player(session.id, free[0], guest.id)
+    except StoreError as exc:
+        await reply(update, context, esc(str(exc)))
+        return
+    text, rows = await lobby(context, sc, session)
+    await reply(update, context, text, rows)
+
+
+async def cmd_stake(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    session = await require_session(update, context, sc, act=True)
+    if session is None:
+        return
+    try:
+        cents = parse_stake((context.args or [""])[0])
+    except ValueError:
+        await reply(update, context, esc(t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")))
+        return
+    session = await store.set_stake(session.id, cents)
+    await reply(update, context, esc(t("Stake per point: {stake}", stake=money(cents))))
+
+
+async def cmd_lang(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    rows = [[Button(LANG_NAMES[lang], f"l:{lang}") for lang in LANGS]]
+    await reply(update, context, esc(sc.t("Choose the language of this chat.")), rows)
+
+
+async def on_lang_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    lang = query.data.split(":", 1)[1]
+    sc = await scope(update, context)
+    if lang not in LANGS:
+        await query.answer(sc.t("That button is no longer valid."), show_alert=True)
+        return
+    await store_of(context).set_chat_language(sc.chat_id, lang)
+    sc.lang = lang
+    await edit(query, esc(sc.t("Language: {name}", name=LANG_NAMES[lang])))
+    await query.answer()
+
+
+async def cmd_end(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    session = await require_session(update, context, sc, act=True)
+    if session is None:
+        return
+    names = await seat_names(store, session)
+    totals = await store.totals(session.id)
+    for draft in await store.drafts_for_session(session.id):
+        await store.delete_draft(draft.chat_id, draft.message_id)
+    session = await store.end_session(session.id)
+    lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · "
+             + esc(t("{n} hands", n=session.hand_count)), ""]
+    lines += totals_block(t, names, totals, session.stake_cents)
+    lines += ["", esc(t("/settle says who pays whom."))]
+    await send(context, sc.chat_id, "\n".join(lines))
+
+
+HANDLERS = [
+    CommandHandler("new", cmd_new),
+    CommandHandler("guest", cmd_guest),
+    CommandHandler("stake", cmd_stake),
+    CommandHandler("rules", cmd_rules),
+    CommandHandler("lang", cmd_lang),
+    CommandHandler("end", cmd_end),
+    CallbackQueryHandler(on_new_button, pattern=r"^n:"),
+    CallbackQueryHandler(on_session_button, pattern=r"^s:"),
+    CallbackQueryHandler(on_rule_button, pattern=r"^r:"),
+    CallbackQueryHandler(on_lang_button, pattern=r"^l:"),
+]

@@ -1,0 +1,84 @@
+"""Where do we stand: /table and /history."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import CommandHandler
+
+from scoring import get_variant
+from scoring.levels import cixi_levels
+
+from .common import (
+    ALL_HANDS,
+    Context,
+    has_bankroll,
+    reply,
+    require_session,
+    scope,
+    seat_names,
+    store_of,
+    table_state,
+)
+from .render import esc, outcome_lines, seat_label, totals_block, wind
+
+HISTORY_PAGE = 5
+
+
+async def cmd_table(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    session = await require_session(update, context, sc)
+    if session is None:
+        return
+    names = await seat_names(store, session)
+    base = await table_state(store, session)
+    totals = await store.totals(session.id)
+    variant = get_variant(session.variant)
+    title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
+    lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=session.hand_count)), ""]
+    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"])
+    lines.append("")
+    streak = base["dealer_streak"]
+    lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
+                 + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
+    lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
+    if has_bankroll(variant, session.rules):
+        live = await store.history(session.id, limit=ALL_HANDS, include_voided=False)
+        standing = cixi_levels(sorted(live, key=lambda h: h.seq), rules=session.rules)
+        lines.append("")
+        lines.append(esc(t("Level {n}", n=standing.next_level)) + ": " + " · ".join(
+            f"{wind(t, s)} {b}" for s, b in enumerate(standing.next_balances)))
+        if standing.finished:
+            lines.append(esc(t("Levels won: ")) + " · ".join(
+                f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
+    await reply(update, context, "\n".join(lines))
+
+
+async def cmd_history(update: Update, context: Context) -> None:
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    session = await require_session(update, context, sc)
+    if session is None:
+        return
+    hands = await store.history(session.id, limit=HISTORY_PAGE)
+    if not hands:
+        await reply(update, context, esc(t("No hands yet. /hand enters one.")))
+        return
+    names = await seat_names(store, session)
+    variant = get_variant(session.variant)
+    blocks = []
+    for hand in hands:
+        head = "<b>" + esc(t("Hand {n}", n=hand.seq)) + "</b>"
+        body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
+        if hand.voided:
+            head = "<s>" + head + "</s> " + esc(t("(undone: {reason})", reason=hand.void_reason))
+            body = [f"<s>{line}</s>" for line in body]
+        blocks.append("\n".join([head, *body]))
+    text = "\n\n".join(blocks)
+    while len(text) > 3900 and len(blocks) > 1:  # Telegram's 4096 limit, with room to spare
+        blocks.pop()
+        text = "\n\n".join(blocks)
+    await reply(update, context, text)
+
+
+HANDLERS = [CommandHandler("table", cmd_table), CommandHandler("history", cmd_history)]

@@ -1,0 +1,157 @@
+"""What the store hands out (frozen dataclasses, never ORM objects) and the errors it raises."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+Seats = tuple[int | None, int | None, int | None, int | None]
+Points = tuple[int, int, int, int]
+
+
+class StoreError(Exception):
+    """Anything the store refuses; the message is readable as it is."""
+
+
+class NotFound(StoreError):
+    pass
+
+
+class SessionAlreadyRunning(StoreError):
+    pass
+
+
+class SessionEnded(StoreError):
+    pass
+
+
+class SessionNotEnded(StoreError):
+    pass
+
+
+class SessionSettled(StoreError):
+    pass
+
+
+class SessionLocked(StoreError):
+    """Seats are fixed once a hand is recorded: hand records refer to seat numbers."""
+
+
+class SessionNotReady(StoreError):
+    """A hand needs four seated players."""
+
+
+class SeatTaken(StoreError):
+    pass
+
+
+class AlreadySeated(StoreError):
+    pass
+
+
+class InvalidHand(StoreError):
+    """The outcome's deltas are not four integers summing to zero, or the record is unusable."""
+
+
+class AlreadyVoided(StoreError):
+    pass
+
+
+class StaleDraft(StoreError):
+    """Someone saved (or deleted) the draft since it was read."""
+
+
+@dataclass(frozen=True)
+class Chat:
+    id: int
+    language: str | None
+    house_rules: dict[str, dict[str, Any]]  # variant -> rule overrides
+    migrated_to: int | None = None
+
+
+@dataclass(frozen=True)
+class Person:
+    id: int
+    telegram_id: int | None
+    name: str
+    username: str | None
+    is_guest: bool
+    language_code: str | None = None
+    guest_chat_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Session:
+    id: int
+    chat_id: int
+    variant: str
+    rules: dict[str, Any]
+    stake_cents: int
+    seats: Seats  # person ids by seat 0-3
+    started_at: datetime
+    ended_at: datetime | None
+    hand_count: int  # hands recorded, voided ones included (= the last sequence number)
+    started_by: int | None = None
+    settled_at: datetime | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+
+@dataclass(frozen=True)
+class RecordedHand:
+    id: int
+    session_id: int
+    seq: int
+    record: dict[str, Any]
+    outcome: dict[str, Any]
+    entered_by: int | None
+    created_at: datetime
+    voided: bool
+    void_reason: str | None
+    voided_by: int | None
+    created: bool = True  # False: the idempotency key was used before; nothing was written
+    level: int | None = None
+    voided_at: datetime | None = None
+    idempotency_key: str = ""
+
+    @property
+    def deltas(self) -> Points:
+        d = self.outcome["deltas"]
+        return (d[0], d[1], d[2], d[3])
+
+
+@dataclass(frozen=True)
+class LevelStanding:
+    """One Cixi level: what each seat won or lost in it, and how it stands (or ended)."""
+
+    level: int
+    deltas: Points
+    hand_count: int
+    ended: bool  # its last hand's outcome had level_over
+    final_balances: Points  # balances after its last hand
+
+
+@dataclass(frozen=True)
+class Payment:
+    id: int
+    chat_id: int
+    from_person: int
+    to_person: int
+    cents: int
+    session_id: int | None
+    recorded_by: int | None
+    created_at: datetime
+    settled: bool = False
+
+
+@dataclass(frozen=True)
+class Draft:
+    chat_id: int
+    message_id: int
+    session_id: int
+    data: dict[str, Any]
+    version: int
+    updated_at: datetime

@@ -1,0 +1,197 @@
+"""The tables. Only db.store and the migrations use these; the bot sees frozen dataclasses.
+
+Changing anything here needs a new migration in db/migrations/versions (a test compares the
+migrated schema with these models)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Surrogate keys: 64-bit on PostgreSQL; SQLite only auto-increments an INTEGER PRIMARY KEY.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+Json = JSON().with_variant(JSONB(), "postgresql")
+Timestamp = DateTime(timezone=True)
+
+# Deterministic constraint names, so migrations can refer to them on both databases.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Chat(Base):
+    """A Telegram chat (group, supergroup or private)."""
+
+    __tablename__ = "chats"
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    language: Mapped[str | None] = mapped_column(String(16))
+    house_rules: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)  # variant -> rules
+    migrated_to: Mapped[int | None] = mapped_column(BigInteger)  # the supergroup it became
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class Person(Base):
+    """A Telegram user (telegram_id set) or a named guest of one chat (guest_chat_id set)."""
+
+    __tablename__ = "people"
+    __table_args__ = (
+        CheckConstraint("(telegram_id IS NULL) <> (guest_chat_id IS NULL)", name="user_xor_guest"),
+        # NULLs are distinct in unique constraints, so this binds guests only.
+        UniqueConstraint("guest_chat_id", "guest_key"),
+    )
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    telegram_id: Mapped[int | None] = mapped_column(BigInteger, unique=True)
+    name: Mapped[str] = mapped_column(String(128))
+    username: Mapped[str | None] = mapped_column(String(64))
+    language_code: Mapped[str | None] = mapped_column(String(16))
+    guest_chat_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("chats.id"))
+    guest_key: Mapped[str | None] = mapped_column(String(128))  # casefolded name
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+SEAT_COLUMNS = ("seat0", "seat1", "seat2", "seat3")
+
+
+class Session(Base):
+    """A sitting of four players in one chat, playing one variant."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (
+        # At most one running session per chat, enforced by the database itself.
+        Index("uq_sessions_running_chat", "chat_id", unique=True,
+              sqlite_where=text("ended_at IS NULL"), postgresql_where=text("ended_at IS NULL")),
+        Index(None, "chat_id", "started_at"),
+        CheckConstraint("stake_cents >= 0", name="stake_not_negative"),
+        CheckConstraint("hand_count >= 0", name="hand_count_not_negative"),
+        # A NULL comparison passes a CHECK, so empty seats are fine; a person sits once.
+        CheckConstraint("seat0 <> seat1 AND seat0 <> seat2 AND seat0 <> seat3 AND seat1 <> seat2 "
+                        "AND seat1 <> seat3 AND seat2 <> seat3", name="seats_distinct"),
+    )
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chats.id"))
+    variant: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    stake_cents: Mapped[int] = mapped_column(BigInteger, default=0)
+    seat0: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    seat1: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    seat2: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    seat3: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    started_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    started_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    settled_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    # Every hand recorded, voided ones included: the last sequence number used.
+    hand_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class SessionTotal(Base):
+    """The running points of one seat in one session: the aggregate totals() reads."""
+
+    __tablename__ = "session_totals"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    points: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class Hand(Base):
+    """One scored hand: the record as entered and the outcome as scored."""
+
+    __tablename__ = "hands"
+    __table_args__ = (UniqueConstraint("session_id", "seq"), Index(None, "session_id", "level"))
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    level: Mapped[int | None] = mapped_column(Integer)  # Cixi level (级) the hand belongs to
+    record: Mapped[dict[str, Any]] = mapped_column(Json)
+    outcome: Mapped[dict[str, Any]] = mapped_column(Json)
+    entered_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    # The same confirmation arriving twice carries the same key: one hand.
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
+    voided: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class HandVoid(Base):
+    """Who voided a hand, when and why; the hand itself stays."""
+
+    __tablename__ = "hand_voids"
+    hand_id: Mapped[int] = mapped_column(Id, ForeignKey("hands.id"), primary_key=True)
+    voided_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    reason: Mapped[str] = mapped_column(Text)
+    voided_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class LedgerEntry(Base):
+    """What one seat (and the person in it) won or lost in one hand; a hand's four sum to 0."""
+
+    __tablename__ = "ledger_entries"
+    __table_args__ = (Index(None, "session_id", "seat"), Index(None, "person_id"))
+    hand_id: Mapped[int] = mapped_column(Id, ForeignKey("hands.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))
+    person_id: Mapped[int] = mapped_column(Id, ForeignKey("people.id"))
+    points: Mapped[int] = mapped_column(BigInteger)
+
+
+class Payment(Base):
+    """Money that changed hands between two people to settle debts."""
+
+    __tablename__ = "payments"
+    __table_args__ = (
+        CheckConstraint("cents > 0", name="cents_positive"),
+        CheckConstraint("from_person <> to_person", name="not_to_self"),
+        Index(None, "chat_id", "settled"),
+    )
+    id: Mapped[int] = mapped_column(Id, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chats.id"))
+    from_person: Mapped[int] = mapped_column(Id, ForeignKey("people.id"))
+    to_person: Mapped[int] = mapped_column(Id, ForeignKey("people.id"))
+    cents: Mapped[int] = mapped_column(BigInteger)
+    session_id: Mapped[int | None] = mapped_column(Id, ForeignKey("sessions.id"))
+    recorded_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    settled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Draft(Base):
+    """A hand being entered through a message's keyboard; survives restarts."""
+
+    __tablename__ = "drafts"
+    __table_args__ = (Index(None, "session_id"),)
+    chat_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chats.id"), primary_key=True)
+    message_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))
+    data: Mapped[dict[str, Any]] = mapped_column(Json)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

@@ -1,0 +1,925 @@
+"""The store: everything the bot remembers, in domain terms. The bot never writes SQL.
+
+Every write runs in one transaction. Writers that read before they write lock first, so what
+they read is current: on SQLite the transaction starts with BEGIN IMMEDIATE (one writer at a
+time, the others wait up to the busy timeout); on PostgreSQL the rows in question are read
+FOR UPDATE (a session's writes are serialized on its row). Unique constraints back this up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import and_, delete, func, or_, select, text, update
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from . import models as M
+from .config import make_engine
+from .domain import (
+    AlreadySeated,
+    AlreadyVoided,
+    Chat,
+    Draft,
+    InvalidHand,
+    LevelStanding,
+    NotFound,
+    Payment,
+    Person,
+    Points,
+    RecordedHand,
+    Seats,
+    SeatTaken,
+    Session,
+    SessionAlreadyRunning,
+    SessionEnded,
+    SessionLocked,
+    SessionNotEnded,
+    SessionNotReady,
+    SessionSettled,
+    StaleDraft,
+    StoreError,
+)
+
+T = TypeVar("T")
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+_MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
+_RETRIES = 6  # deadlocks, serialization failures and SQLite lock timeouts are retried
+_NAME_MAX = 128
+
+# Every column that refers to a person (moved when two guests of a migrating chat merge).
+_PERSON_REFS = [
+    (M.Session, "seat0"), (M.Session, "seat1"), (M.Session, "seat2"), (M.Session, "seat3"),
+    (M.Session, "started_by"), (M.Hand, "entered_by"), (M.HandVoid, "voided_by"),
+    (M.LedgerEntry, "person_id"), (M.Payment, "from_person"), (M.Payment, "to_person"),
+    (M.Payment, "recorded_by"),
+]
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration without an ini file: the migrations live in the package."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    return cfg
+
+
+class Store:
+    """The bot's memory. Open with `await Store.open(url)`; every method is a coroutine and
+    returns frozen dataclasses from `db.domain`; refusals raise `StoreError` subclasses."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, url: str | None = None, *, migrate: bool = True) -> Store:
+        """Connect to `url` (default: $DATABASE_URL, else `mjledger.sqlite3` in the working
+        directory; plain `postgresql://` / `sqlite:///` URLs get async drivers) and, with
+        `migrate`, bring the schema up to the newest migration."""
+        return await cls.from_engine(make_engine(url), migrate=migrate)
+
+    @classmethod
+    async def from_engine(cls, engine: AsyncEngine, *, migrate: bool = True) -> Store:
+        """A store on an engine made elsewhere (see `db.config.make_engine`)."""
+        store = cls(engine)
+        if migrate:
+            await store.migrate()
+        return store
+
+    async def migrate(self) -> None:
+        """Run `alembic upgrade head` on this database, in one transaction."""
+
+        def upgrade(connection: Any) -> None:
+            cfg = alembic_config()
+            cfg.attributes["connection"] = connection  # env.py uses it instead of connecting
+            command.upgrade(cfg, "head")
+
+        async with self.engine.begin() as conn:
+            # Two processes starting at once: the second waits for the first, then finds the
+            # schema current. On SQLite the explicit transaction also makes the DDL all-or-nothing.
+            if self._sqlite:
+                await conn.exec_driver_sql("BEGIN IMMEDIATE")
+            else:
+                await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+            await conn.run_sync(upgrade)
+
+    async def close(self) -> None:
+        """Close every connection."""
+        await self.engine.dispose()
+
+    async def ping(self) -> bool:
+        """True when the database answers (health checks); never raises."""
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            return False
+
+    # -- chats -----------------------------------------------------------------------------
+
+    async def ensure_chat(self, chat_id: int, *, language: str | None = None) -> Chat:
+        """The chat, created (with `language`) when it is new; an existing chat is unchanged."""
+        async with self._read() as s:
+            row = await s.get(M.Chat, chat_id)
+            if row is not None:
+                return _chat(row)
+
+        async def write(s: AsyncSession) -> Chat:
+            await self._ensure_chat_row(s, chat_id, language)
+            return _chat(await self._locked_chat(s, chat_id))
+
+        return await self._write(write)
+
+    async def set_chat_language(self, chat_id: int, lang: str | None) -> Chat:
+        """Set the chat's language (created if new)."""
+
+        async def write(s: AsyncSession) -> Chat:
+            await self._ensure_chat_row(s, chat_id)
+            row = await self._locked_chat(s, chat_id)
+            row.language = lang
+            return _chat(row)
+
+        return await self._write(write)
+
+    async def set_house_rules(self, chat_id: int, variant: str, rules: dict[str, Any]) -> Chat:
+        """Replace the chat's house rules for one variant (what new sessions start with)."""
+        rules = _json_copy(rules, "house rules")
+
+        async def write(s: AsyncSession) -> Chat:
+            await self._ensure_chat_row(s, chat_id)
+            row = await self._locked_chat(s, chat_id)
+            row.house_rules = {**(row.house_rules or {}), variant: rules}  # a new dict: saved
+            return _chat(row)
+
+        return await self._write(write)
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> Chat:
+        """A group became a supergroup: everything of the old chat id moves to the new one —
+        sessions, drafts, payments, guests, language and house rules (the old chat's choices
+        win over the defaults the new id may have got). Idempotent. Should both ids have a
+        running session, the one with fewer hands is ended (it keeps its hands). Returns the
+        new chat; the old one stays, pointing at it (`migrated_to`)."""
+        if old_chat_id == new_chat_id:
+            return await self.ensure_chat(new_chat_id)
+
+        async def write(s: AsyncSession) -> Chat:
+            await self._ensure_chat_row(s, new_chat_id)
+            old = await self._locked_chat(s, old_chat_id, missing_ok=True)
+            new = await self._locked_chat(s, new_chat_id)
+            if old is None:
+                return _chat(new)
+            if old.migrated_to not in (None, new_chat_id):
+                raise StoreError(f"chat {old_chat_id} already moved to chat {old.migrated_to}")
+            new.language = old.language or new.language
+            new.house_rules = {**(new.house_rules or {}), **(old.house_rules or {})}
+            await self._end_second_running(s, old_chat_id, new_chat_id)
+            await s.execute(update(M.Session).where(M.Session.chat_id == old_chat_id)
+                            .values(chat_id=new_chat_id))
+            await s.execute(update(M.Payment).where(M.Payment.chat_id == old_chat_id)
+                            .values(chat_id=new_chat_id))
+            # A message id the new chat already uses keeps its own draft.
+            taken = select(M.Draft.message_id).where(M.Draft.chat_id == new_chat_id)
+            await s.execute(delete(M.Draft).where(M.Draft.chat_id == old_chat_id,
+                                                  M.Draft.message_id.in_(taken)))
+            await s.execute(update(M.Draft).where(M.Draft.chat_id == old_chat_id)
+                            .values(chat_id=new_chat_id))
+            await self._move_guests(s, old_chat_id, new_chat_id)
+            old.migrated_to = new_chat_id
+            return _chat(new)
+
+        return await self._write(write)
+
+    # -- people ----------------------------------------------------------------------------
+
+    async def upsert_user(self, telegram_id: int, name: str, *, username: str | None = None,
+                          language_code: str | None = None) -> Person:
+        """The person for a Telegram user, created or brought up to date (name, username,
+        language code)."""
+        name = _clean_name(name)
+        async with self._read() as s:
+            row = await self._user_row(s, telegram_id)
+            if row is not None and (row.name, row.username, row.language_code) == (
+                    name, username, language_code):
+                return _person(row)  # nothing changed: no write (this runs on every update)
+
+        async def write(s: AsyncSession) -> Person:
+            values = {"name": name, "username": username, "language_code": language_code,
+                      "updated_at": M.utcnow()}
+            await s.execute(self._insert(M.Person)
+                            .values(telegram_id=telegram_id, created_at=M.utcnow(), **values)
+                            .on_conflict_do_update(index_elements=[M.Person.telegram_id], set_=values))
+            row = await self._user_row(s, telegram_id)
+            assert row is not None
+            return _person(row)
+
+        return await self._write(write)
+
+    async def add_guest(self, chat_id: int, name: str) -> Person:
+        """A named guest (no Telegram account) of the chat; the same name (ignoring case and
+        extra spaces) gives the same guest."""
+        name = _clean_name(name)
+        key = name.casefold()
+
+        async def find(s: AsyncSession) -> M.Person | None:
+            return (await s.execute(select(M.Person).where(
+                M.Person.guest_chat_id == chat_id, M.Person.guest_key == key))).scalar_one_or_none()
+
+        async with self._read() as s:
+            row = await find(s)
+            if row is not None:
+                return _person(row)
+
+        async def write(s: AsyncSession) -> Person:
+            await self._ensure_chat_row(s, chat_id)
+            await s.execute(self._insert(M.Person)
+                            .values(name=name, guest_chat_id=chat_id, guest_key=key,
+                                    created_at=M.utcnow(), updated_at=M.utcnow())
+                            .on_conflict_do_nothing(index_elements=[M.Person.guest_chat_id,
+                                                                    M.Person.guest_key]))
+            row = await find(s)
+            assert row is not None
+            return _person(row)
+
+        return await self._write(write)
+
+    async def get_person(self, person_id: int) -> Person:
+        """The person with this id (`NotFound` if none)."""
+        async with self._read() as s:
+            return _person(await self._person_row(s, person_id))
+
+    # -- sessions --------------------------------------------------------------------------
+
+    async def start_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
+                            stake_cents: int = 0, started_by: int | None = None) -> Session:
+        """Start a session of `variant` in the chat with a snapshot of `rules` and empty seats.
+        `SessionAlreadyRunning` if the chat has one (also enforced by a unique index)."""
+        _check_cents(stake_cents, allow_zero=True)
+        rules = _json_copy(rules, "rules")
+
+        async def write(s: AsyncSession) -> Session:
+            await self._ensure_chat_row(s, chat_id)
+            await self._locked_chat(s, chat_id)  # session starts in one chat take turns
+            running = await self._running_row(s, chat_id)
+            if running is not None:
+                raise SessionAlreadyRunning(
+                    f"a session is already running in this chat (session {running.id})")
+            if started_by is not None:
+                await self._person_row(s, started_by)
+            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+                            started_by=started_by, started_at=M.utcnow(), hand_count=0)
+            s.add(row)
+            await s.flush()
+            s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            return _session(row)
+
+        try:
+            return await self._write(write)
+        except IntegrityError as exc:  # the running-session index: someone else was quicker
+            raise SessionAlreadyRunning("a session is already running in this chat") from exc
+
+    async def running_session(self, chat_id: int) -> Session | None:
+        """The chat's running session, if any."""
+        async with self._read() as s:
+            row = await self._running_row(s, chat_id)
+            return _session(row) if row is not None else None
+
+    async def get_session(self, session_id: int) -> Session:
+        """The session with this id (`NotFound` if none)."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return _session(row)
+
+    async def seat_player(self, session_id: int, seat: int, person_id: int) -> Session:
+        """Put a person in an empty seat (0-3) before the first hand. `SeatTaken`,
+        `AlreadySeated` (elsewhere in this session), `SessionLocked`, `SessionEnded`."""
+        _check_seat(seat)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            await self._person_row(s, person_id)
+            seats = _seats(row)
+            if seats[seat] == person_id:
+                return
+            if person_id in seats:
+                raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}")
+            if seats[seat] is not None:
+                raise SeatTaken(f"seat {seat} is taken")
+            setattr(row, M.SEAT_COLUMNS[seat], person_id)
+
+        return await self._change_seating(session_id, change)
+
+    async def unseat(self, session_id: int, seat: int) -> Session:
+        """Empty a seat before the first hand (no-op when empty)."""
+        _check_seat(seat)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            setattr(row, M.SEAT_COLUMNS[seat], None)
+
+        return await self._change_seating(session_id, change)
+
+    async def swap_seats(self, session_id: int, a: int, b: int) -> Session:
+        """Exchange who sits in seats `a` and `b` (either may be empty) before the first hand."""
+        _check_seat(a)
+        _check_seat(b)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            ca, cb = M.SEAT_COLUMNS[a], M.SEAT_COLUMNS[b]
+            pa, pb = getattr(row, ca), getattr(row, cb)
+            setattr(row, ca, pb)
+            setattr(row, cb, pa)
+
+        return await self._change_seating(session_id, change)
+
+    async def set_stake(self, session_id: int, cents: int) -> Session:
+        """Money per point, in cents (also after the session ended, until it is settled)."""
+        _check_cents(cents, allow_zero=True)
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            if row.settled_at is not None:
+                raise SessionSettled("this session is already settled")
+            row.stake_cents = cents
+            return _session(row)
+
+        return await self._write(write)
+
+    async def set_session_rules(self, session_id: int, rules: dict[str, Any]) -> Session:
+        """Replace the running session's rules (each hand record keeps its own copy)."""
+        rules = _json_copy(rules, "rules")
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            _check_running(row)
+            row.rules = rules
+            return _session(row)
+
+        return await self._write(write)
+
+    async def end_session(self, session_id: int) -> Session:
+        """End the session (ending an ended session changes nothing)."""
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            if row.ended_at is None:
+                row.ended_at = M.utcnow()
+            return _session(row)
+
+        return await self._write(write)
+
+    async def chat_sessions(self, chat_id: int, *, include_settled: bool = False) -> list[Session]:
+        """The chat's sessions, newest first; settled ones only when asked."""
+        stmt = select(M.Session).where(M.Session.chat_id == chat_id)
+        if not include_settled:
+            stmt = stmt.where(M.Session.settled_at.is_(None))
+        async with self._read() as s:
+            rows = (await s.execute(stmt.order_by(M.Session.id.desc()))).scalars()
+            return [_session(r) for r in rows]
+
+    # -- hands -----------------------------------------------------------------------------
+
+    async def record_hand(self, session_id: int, record: dict[str, Any], outcome: dict[str, Any], *,
+                          entered_by: int | None, idempotency_key: str,
+                          level: int | None = None) -> RecordedHand:
+        """Store a scored hand with the next sequence number, its four ledger entries and the
+        new session totals, in one transaction.
+
+        `outcome["deltas"]` must be four integers summing to 0 (`InvalidHand`, nothing written).
+        A repeated `idempotency_key` returns the hand stored the first time with
+        `created=False` and writes nothing — also when two workers race. `level` (Cixi) defaults
+        to the previous hand's level, plus one if that hand ended its level."""
+        deltas = _deltas(outcome)
+        record = _json_copy(record, "hand record")
+        outcome = _json_copy(outcome, "outcome")
+        if not isinstance(record, dict):
+            raise InvalidHand("the hand record must be a JSON object")
+        if not idempotency_key or len(idempotency_key) > 200:
+            raise StoreError("a hand needs an idempotency key of 1-200 characters")
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            row = await self._locked_session(s, session_id)
+            existing = await self._hand_by_key(s, idempotency_key, session_id)
+            if existing is not None:
+                return existing
+            _check_running(row)
+            seats = _seats(row)
+            if None in seats:
+                raise SessionNotReady("four players must be seated before a hand is recorded")
+            if record.get("variant", row.variant) != row.variant:
+                raise InvalidHand(f"this session plays {row.variant}, not {record.get('variant')}")
+            if entered_by is not None:
+                await self._person_row(s, entered_by)
+            row.hand_count += 1
+            hand = M.Hand(session_id=session_id, seq=row.hand_count,
+                          level=level if level is not None else await self._next_level(s, session_id),
+                          record=record, outcome=outcome, entered_by=entered_by,
+                          created_at=M.utcnow(), idempotency_key=idempotency_key, voided=False)
+            s.add(hand)
+            await s.flush()
+            s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=session_id,
+                                    person_id=seats[seat], points=points)
+                      for seat, points in enumerate(deltas))
+            await self._add_to_totals(s, session_id, deltas)
+            return _hand(hand, None)
+
+        try:
+            return await self._write(write)
+        except IntegrityError as exc:
+            # Only a race on the key from another session's writer gets here (a session's
+            # writers are serialized): whoever won stored it.
+            async with self._read() as s:
+                existing = await self._hand_by_key(s, idempotency_key, session_id)
+            if existing is None:
+                raise StoreError(f"the hand was not recorded: {_short(exc)}") from exc
+            return existing
+
+    async def void_hand(self, hand_id: int, *, by: int | None, reason: str) -> RecordedHand:
+        """Mark a hand voided (it stays, with who voided it, when and why) and take it out of
+        the session totals, in one transaction. `AlreadyVoided` the second time."""
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            session_id = await s.scalar(select(M.Hand.session_id).where(M.Hand.id == hand_id))
+            if session_id is None:
+                raise NotFound(f"there is no hand {hand_id}")
+            session = await self._locked_session(s, session_id)  # then read the hand: current
+            if session.settled_at is not None:
+                raise SessionSettled("this session is already settled")
+            hand = await s.get(M.Hand, hand_id)
+            assert hand is not None
+            if hand.voided:
+                raise AlreadyVoided(f"hand {hand.seq} is already voided")
+            if by is not None:
+                await self._person_row(s, by)
+            hand.voided = True
+            void = M.HandVoid(hand_id=hand_id, voided_by=by, reason=reason, voided_at=M.utcnow())
+            s.add(void)
+            entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
+                                       .where(M.LedgerEntry.hand_id == hand_id))).all()
+            reverse = [0, 0, 0, 0]
+            for seat, points in entries:
+                reverse[seat] = -points
+            await self._add_to_totals(s, session_id, reverse)
+            return _hand(hand, void)
+
+        return await self._write(write)
+
+    async def last_hand(self, session_id: int, include_voided: bool = False) -> RecordedHand | None:
+        """The session's latest hand (by default the latest that is not voided)."""
+        hands = await self.history(session_id, limit=1, include_voided=include_voided)
+        return hands[0] if hands else None
+
+    async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
+                      include_voided: bool = True) -> list[RecordedHand]:
+        """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`."""
+        stmt = (select(M.Hand, M.HandVoid).outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
+                .where(M.Hand.session_id == session_id))
+        if before_seq is not None:
+            stmt = stmt.where(M.Hand.seq < before_seq)
+        if not include_voided:
+            stmt = stmt.where(M.Hand.voided.is_(False))
+        async with self._read() as s:
+            rows = (await s.execute(stmt.order_by(M.Hand.seq.desc()).limit(limit))).all()
+            return [_hand(hand, void) for hand, void in rows]
+
+    async def totals(self, session_id: int) -> Points:
+        """Points per seat over the session's non-voided hands, read from the running totals
+        (four rows by primary key; no replay of the history)."""
+        stmt = (select(M.SessionTotal.points).where(M.SessionTotal.session_id == session_id)
+                .order_by(M.SessionTotal.seat))
+        async with self.engine.connect() as conn:
+            points = (await conn.execute(stmt)).scalars().all()
+        if len(points) != 4:
+            raise NotFound(f"there is no session {session_id}")
+        return (points[0], points[1], points[2], points[3])
+
+    async def level_standings(self, session_id: int) -> list[LevelStanding]:
+        """Cixi: per level (in order), each seat's summed deltas over its non-voided hands,
+        whether it ended (its last hand had `level_over`) and the balances after its last hand."""
+        live = and_(M.Hand.session_id == session_id, M.Hand.voided.is_(False),
+                    M.Hand.level.is_not(None))
+        sums = (select(M.Hand.level, M.LedgerEntry.seat, func.sum(M.LedgerEntry.points))
+                .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id).where(live)
+                .group_by(M.Hand.level, M.LedgerEntry.seat))
+        lasts = (select(M.Hand.level, func.count().label("n"), func.max(M.Hand.seq).label("last"))
+                 .where(live).group_by(M.Hand.level).subquery())
+        ends = (select(lasts.c.level, lasts.c.n, M.Hand.outcome)
+                .join(M.Hand, and_(M.Hand.session_id == session_id, M.Hand.seq == lasts.c.last))
+                .order_by(lasts.c.level))
+        async with self._read() as s:
+            totals: dict[int, list[int]] = {}
+            for level, seat, points in (await s.execute(sums)).all():
+                totals.setdefault(level, [0, 0, 0, 0])[seat] = int(points)
+            result = []
+            for level, count, outcome in (await s.execute(ends)).all():
+                d = totals.get(level, [0, 0, 0, 0])
+                balances = outcome.get("balances") or d
+                result.append(LevelStanding(level, _four(d), count, bool(outcome.get("level_over")),
+                                            _four(balances)))
+            return result
+
+    # -- money -----------------------------------------------------------------------------
+
+    async def record_payment(self, chat_id: int, from_person: int, to_person: int, cents: int, *,
+                             session_id: int | None = None,
+                             recorded_by: int | None = None) -> Payment:
+        """`from_person` paid `to_person` `cents` (> 0) to settle debts, optionally for one
+        session of this chat."""
+        _check_cents(cents, allow_zero=False)
+        if from_person == to_person:
+            raise StoreError("a payment needs two different people")
+
+        async def write(s: AsyncSession) -> Payment:
+            await self._ensure_chat_row(s, chat_id)
+            for pid in (from_person, to_person, recorded_by):
+                if pid is not None:
+                    await self._person_row(s, pid)
+            if session_id is not None:
+                session = await s.get(M.Session, session_id)
+                if session is None or session.chat_id != chat_id:
+                    raise NotFound(f"this chat has no session {session_id}")
+            row = M.Payment(chat_id=chat_id, from_person=from_person, to_person=to_person,
+                            cents=cents, session_id=session_id, recorded_by=recorded_by,
+                            created_at=M.utcnow(), settled=False)
+            s.add(row)
+            await s.flush()
+            return _payment(row)
+
+        return await self._write(write)
+
+    async def money_balances(self, chat_id: int, *,
+                             session_ids: list[int] | None = None) -> dict[int, int]:
+        """Cents per person: + is owed money, − owes. Σ over the sessions (default: the chat's
+        sessions not settled; else `session_ids`, all of this chat) of points × stake for the
+        person in each seat, plus payments (the payer's balance goes up by what they paid, the
+        payee's down): unsettled ones by default, else those made for `session_ids`."""
+        stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
+                .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
+                .where(M.Session.chat_id == chat_id))
+        pay = select(M.Payment).where(M.Payment.chat_id == chat_id)
+        if session_ids is None:
+            stmt = stmt.where(M.Session.settled_at.is_(None))
+            pay = pay.where(M.Payment.settled.is_(False))
+        else:
+            stmt = stmt.where(M.Session.id.in_(session_ids))
+            pay = pay.where(M.Payment.session_id.in_(session_ids))
+        balances: dict[int, int] = {}
+        async with self._read() as s:
+            found = set()
+            for session, seat, points in (await s.execute(stmt)).all():
+                found.add(session.id)
+                person = _seats(session)[seat]
+                if person is not None:
+                    balances[person] = balances.get(person, 0) + points * session.stake_cents
+            if session_ids is not None and set(session_ids) - found:
+                raise NotFound(f"this chat has no session {sorted(set(session_ids) - found)}")
+            for p in (await s.execute(pay)).scalars():
+                balances[p.from_person] = balances.get(p.from_person, 0) + p.cents
+                balances[p.to_person] = balances.get(p.to_person, 0) - p.cents
+        return balances
+
+    async def mark_settled(self, session_ids: Iterable[int]) -> list[Session]:
+        """Mark ended sessions settled: they leave the default `money_balances`, and so do the
+        payments made for them and the chat's payments made for no particular session.
+        `SessionNotEnded` for a running one; settling twice changes nothing."""
+        ids = sorted(set(session_ids))
+
+        async def write(s: AsyncSession) -> list[Session]:
+            rows = list((await s.execute(select(M.Session).where(M.Session.id.in_(ids))
+                                         .order_by(M.Session.id).with_for_update())).scalars())
+            missing = set(ids) - {r.id for r in rows}
+            if missing:
+                raise NotFound(f"there is no session {sorted(missing)}")
+            for row in rows:
+                if row.ended_at is None:
+                    raise SessionNotEnded(f"session {row.id} is still running; end it first")
+            now = M.utcnow()
+            for row in rows:
+                row.settled_at = row.settled_at or now
+            chats = {r.chat_id for r in rows}
+            await s.execute(update(M.Payment).where(
+                M.Payment.settled.is_(False),
+                or_(M.Payment.session_id.in_(ids),
+                    and_(M.Payment.session_id.is_(None), M.Payment.chat_id.in_(chats))))
+                .values(settled=True))
+            return [_session(r) for r in rows]
+
+        return await self._write(write)
+
+    # -- drafts ----------------------------------------------------------------------------
+
+    async def save_draft(self, chat_id: int, message_id: int, *, session_id: int,
+                         data: dict[str, Any], expected_version: int | None) -> Draft:
+        """Save the hand being entered on a message. `expected_version=None` creates it
+        (`StaleDraft` if it exists); otherwise it must still be at that version (`StaleDraft`
+        if someone saved or deleted it meanwhile). The saved version is one higher."""
+        data = _json_copy(data, "draft")
+        table = M.Draft.__table__
+
+        async def write(s: AsyncSession) -> Draft:
+            if await s.get(M.Session, session_id) is None:
+                raise NotFound(f"there is no session {session_id}")
+            now = M.utcnow()
+            if expected_version is None:
+                await self._ensure_chat_row(s, chat_id)
+                version = 1
+                result = await s.execute(
+                    self._insert(table).values(chat_id=chat_id, message_id=message_id,
+                                               session_id=session_id, data=data, version=version,
+                                               updated_at=now)
+                    .on_conflict_do_nothing(index_elements=["chat_id", "message_id"]))
+                if result.rowcount != 1:
+                    raise StaleDraft("this hand entry already exists")
+            else:
+                version = expected_version + 1
+                result = await s.execute(
+                    update(table).where(table.c.chat_id == chat_id, table.c.message_id == message_id,
+                                        table.c.version == expected_version)
+                    .values(session_id=session_id, data=data, version=version, updated_at=now))
+                if result.rowcount != 1:
+                    raise StaleDraft("this hand entry was changed or closed meanwhile")
+            return Draft(chat_id, message_id, session_id, data, version, now)
+
+        return await self._write(write)
+
+    async def get_draft(self, chat_id: int, message_id: int) -> Draft | None:
+        """The draft on this message, if any."""
+        async with self._read() as s:
+            row = await s.get(M.Draft, (chat_id, message_id))
+            return _draft(row) if row is not None else None
+
+    async def delete_draft(self, chat_id: int, message_id: int) -> bool:
+        """Forget the draft on this message; True if there was one."""
+
+        async def write(s: AsyncSession) -> bool:
+            result = await s.execute(delete(M.Draft.__table__).where(
+                M.Draft.chat_id == chat_id, M.Draft.message_id == message_id))
+            return result.rowcount > 0
+
+        return await self._write(write)
+
+    async def drafts_for_session(self, session_id: int) -> list[Draft]:
+        """Every open draft of the session, oldest first."""
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Draft).where(M.Draft.session_id == session_id)
+                                    .order_by(M.Draft.updated_at, M.Draft.message_id))).scalars()
+            return [_draft(r) for r in rows]
+
+    # -- internals -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncSession]:
+        async with self._sessions() as s:
+            yield s
+
+    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `fn` in one transaction, retrying when the database asks to (deadlock,
+        serialization failure, SQLite lock wait timed out)."""
+        for attempt in range(_RETRIES):
+            try:
+                async with self._sessions() as s, s.begin():
+                    if self._sqlite:
+                        # Take the write lock first, so every read below is current.
+                        await s.execute(text("BEGIN IMMEDIATE"))
+                    return await fn(s)
+            except DBAPIError as exc:
+                if attempt + 1 == _RETRIES or not _transient(exc):
+                    raise
+            await asyncio.sleep(random.uniform(0.01, 0.05) * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _insert(self, table: Any) -> Any:
+        """INSERT with ON CONFLICT support for this database."""
+        if self._sqlite:
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert
+        return insert(table)
+
+    async def _ensure_chat_row(self, s: AsyncSession, chat_id: int,
+                               language: str | None = None) -> None:
+        await s.execute(self._insert(M.Chat)
+                        .values(id=chat_id, language=language, house_rules={}, created_at=M.utcnow())
+                        .on_conflict_do_nothing(index_elements=[M.Chat.id]))
+
+    async def _locked_chat(self, s: AsyncSession, chat_id: int, *,
+                           missing_ok: bool = False) -> Any:
+        row = (await s.execute(select(M.Chat).where(M.Chat.id == chat_id).with_for_update()
+                               .execution_options(populate_existing=True))).scalar_one_or_none()
+        if row is None and not missing_ok:
+            raise NotFound(f"there is no chat {chat_id}")
+        return row
+
+    async def _locked_session(self, s: AsyncSession, session_id: int) -> M.Session:
+        row = (await s.execute(select(M.Session).where(M.Session.id == session_id)
+                               .with_for_update())).scalar_one_or_none()
+        if row is None:
+            raise NotFound(f"there is no session {session_id}")
+        return row
+
+    async def _running_row(self, s: AsyncSession, chat_id: int) -> M.Session | None:
+        return (await s.execute(select(M.Session).where(
+            M.Session.chat_id == chat_id, M.Session.ended_at.is_(None)))).scalar_one_or_none()
+
+    async def _person_row(self, s: AsyncSession, person_id: int) -> M.Person:
+        row = await s.get(M.Person, person_id)
+        if row is None:
+            raise NotFound(f"there is no person {person_id}")
+        return row
+
+    async def _user_row(self, s: AsyncSession, telegram_id: int) -> M.Person | None:
+        return (await s.execute(select(M.Person).where(M.Person.telegram_id == telegram_id)
+                                .execution_options(populate_existing=True))).scalar_one_or_none()
+
+    async def _change_seating(self, session_id: int,
+                              change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            _check_running(row)
+            if row.hand_count > 0:
+                raise SessionLocked("seats are fixed once the first hand is recorded")
+            await change(s, row)
+            return _session(row)
+
+        return await self._write(write)
+
+    async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
+        row = (await s.execute(select(M.Hand, M.HandVoid)
+                               .outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
+                               .where(M.Hand.idempotency_key == key))).first()
+        if row is None:
+            return None
+        hand, void = row
+        if hand.session_id != session_id:
+            raise StoreError(f"idempotency key {key!r} was used for a hand of another session")
+        return _hand(hand, void, created=False)
+
+    async def _next_level(self, s: AsyncSession, session_id: int) -> int:
+        last = (await s.execute(select(M.Hand.level, M.Hand.outcome)
+                                .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
+                                .order_by(M.Hand.seq.desc()).limit(1))).first()
+        if last is None:
+            return 1
+        level = last.level or 1
+        return level + 1 if last.outcome.get("level_over") else level
+
+    async def _add_to_totals(self, s: AsyncSession, session_id: int, deltas: Sequence[int]) -> None:
+        table = M.SessionTotal.__table__
+        for seat, points in enumerate(deltas):
+            if points:  # relative updates: correct whatever else changed the row
+                await s.execute(update(table).where(table.c.session_id == session_id,
+                                                    table.c.seat == seat)
+                                .values(points=table.c.points + points))
+
+    async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
+        rows = list((await s.execute(select(M.Session).where(
+            M.Session.chat_id.in_([old_chat_id, new_chat_id]), M.Session.ended_at.is_(None))
+            .with_for_update())).scalars())
+        if len(rows) == 2:
+            # Fewer hands ends; on a tie the new chat's (the old one was there first).
+            loser = min(rows, key=lambda r: (r.hand_count, r.chat_id == old_chat_id))
+            loser.ended_at = M.utcnow()
+            await s.flush()
+
+    async def _move_guests(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
+        guests = (await s.execute(select(M.Person).where(M.Person.guest_chat_id == old_chat_id))).scalars()
+        for guest in list(guests):
+            twin = (await s.execute(select(M.Person).where(
+                M.Person.guest_chat_id == new_chat_id,
+                M.Person.guest_key == guest.guest_key))).scalar_one_or_none()
+            if twin is None:
+                guest.guest_chat_id = new_chat_id
+                continue
+            # The same guest name in both chats is one person: keep the new chat's.
+            for model, column in _PERSON_REFS:
+                await s.execute(update(model).where(getattr(model, column) == guest.id)
+                                .values({column: twin.id}))
+            await s.delete(guest)
+        await s.flush()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything stored is UTC."""
+    if dt is None or dt.tzinfo is not None:
+        return dt
+    return dt.replace(tzinfo=UTC)
+
+
+def _seats(row: M.Session) -> Seats:
+    return (row.seat0, row.seat1, row.seat2, row.seat3)
+
+
+def _four(values: Sequence[Any]) -> Points:
+    if len(values) != 4:
+        raise StoreError(f"expected four values, got {list(values)}")
+    return (int(values[0]), int(values[1]), int(values[2]), int(values[3]))
+
+
+def _chat(row: M.Chat) -> Chat:
+    return Chat(row.id, row.language, dict(row.house_rules or {}), row.migrated_to)
+
+
+def _person(row: M.Person) -> Person:
+    return Person(row.id, row.telegram_id, row.name, row.username, row.guest_chat_id is not None,
+                  row.language_code, row.guest_chat_id)
+
+
+def _session(row: M.Session) -> Session:
+    started_at = _utc(row.started_at)
+    assert started_at is not None
+    return Session(row.id, row.chat_id, row.variant, dict(row.rules or {}), row.stake_cents,
+                   _seats(row), started_at, _utc(row.ended_at), row.hand_count, row.started_by,
+                   _utc(row.settled_at))
+
+
+def _hand(row: M.Hand, void: M.HandVoid | None, *, created: bool = True) -> RecordedHand:
+    created_at = _utc(row.created_at)
+    assert created_at is not None
+    return RecordedHand(
+        id=row.id, session_id=row.session_id, seq=row.seq, record=row.record, outcome=row.outcome,
+        entered_by=row.entered_by, created_at=created_at, voided=bool(row.voided),
+        void_reason=void.reason if void else None, voided_by=void.voided_by if void else None,
+        created=created, level=row.level, voided_at=_utc(void.voided_at) if void else None,
+        idempotency_key=row.idempotency_key)
+
+
+def _payment(row: M.Payment) -> Payment:
+    created_at = _utc(row.created_at)
+    assert created_at is not None
+    return Payment(row.id, row.chat_id, row.from_person, row.to_person, row.cents, row.session_id,
+                   row.recorded_by, created_at, bool(row.settled))
+
+
+def _draft(row: M.Draft) -> Draft:
+    updated_at = _utc(row.updated_at)
+    assert updated_at is not None
+    return Draft(row.chat_id, row.message_id, row.session_id, row.data, row.version, updated_at)
+
+
+def _deltas(outcome: Any) -> Points:
+    deltas = outcome.get("deltas") if isinstance(outcome, dict) else None
+    if not (isinstance(deltas, list | tuple) and len(deltas) == 4
+            and all(type(d) is int for d in deltas)):
+        raise InvalidHand("the outcome's deltas must be four whole numbers")
+    if sum(deltas) != 0:
+        raise InvalidHand(f"the deltas {list(deltas)} add up to {sum(deltas)}, not 0")
+    return _four(deltas)
+
+
+def _json_copy(value: Any, what: str) -> Any:
+    """A deep copy that is sure to be storable as JSON (and not shared with the caller)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"the {what} cannot be stored as JSON: {exc}") from exc
+
+
+def _clean_name(name: str) -> str:
+    name = " ".join(str(name).split())
+    if not name:
+        raise StoreError("a name cannot be empty")
+    return name[:_NAME_MAX]
+
+
+def _check_seat(seat: int) -> None:
+    if seat not in (0, 1, 2, 3):
+        raise StoreError(f"seat must be 0-3, not {seat!r}")
+
+
+def _check_cents(cents: int, *, allow_zero: bool) -> None:
+    if type(cents) is not int or cents < 0 or (cents == 0 and not allow_zero):
+        raise StoreError(f"an amount must be a whole number of cents{'' if allow_zero else ' above 0'}")
+
+
+def _check_running(row: M.Session) -> None:
+    if row.ended_at is not None:
+        raise SessionEnded("this session has ended")
+
+
+def _transient(exc: DBAPIError) -> bool:
+    if isinstance(exc, IntegrityError):
+        return False
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    if code in ("40001", "40P01"):  # serialization failure, deadlock
+        return True
+    return isinstance(exc, OperationalError) and "locked" in str(exc.orig)
+
+
+def _short(exc: DBAPIError) -> str:
+    return str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)

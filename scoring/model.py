@@ -1,0 +1,131 @@
+"""The hand record as typed data: common fields and the event types every variant shares.
+
+Variants subclass `WinnerBase` for their winner features and list the event models they accept;
+`scoring.validation` turns raw JSON into these models and pydantic errors into `ScoringError`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+SEATS = (0, 1, 2, 3)
+
+
+def _check_seat(seat: int) -> int:
+    if seat not in SEATS:
+        raise PydanticCustomError("seat_range", "seat {seat} is out of range (seats are 0–3)",
+                                  {"seat": seat})
+    return seat
+
+
+Seat = Annotated[int, AfterValidator(_check_seat)]
+SeatKey = Literal["0", "1", "2", "3"]
+WinBy = Literal["self_draw", "discard", "robbed_kong"]
+
+
+class StrictModel(BaseModel):
+    """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
+
+
+class RulesBase(StrictModel):
+    """A variant's house rules: every field has a default; see `scoring.rules_menu`."""
+
+
+class WinnerBase(StrictModel):
+    seat: Seat
+
+
+W = TypeVar("W", bound=WinnerBase)
+R = TypeVar("R", bound=StrictModel)
+
+
+class WinEvent(StrictModel, Generic[W]):
+    type: Literal["win"]
+    by: WinBy
+    from_: Seat | None = Field(default=None, alias="from")
+    after_kong: bool = False
+    winners: list[W] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _shape(self) -> WinEvent[W]:
+        seats = [w.seat for w in self.winners]
+        if len(set(seats)) != len(seats):
+            raise PydanticCustomError("win_shape", "a seat is listed twice in winners")
+        if self.by == "self_draw":
+            if self.from_ is not None:
+                raise PydanticCustomError("win_shape", "a self-drawn win has no 'from'")
+            if len(seats) > 1:
+                raise PydanticCustomError("win_shape", "a self-drawn win has exactly one winner")
+        else:
+            if self.from_ is None:
+                raise PydanticCustomError("win_shape", "a {by} win needs 'from' (the seat that pays)",
+                                          {"by": self.by})
+            if self.from_ in seats:
+                raise PydanticCustomError("win_shape", "seat {s} cannot win off its own tile",
+                                          {"s": self.from_})
+            if self.by == "robbed_kong" and self.after_kong:
+                raise PydanticCustomError("win_shape", "after_kong does not go with robbed_kong")
+        return self
+
+    @property
+    def seats(self) -> list[int]:
+        return [w.seat for w in self.winners]
+
+
+class KongEvent(StrictModel):
+    type: Literal["kong"]
+    seat: Seat
+    kind: Literal["concealed", "added", "exposed"]
+    from_: Seat | None = Field(default=None, alias="from")
+    robbed: bool = False
+
+    @model_validator(mode="after")
+    def _shape(self) -> KongEvent:
+        if self.kind == "exposed":
+            if self.from_ is None:
+                raise PydanticCustomError("kong_shape", "an exposed kong needs 'from' (the discarder)")
+            if self.from_ == self.seat:
+                raise PydanticCustomError("kong_shape", "a seat cannot kong its own discard")
+        elif self.from_ is not None:
+            raise PydanticCustomError("kong_shape", "only an exposed kong has 'from'")
+        if self.robbed and self.kind != "added":
+            raise PydanticCustomError("kong_shape", "only an added kong can be robbed")
+        return self
+
+
+class ExhaustedEvent(StrictModel):
+    """The wall ran out, in variants that check nobody's hand."""
+
+    type: Literal["exhausted"]
+
+
+class ExhaustedReadyEvent(StrictModel, Generic[R]):
+    """The wall ran out; `ready` maps seats to their best ready hand, or null."""
+
+    type: Literal["exhausted"]
+    ready: dict[SeatKey, R | None] = Field(default_factory=dict)
+
+    def ready_seats(self) -> dict[int, R | None]:
+        return {int(k): v for k, v in sorted(self.ready.items())}
+
+
+@dataclass(frozen=True)
+class Hand(Generic[R]):
+    """A validated hand record: what a variant's `score` receives."""
+
+    variant: str
+    rules: Any
+    dealer: int
+    dealer_streak: int
+    round_wind: int
+    balances: tuple[int, int, int, int]
+    events: tuple[Any, ...]
+
+    def others(self, seat: int) -> list[int]:
+        return [s for s in SEATS if s != seat]

@@ -1,0 +1,84 @@
+"""Statistics over scored hands: per player and variant. Pure: hands in, numbers out."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ScoredHand:
+    """One stored hand: its record, its outcome, and who sat in each seat."""
+
+    record: dict[str, Any]
+    outcome: dict[str, Any]
+    seats: Sequence[Hashable]
+
+
+@dataclass
+class PlayerStats:
+    hands: int = 0
+    wins: int = 0
+    self_draws: int = 0
+    dealt_in: int = 0
+    points: int = 0
+    biggest_gain: int = 0
+    patterns: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0
+
+    @property
+    def self_draw_rate(self) -> float:
+        return self.self_draws / self.wins if self.wins else 0.0
+
+    @property
+    def points_per_hand(self) -> float:
+        return self.points / self.hands if self.hands else 0.0
+
+    def top_patterns(self, n: int = 3) -> list[tuple[str, int]]:
+        return self.patterns.most_common(n)
+
+
+def player_stats(hands: Iterable[ScoredHand]) -> dict[Hashable, dict[str, PlayerStats]]:
+    """person → variant → stats. A win counts once per hand per winner; being the discarder
+    (or the robbed kong's owner) of a win counts as dealing in."""
+    out: dict[Hashable, dict[str, PlayerStats]] = {}
+    for hand in hands:
+        variant = hand.record["variant"]
+        per_seat = [out.setdefault(p, {}).setdefault(variant, PlayerStats()) for p in hand.seats]
+        for seat, st in enumerate(per_seat):
+            delta = hand.outcome["deltas"][seat]
+            st.hands += 1
+            st.points += delta
+            st.biggest_gain = max(st.biggest_gain, delta)
+        for ev in hand.record.get("events", []):
+            if ev.get("type") != "win":
+                continue
+            for w in ev["winners"]:
+                per_seat[w["seat"]].wins += 1
+                per_seat[w["seat"]].self_draws += ev["by"] == "self_draw"
+            if ev.get("from") is not None:
+                per_seat[ev["from"]].dealt_in += 1
+        for line in hand.outcome.get("lines", []):
+            if line.get("what") == "win" and line.get("seat") is not None:
+                per_seat[line["seat"]].patterns.update(
+                    t.partition(":")[0] for t in line.get("terms", []))
+    return out
+
+
+def merge(stats: Iterable[PlayerStats]) -> PlayerStats:
+    """All variants of one player together."""
+    total = PlayerStats()
+    for st in stats:
+        total.hands += st.hands
+        total.wins += st.wins
+        total.self_draws += st.self_draws
+        total.dealt_in += st.dealt_in
+        total.points += st.points
+        total.biggest_gain = max(total.biggest_gain, st.biggest_gain)
+        total.patterns.update(st.patterns)
+    return total

@@ -1,0 +1,109 @@
+"""The variant interface and the registry every variant module joins.
+
+A variant is one module in `scoring/variants/` with one `Variant` subclass decorated with
+`@register`. It declares its house rules (a `RulesBase` model: defaults and validation), its
+winner features (a `WinnerBase` model), the event models it accepts, and `score(hand)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Annotated, Any, ClassVar, Union
+
+from pydantic import Field, TypeAdapter
+
+from .errors import ScoringError
+from .model import Hand, RulesBase, WinEvent, WinnerBase
+from .outcome import Outcome
+
+Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
+
+
+class Variant:
+    name: ClassVar[str]
+    title: ClassVar[Term]
+    unit: ClassVar[Term]
+    Rules: ClassVar[type[RulesBase]]
+    Winner: ClassVar[type[WinnerBase]]
+    events: ClassVar[tuple[type, ...]]
+    # names of hand features and line items, for rendering lines in each language
+    terms: ClassVar[dict[str, Term]] = {}
+    # several winners on one discard / robbed kong (一炮多响)
+    multi_winner: ClassVar[bool] = False
+
+    _adapter: ClassVar[TypeAdapter[Any] | None] = None
+
+    @classmethod
+    def events_adapter(cls) -> TypeAdapter[Any]:
+        if cls.__dict__.get("_adapter") is None:
+            union = Union[tuple(cls.events)]  # noqa: UP007 - built at run time
+            cls._adapter = TypeAdapter(list[Annotated[union, Field(discriminator="type")]])
+        return cls._adapter  # type: ignore[return-value]
+
+    @classmethod
+    def event_types(cls) -> list[str]:
+        return [ev.model_fields["type"].annotation.__args__[0] for ev in cls.events]
+
+    def win_types(self, rules: Any) -> tuple[str, ...]:
+        """How a hand may be won under these rules (the wizard offers only these)."""
+        return ("self_draw", "discard", "robbed_kong")
+
+    def initial_balances(self, rules: Any) -> tuple[int, int, int, int]:
+        """What each seat holds before the first hand (a bankroll variant overrides it)."""
+        return (0, 0, 0, 0)
+
+    def score(self, hand: Hand) -> Outcome:
+        raise NotImplementedError
+
+    # shared checks a variant's score() calls while it walks the events
+    def check_winner_count(self, ev: WinEvent, path: str) -> None:
+        if len(ev.winners) > 1 and not self.multi_winner:
+            raise ScoringError(f"{path}.winners",
+                               f"{self.name} allows one winner per discard (截胡); "
+                               f"got {len(ev.winners)}")
+
+
+_REGISTRY: dict[str, Variant] = {}
+_LOADED = False
+
+
+def register(cls: type[Variant]) -> type[Variant]:
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _load_all() -> None:
+    from . import variants as package
+
+    for mod in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{mod.name}")
+
+
+def all_variants() -> dict[str, Variant]:
+    global _LOADED
+    if not _LOADED:  # a flag, not "registry empty": importing one variant must not hide the rest
+        _load_all()
+        _LOADED = True
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_variant(name: str) -> Variant:
+    known = all_variants()
+    if name not in known:
+        raise ScoringError("variant", f"unknown variant {name!r} (known: {', '.join(known)})")
+    return known[name]
+
+
+def term_name(terms: dict[str, Term], term: str, lang: str = "zh-Hans") -> str:
+    """Render one term key (``"pure"`` or ``"quads:2"``) in a language: en, zh-Hans, zh-Hant."""
+    key, _, count = term.partition(":")
+    names = terms.get(key)
+    if names is None:
+        return term
+    name = names[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 1)]
+    return f"{name}×{count}" if count else name
+
+
+def describe(terms: dict[str, Term], keys: tuple[str, ...] | list[str], lang: str = "zh-Hans") -> str:
+    return " ".join(term_name(terms, k, lang) for k in keys)

@@ -1,0 +1,1 @@
+"""One module per regional variant; each registers itself with `scoring.variant.register`."""

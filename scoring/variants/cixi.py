@@ -1,0 +1,348 @@
+"""Cixi "chongji" mahjong (慈溪冲级麻将) — shared/rules/cixi.md.
+
+A bankroll game: each seat starts a level with `level_points` 点 and never pays more than it
+holds; the level ends when a seat reaches 0. A hand's value is V = 12 + 2·L, L counting every
+龙 (joker) source. One win ends the hand; 炸胡 (false wins) may come before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import Field
+
+from ..errors import ScoringError
+from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase
+from ..outcome import Ledger, Outcome, Transfer
+from ..rotation import pass_deal
+from ..variant import Variant, describe, register
+
+BASE = 12  # 12点起底
+PER_DRAGON = 2  # 一龙加2点
+
+
+class Rules(RulesBase):
+    level_points: int = Field(default=100, ge=1)
+    false_win_points: int = Field(default=24, ge=0)
+    streak_bonus: int = Field(default=0, ge=0)
+
+
+class Winner(WinnerBase):
+    jokers: int = Field(default=0, ge=0, le=4)
+    all_pungs: bool = False
+    half_flush: bool = False
+    chaos: bool = False
+    seven_pairs: bool = False
+    seven_winds: bool = False
+    pure: bool = False
+    single_wait: bool = False
+    joker_single: bool = False
+    flying_horse: bool = False
+    kong_joker_single: bool = False
+    earthly: bool = False
+    promotions: int = Field(default=0, ge=0)
+    all_honors: bool = False
+    heavenly: bool = False
+    ten_winds: bool = False
+    hoarded_winds_by: Seat | None = None
+
+
+class FalseWinEvent(StrictModel):
+    type: Literal["false_win"]
+    seat: Seat
+
+
+FORMS = ("all_pungs", "seven_pairs", "chaos", "seven_winds")
+LONE_DRAGON = ("joker_single", "flying_horse", "kong_joker_single")  # waits on a lone 龙
+
+
+@dataclass
+class Valuation:
+    """What a winning hand is worth and who pays it."""
+
+    dragons: int = 0
+    terms: list[str] = field(default_factory=list)
+    all_in: list[str] = field(default_factory=list)  # 全交 reasons; non-empty → takes everything
+    pays_all: bool = False  # 统付 / valued as a self-draw
+    responsible: int | None = None  # the one seat that pays all three shares
+
+    @property
+    def value(self) -> int:
+        return BASE + PER_DRAGON * self.dragons
+
+    def add(self, term: str, dragons: int) -> None:
+        self.dragons += dragons
+        self.terms.append(term)
+
+
+def valuation(w: Winner, ev: WinEvent) -> Valuation:
+    """Count the 龙 of a (checked) winner; see the table in cixi.md."""
+    v = Valuation()
+    for term, on in (("all_honors", w.all_honors), ("four_jokers", w.jokers == 4),
+                     ("heavenly", w.heavenly), ("ten_winds", w.ten_winds),
+                     ("clean_pure", w.pure and w.jokers == 0)):
+        if on:
+            v.all_in.append(term)
+    if v.all_in:
+        return v
+    if w.jokers:
+        v.add(f"jokers:{w.jokers}", w.jokers)
+    else:
+        v.add("no_joker", 2)  # 无龙会
+    for term, dragons, on in (("all_pungs", 1, w.all_pungs), ("half_flush", 1, w.half_flush),
+                              ("chaos", 1, w.chaos)):
+        if on:
+            v.add(term, dragons)
+    # without 龙, 清七对 and 七风 are 统付 hands worth more
+    if w.seven_pairs and w.jokers:
+        v.add("seven_pairs", 1)
+    elif w.seven_pairs:
+        v.add("clean_seven_pairs", 5)
+        v.pays_all = True
+    if w.seven_winds and w.jokers:
+        v.add("seven_winds", 5)
+    elif w.seven_winds:
+        v.add("clean_seven_winds", 6)  # 无龙会 2 + 6: 28 in all
+        v.pays_all = True
+    for term, dragons, on, pays_all in (
+        ("pure", 5, w.pure, True),  # 有龙清一色 (without 龙 it is 全交, above)
+        ("single_wait", 5, w.single_wait, True),
+        ("joker_single", 5, w.joker_single, False),
+        ("flying_horse", 10, w.flying_horse, False),
+        ("kong_joker_single", 10, w.kong_joker_single, False),
+        ("earthly", 5, w.earthly, True),
+    ):
+        if on:
+            v.add(term, dragons)
+            v.pays_all = v.pays_all or pays_all
+    if w.promotions:
+        v.add(f"promotions:{w.promotions}", 5 * w.promotions)
+    # 杠上抛花 already includes the kong replacement's 5
+    if ev.by == "self_draw" and ev.after_kong and not w.kong_joker_single:
+        v.add("kong_bloom", 5)
+    if ev.by == "discard" and ev.after_kong:
+        v.add("kong_discard", 5)
+        v.pays_all, v.responsible = True, ev.from_
+    if ev.by == "robbed_kong":
+        v.add("robbed_kong", 5)
+        v.pays_all, v.responsible = True, ev.from_
+    if w.hoarded_winds_by is not None:
+        v.add("hoarded_winds", 5)
+        v.pays_all, v.responsible = True, w.hoarded_winds_by
+    if w.flying_horse and ev.by == "discard":
+        v.responsible = ev.from_
+    return v
+
+
+def _seats(seats: list[int]) -> str:
+    return ", ".join(str(s) for s in seats)
+
+
+@register
+class Cixi(Variant):
+    name = "cixi"
+    title = ("Cixi chongji mahjong", "慈溪冲级麻将", "慈溪衝級麻將")
+    unit = ("pt", "点", "點")
+    Rules = Rules
+    Winner = Winner
+    events = (WinEvent[Winner], FalseWinEvent, ExhaustedEvent)
+    terms = {
+        "jokers": ("joker", "龙", "龍"),
+        "no_joker": ("no joker", "无龙会", "無龍會"),
+        "all_pungs": ("all pungs", "对对胡", "對對胡"),
+        "half_flush": ("half flush", "混一色", "混一色"),
+        "chaos": ("chaos", "大乱", "大亂"),
+        "seven_pairs": ("seven pairs", "七对子", "七對子"),
+        "clean_seven_pairs": ("clean seven pairs", "无龙清七对", "無龍清七對"),
+        "seven_winds": ("seven winds", "七风", "七風"),
+        "clean_seven_winds": ("clean seven winds", "无龙七风", "無龍七風"),
+        "pure": ("pure suit", "有龙清一色", "有龍清一色"),
+        "clean_pure": ("pure suit without jokers", "无龙清一色", "無龍清一色"),
+        "single_wait": ("single wait", "独吊", "獨吊"),
+        "joker_single": ("lone joker wait", "抛花", "拋花"),
+        "flying_horse": ("flying horse", "飞马", "飛馬"),
+        "kong_joker_single": ("lone joker on a kong", "杠上抛花", "槓上拋花"),
+        "earthly": ("earthly hand", "地胡", "地胡"),
+        "heavenly": ("heavenly hand", "天胡", "天胡"),
+        "promotions": ("promotion", "上堂", "上堂"),
+        "all_honors": ("all honours", "全风", "全風"),
+        "four_jokers": ("four jokers", "四龙", "四龍"),
+        "ten_winds": ("ten wind discards", "十风", "十風"),
+        "kong_bloom": ("win on kong replacement", "杠头开花", "槓頭開花"),
+        "kong_discard": ("discard after kong", "杠上炮", "槓上炮"),
+        "robbed_kong": ("robbing the kong", "拦杠胡", "攔槓胡"),
+        "hoarded_winds": ("hoarded winds", "关风向", "關風向"),
+        "pays_all": ("each pays in full", "统付", "統付"),
+        "all_in": ("takes everything", "全交", "全交"),
+        "false_win": ("false win", "炸胡", "炸胡"),
+        "streak_bonus": ("dealer streak bonus", "连庄", "連莊"),
+    }
+
+    def initial_balances(self, rules: Rules) -> tuple[int, int, int, int]:
+        p = rules.level_points
+        return (p, p, p, p)
+
+    def score(self, hand: Hand) -> Outcome:
+        rules: Rules = hand.rules
+        self._check_balances(hand, rules)
+        ledger = Ledger()
+        false_winners: set[int] = set()
+        winner: int | None = None
+        over = False
+        for i, ev in enumerate(hand.events):
+            path = f"events[{i}]"
+            if over:
+                raise ScoringError(path, "the hand is already over (a win or the wall running out "
+                                   "ends it); nothing can follow")
+            if isinstance(ev, FalseWinEvent):
+                self._false_win(hand, ev, ledger)
+                false_winners.add(ev.seat)
+            elif isinstance(ev, WinEvent):
+                self.check_winner_count(ev, path)
+                w = ev.winners[0]
+                self._check_winner(hand, ev, w, i, false_winners)
+                self._win(hand, ev, w, ledger)
+                winner, over = w.seat, True
+            else:
+                over = True
+        balances = ledger.held(hand.balances)
+        if winner is None or winner == hand.dealer:
+            nxt, wind = hand.dealer, hand.round_wind
+        else:
+            nxt, wind = pass_deal(hand.dealer, hand.round_wind)
+        return ledger.outcome(hand, nxt, next_round_wind=wind, level_over=0 in balances)
+
+    # -- checks ------------------------------------------------------------------------------
+
+    def _check_balances(self, hand: Hand, rules: Rules) -> None:
+        for s, b in enumerate(hand.balances):
+            if b <= 0:
+                raise ScoringError(f"balances[{s}]", f"seat {s} holds {b}: a level ends when a seat "
+                                   f"reaches 0, so the next hand starts a new level with "
+                                   f"{rules.level_points} each (level_points)")
+
+    def _check_winner(self, hand: Hand, ev: WinEvent, w: Winner, i: int,
+                      false_winners: set[int]) -> None:
+        wpath = f"events[{i}].winners[0]"
+        if w.seat in false_winners:
+            raise ScoringError(f"{wpath}.seat", f"seat {w.seat} made a false win (炸胡) earlier "
+                               "in this hand and may not win it")
+        forms = [f for f in FORMS if getattr(w, f)]
+        if len(forms) > 1:
+            raise ScoringError(f"{wpath}.{forms[1]}", f"a hand has one shape: {forms[0]} and "
+                               f"{forms[1]} do not go together")
+        if w.pure and w.half_flush:
+            raise ScoringError(f"{wpath}.half_flush", "清一色 (pure) and 混一色 (half_flush) "
+                               "exclude each other")
+        lone = [f for f in LONE_DRAGON if getattr(w, f)]
+        if len(lone) > 1:
+            raise ScoringError(f"{wpath}.{lone[1]}", f"{lone[0]} and {lone[1]} are different "
+                               "lone-龙 waits; give the one that happened")
+        if lone and w.jokers < 1:
+            raise ScoringError(f"{wpath}.jokers", f"{lone[0]} waits on a lone 龙, so jokers must "
+                               "be at least 1")
+        if w.single_wait:
+            if lone:
+                # 飞马 (+10) is itself 抛花 (+5) on a 独吊 (+5): counting both would double it
+                raise ScoringError(f"{wpath}.single_wait", "a 独吊 on a lone 龙 is 飞马 "
+                                   "(flying_horse) alone; do not also set single_wait")
+            if forms and forms[0] != "all_pungs":
+                raise ScoringError(f"{wpath}.single_wait", f"独吊 needs chows or pungs; "
+                                   f"{forms[0]} has none")
+        if w.joker_single and ev.by != "self_draw":
+            raise ScoringError(f"{wpath}.joker_single", "抛花 is a self-drawn win")
+        if w.kong_joker_single and not (ev.by == "self_draw" and ev.after_kong):
+            raise ScoringError(f"{wpath}.kong_joker_single", "杠上抛花 is a self-draw on a kong "
+                               "replacement (by self_draw, after_kong true)")
+        if w.hoarded_winds_by is not None:
+            self._check_hoarded(ev, w, wpath)
+        if w.heavenly and (w.seat != hand.dealer or ev.by != "self_draw" or i):
+            raise ScoringError(f"{wpath}.heavenly", "天胡 is the dealer's self-draw on the deal, "
+                               "before anything else happens")
+        if w.earthly and (w.seat == hand.dealer or ev.by != "discard" or ev.from_ != hand.dealer
+                          or i):
+            raise ScoringError(f"{wpath}.earthly", "地胡 is a non-dealer winning on the dealer's "
+                               "first discard (by discard, from the dealer, the first event)")
+
+    def _check_hoarded(self, ev: WinEvent, w: Winner, wpath: str) -> None:
+        by = w.hoarded_winds_by
+        if by == w.seat:
+            raise ScoringError(f"{wpath}.hoarded_winds_by", "the winner cannot pay for his own "
+                               "hoarded winds")
+        if not w.chaos:
+            raise ScoringError(f"{wpath}.hoarded_winds_by", "关风向 pays for a hand that became "
+                               "大乱; set chaos")
+        other = ev.from_ if (ev.by == "robbed_kong" or ev.after_kong
+                             or (w.flying_horse and ev.by == "discard")) else None
+        if other is not None and other != by:
+            # the rules name one seat that pays all three shares; two would be a guess
+            raise ScoringError(f"{wpath}.hoarded_winds_by", f"seat {other} already pays all "
+                               f"three shares for this win; seat {by} cannot pay them too")
+
+    # -- payments ----------------------------------------------------------------------------
+
+    def _false_win(self, hand: Hand, ev: FalseWinEvent, ledger: Ledger) -> None:
+        rules: Rules = hand.rules
+        s, fine = ev.seat, rules.false_win_points
+        held = ledger.held(hand.balances)[s]
+        order = [(s + k) % 4 for k in (1, 2, 3)]  # turn order from s's next seat
+        if held >= 3 * fine:
+            amounts = [fine, fine, fine]
+            how = f"pays {fine}点 to each other seat"
+        else:
+            share, rest = divmod(held, 3)
+            amounts = [share + (k < rest) for k in range(3)]
+            how = f"holds only {held}点, split among the others: " + ", ".join(
+                f"seat {p} {a}" for p, a in zip(order, amounts, strict=True))
+        transfers = [(s, p, a) for p, a in zip(order, amounts, strict=True) if a]
+        ledger.add("false_win", s, f"炸胡: seat {s} {how}", transfers, ["false_win"], fine)
+
+    def _win(self, hand: Hand, ev: WinEvent, w: Winner, ledger: Ledger) -> None:
+        rules: Rules = hand.rules
+        held = ledger.held(hand.balances)
+        others = [s for s in SEATS if s != w.seat]
+        v = valuation(w, ev)
+        if v.all_in:
+            transfers = [(s, w.seat, held[s]) for s in others if held[s]]
+            ledger.add("all_in", w.seat, f"{describe(self.terms, v.all_in)} 全交: seat {w.seat} "
+                       "takes everything the others hold", transfers, [*v.all_in, "all_in"])
+            return
+        value = v.value
+        bonus = rules.streak_bonus * (hand.dealer_streak - 1)
+
+        def share(payer: int, base: int) -> int:  # 连庄: bonus on payments to or by the dealer
+            return base + (bonus if hand.dealer in (payer, w.seat) else 0)
+
+        terms = list(v.terms)
+        if v.responsible is not None:
+            r = v.responsible
+            owed = sum(share(r, value) for _ in others)
+            how = f"seat {r} pays all three shares, {owed}点"
+            wanted: list[tuple[int, int]] = [(r, owed)]
+        elif v.pays_all or ev.by == "self_draw":
+            wanted = [(s, share(s, value)) for s in others]
+            kind = "统付" if ev.by != "self_draw" else "self-draw"
+            how = f"{kind}: each pays {value}点"
+            if v.pays_all:
+                terms.append("pays_all")
+        else:
+            wanted = [(s, share(s, value if s == ev.from_ else value // 2)) for s in others]
+            rest = [s for s in others if s != ev.from_]
+            how = f"discard: seat {ev.from_} pays {value}点, seats {_seats(rest)} {value // 2}点"
+        if bonus and hand.dealer in (w.seat, *(p for p, _ in wanted)):
+            terms.append("streak_bonus")
+            how += f" (+{bonus}点 on each payment to or by the dealer, streak {hand.dealer_streak})"
+        transfers: list[Transfer] = []
+        short = []
+        for payer, amount in wanted:
+            paid = min(amount, held[payer])
+            if paid < amount:
+                short.append(f"seat {payer} has only {paid}")
+            if paid:
+                transfers.append((payer, w.seat, paid))
+        if short:
+            how += " (" + "; ".join(short) + ")"
+        ledger.add("win", w.seat, f"{describe(self.terms, v.terms)} {value}点; {how}", transfers,
+                   terms, value)
+

@@ -1,0 +1,79 @@
+"""Balance charts: PNG bytes, the players in the legend, Chinese text without missing glyphs."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+
+from bot import charts
+from bot.charts import DPI, SIZE_INCHES, build_balance_figure, cjk_font_family, render_balance_chart
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SERIES = {"张三": [0, 5, -3, 10, 12], "李四": [0, -5, 3, 2, -4], "Bob": [0, 0, 0, -12, -8]}
+LABELS = {"title": "慈溪 第一局", "x_label": "局数", "y_label": "分数"}
+
+
+def missing_glyph_warnings(draw) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw()
+    return [str(w.message) for w in caught if "missing from font" in str(w.message)]
+
+
+def test_render_returns_png_of_the_chart_size():
+    png = render_balance_chart(SERIES, level_breaks=[2], **LABELS)
+    assert png.startswith(PNG_SIGNATURE)
+    height, width, _ = imread(io.BytesIO(png), format="png").shape
+    assert (width, height) == (SIZE_INCHES[0] * DPI, SIZE_INCHES[1] * DPI)
+
+
+def test_legend_names_the_players_and_lines_follow_the_series():
+    figure = build_balance_figure(SERIES, level_breaks=[2, 4], **LABELS)
+    (axes,) = figure.axes
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == list(SERIES)
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    for name, balances in SERIES.items():
+        assert list(lines[name].get_ydata()) == balances
+        assert list(lines[name].get_xdata()) == list(range(len(balances)))
+    breaks = [line for line in axes.get_lines() if line.get_linestyle() == "--"]
+    assert sorted(line.get_xdata()[0] for line in breaks) == [2, 4]
+    assert axes.get_title() == LABELS["title"]
+    assert axes.get_xlabel() == LABELS["x_label"] and axes.get_ylabel() == LABELS["y_label"]
+
+
+def test_many_players_and_empty_series_render():
+    many = {f"玩家{i}": [0, i, -i] for i in range(16)}
+    assert render_balance_chart(many, **LABELS).startswith(PNG_SIGNATURE)
+    assert render_balance_chart({}, **LABELS).startswith(PNG_SIGNATURE)
+    assert build_balance_figure({}, **LABELS).axes[0].get_legend() is None
+
+
+def test_glyph_check_detects_a_font_without_chinese():
+    """The check below means something: DejaVu Sans alone has no Chinese glyphs."""
+    figure = Figure()
+    FigureCanvasAgg(figure)
+    figure.suptitle("张三", fontfamily="DejaVu Sans")
+    assert missing_glyph_warnings(lambda: figure.savefig(io.BytesIO(), format="png"))
+
+
+def test_chinese_renders_without_missing_glyphs():
+    if cjk_font_family() is None:
+        pytest.skip("no CJK font installed (Debian: apt-get install fonts-wqy-microhei)")
+    assert missing_glyph_warnings(lambda: render_balance_chart(SERIES, level_breaks=[2], **LABELS)) == []
+
+
+def test_no_cjk_font_falls_back_without_crashing(monkeypatch):
+    monkeypatch.setattr(charts, "CJK_FONTS", ("No Such Font 字体",))
+    charts.cjk_font_family.cache_clear()
+    try:
+        assert charts.cjk_font_family() is None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the missing glyphs are expected here
+            assert render_balance_chart(SERIES, **LABELS).startswith(PNG_SIGNATURE)
+    finally:
+        charts.cjk_font_family.cache_clear()

@@ -1,0 +1,76 @@
+"""Export → import round trip of the file formats (the chat commands are tested end to end)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.export import ExportedHand, ImportError_, parse_import, to_csv, to_json
+from scoring import score
+
+PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]
+
+
+def hands() -> list[ExportedHand]:
+    records = [
+        {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
+         "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 1, "pure": True}]}]},
+        {"variant": "luzhou", "rules": {}, "dealer": 1, "dealer_streak": 1, "round_wind": 0,
+         "events": [{"type": "win", "by": "discard", "from": 3,
+                     "winners": [{"seat": 2, "form": "all_pungs"}]}]},
+        {"variant": "luzhou", "rules": {}, "dealer": 2, "dealer_streak": 1, "round_wind": 0,
+         "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 0, "quads": 2}]}]},
+    ]
+    return [ExportedHand(i + 1, r, score(r).to_dict(), voided=(i == 2), void_reason="typo" if i == 2
+                         else None) for i, r in enumerate(records)]
+
+
+def test_json_round_trip_gives_identical_totals() -> None:
+    original = hands()
+    doc = to_json("luzhou", {"cap": 40}, 50, PLAYERS, original)
+    back = parse_import(json.dumps(doc, ensure_ascii=False).encode())
+    assert back.players == tuple(PLAYERS) and back.stake_cents == 50 and back.rules == {"cap": 40}
+
+    def totals(hs: list[ExportedHand] | tuple[ExportedHand, ...]) -> list[int]:
+        return [sum(h.outcome["deltas"][s] for h in hs if not h.voided) for s in range(4)]
+
+    assert totals(back.hands) == totals(original) == [-10, 30, -5, -15]
+    assert [h.voided for h in back.hands] == [False, False, True]
+
+
+def test_each_exported_record_scores_through_the_command_line() -> None:
+    doc = to_json("luzhou", {}, 0, PLAYERS, hands())
+    for item in doc["hands"]:
+        proc = subprocess.run([sys.executable, "-m", "scoring", "score"],
+                              input=json.dumps(item["record"]), capture_output=True, text=True,
+                              check=False)
+        assert proc.returncode == 0
+        assert json.loads(proc.stdout)["deltas"] == score(item["record"]).to_dict()["deltas"]
+
+
+def test_csv_has_one_row_per_hand_and_seat_with_running_totals() -> None:
+    rows = list(csv.DictReader(io.StringIO(to_csv(PLAYERS, hands(), 50))))
+    assert len(rows) == 12
+    last = {r["player"]: r for r in rows if r["hand"] == "3"}
+    assert last["<b>&Bob"]["total_points"] == "30" and last["<b>&Bob"]["money_cents"] == "1500"
+    assert last["Alice"]["points"] == "0" and last["Alice"]["voided"] == "1"
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (b"\xff", "not a JSON"),
+    (b"[]", "not a Mahjong Ledger export"),
+    (json.dumps({"format": "mjledger-session/1", "variant": "luzhou", "players": ["a"]}).encode(),
+     "players"),
+    (json.dumps({"format": "mjledger-session/1", "variant": "luzhou", "players": list("abcd"),
+                 "hands": [{"record": {"variant": "luzhou", "events": [
+                     {"type": "win", "by": "discard", "from": 1, "winners": [{"seat": 0}]}]}}]}
+                ).encode(), "hands[0]: events[0].winners[0]"),
+])
+def test_bad_files_are_refused_with_the_reason(payload: bytes, reason: str) -> None:
+    with pytest.raises(ImportError_, match=reason.replace("[", r"\[").replace("]", r"\]")):
+        parse_import(payload)

@@ -1,0 +1,174 @@
+"""Migrations from an empty database: the Alembic command line from the repository root, the
+bot's own upgrade on start (from any working directory), and models matching migrations."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import op
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
+
+from db import Store
+from db.config import DEFAULT_URL, async_url, database_url, make_engine
+from db.models import Base
+from db.store import alembic_config
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = {"chats", "people", "sessions", "session_totals", "hands", "hand_voids", "ledger_entries",
+          "payments", "drafts", "alembic_version"}
+HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def alembic(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": url}
+    return subprocess.run([sys.executable, "-m", "alembic", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+async def tables_and_version(url: str) -> tuple[set[str], str | None]:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+            version = None
+            if "alembic_version" in tables:
+                version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar()
+            return tables, version
+    finally:
+        await engine.dispose()
+
+
+async def test_alembic_upgrade_head_from_empty(db_url: str) -> None:
+    assert await tables_and_version(db_url) == (set(), None)
+    done = alembic(db_url, "upgrade", "head")
+    assert done.returncode == 0, done.stderr
+    assert await tables_and_version(db_url) == (TABLES, HEAD)
+    again = alembic(db_url, "upgrade", "head")  # already at head: nothing to do
+    assert again.returncode == 0, again.stderr
+
+
+async def test_alembic_downgrade_to_empty_and_back(db_url: str) -> None:
+    assert alembic(db_url, "upgrade", "head").returncode == 0
+    down = alembic(db_url, "downgrade", "base")
+    assert down.returncode == 0, down.stderr
+    assert await tables_and_version(db_url) == ({"alembic_version"}, None)
+    assert alembic(db_url, "upgrade", "head").returncode == 0
+    assert (await tables_and_version(db_url))[1] == HEAD
+
+
+async def test_models_match_migrations(db_url: str) -> None:
+    store = await Store.open(db_url)
+    try:
+        async with store.engine.connect() as conn:
+            diff = await conn.run_sync(lambda c: compare_metadata(
+                MigrationContext.configure(c, opts={"compare_type": True}), Base.metadata))
+    finally:
+        await store.close()
+    assert diff == [], "models and migrations differ: add a migration"
+
+
+async def test_store_open_migrates_from_any_directory(db_url: str, tmp_path: Path) -> None:
+    # The bot upgrades on start without alembic.ini in its working directory.
+    code = ("import asyncio, sys\nfrom db import Store\n"
+            "async def main():\n    s = await Store.open(sys.argv[1])\n    await s.close()\n"
+            "asyncio.run(main())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code, db_url], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert await tables_and_version(db_url) == (TABLES, HEAD)
+    assert not (tmp_path / "mjledger.sqlite3").exists()
+
+
+async def test_two_processes_starting_at_once_migrate_once(db_url: str) -> None:
+    stores = await asyncio.gather(*(Store.open(db_url) for _ in range(3)))
+    try:
+        assert await tables_and_version(db_url) == (TABLES, HEAD)
+        assert (await stores[0].ensure_chat(1)).id == 1
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_failed_migration_leaves_no_half_schema(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = op.create_table
+    made: list[str] = []
+
+    def create_then_fail(name: str, *args: Any, **kw: Any) -> Any:
+        if made:  # the second table fails
+            raise RuntimeError("disk full")
+        made.append(name)
+        return real(name, *args, **kw)
+
+    monkeypatch.setattr(op, "create_table", create_then_fail)
+    with pytest.raises(RuntimeError):
+        await Store.open(db_url)
+    monkeypatch.undo()
+    assert made and (await tables_and_version(db_url))[0] == set()
+
+
+async def test_open_twice_and_without_migrating(db_url: str) -> None:
+    for _ in range(2):
+        store = await Store.open(db_url)
+        assert await store.ping()
+        await store.close()
+    store = await Store.open(db_url, migrate=False)
+    try:
+        assert (await store.ensure_chat(1)).id == 1
+    finally:
+        await store.close()
+
+
+async def test_ping_is_false_when_the_database_is_unreachable() -> None:
+    store = await Store.open("postgresql://nobody@127.0.0.1:1/none", migrate=False)  # closed port
+    try:
+        assert await store.ping() is False
+    finally:
+        await store.close()
+
+
+def test_default_url_is_a_sqlite_file_in_the_working_directory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert database_url() == DEFAULT_URL == "sqlite+aiosqlite:///mjledger.sqlite3"
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
+    assert database_url() == "postgresql://u@h/db"
+    assert database_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ("sqlite:///a.sqlite3", "sqlite+aiosqlite:///a.sqlite3"),
+    ("sqlite+aiosqlite:///a.sqlite3", "sqlite+aiosqlite:///a.sqlite3"),
+    ("postgresql://u:p@h:5432/db", "postgresql+asyncpg://u:p@h:5432/db"),
+    ("postgres://u:p@h/db", "postgresql+asyncpg://u:p@h/db"),
+    ("postgresql+psycopg2://u@h/db", "postgresql+asyncpg://u@h/db"),
+    ("postgresql://u@h/db?sslmode=require", "postgresql+asyncpg://u@h/db?ssl=require"),
+])
+def test_plain_urls_get_async_drivers(given: str, expected: str) -> None:
+    assert async_url(given).render_as_string(hide_password=False) == expected
+
+
+def test_other_databases_are_refused() -> None:
+    with pytest.raises(ValueError, match="mysql"):
+        async_url("mysql://u@h/db")
+
+
+async def test_default_store_is_a_file_in_the_working_directory(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    store = await Store.open()
+    try:
+        await store.ensure_chat(1)
+    finally:
+        await store.close()
+    assert (tmp_path / "mjledger.sqlite3").exists()
+    assert await tables_and_version(f"sqlite:///{tmp_path / 'mjledger.sqlite3'}") == (TABLES, HEAD)
