@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import event
@@ -69,9 +71,26 @@ def make_engine(url: str | URL | None = None, **kwargs: Any) -> AsyncEngine:
 
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
-    # WAL lets readers run while one writer writes; the busy timeout makes a second writer
-    # wait for the lock instead of failing at once; SQLite checks foreign keys only when asked.
-    cur.execute("PRAGMA journal_mode=WAL")
+    # The busy timeout makes a second writer wait for the lock instead of failing at once;
+    # SQLite checks foreign keys only when asked.
     cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT * 1000}")
     cur.execute("PRAGMA foreign_keys=ON")
+    _use_wal(cur)
     cur.close()
+
+
+def _use_wal(cur: Any) -> None:
+    """Switch the file to WAL (readers run while one writer writes). The mode is stored in the
+    file, so only a new file switches; SQLite does not call the busy handler for the switch,
+    so processes opening a new file together retry here (up to the busy timeout)."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode")
+            if cur.fetchone()[0] != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)

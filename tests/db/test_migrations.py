@@ -99,6 +99,19 @@ async def test_two_processes_starting_at_once_migrate_once(db_url: str) -> None:
             await store.close()
 
 
+async def test_new_sqlite_files_opened_at_once_all_open(tmp_path: Path) -> None:
+    # Switching a new file to WAL does not wait for other connections' locks; it used to
+    # fail now and then with "database is locked" when workers started together.
+    async def open_close(url: str) -> None:
+        store = await Store.open(url)
+        await store.close()
+
+    for i in range(30):
+        url = f"sqlite:///{tmp_path}/new{i}.sqlite3"
+        await asyncio.gather(*(open_close(url) for _ in range(3)))
+        assert await tables_and_version(url) == (TABLES, HEAD)
+
+
 async def test_a_failed_migration_leaves_no_half_schema(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     real = op.create_table
     made: list[str] = []
