@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from pydantic_core import PydanticCustomError
+
 
 class ScoringError(ValueError):
-    """An invalid hand record. `field` is a path like ``events[1].winners[0].seat``."""
+    """An invalid hand record. `field` is a path like ``events[1].winners[0].seat``.
 
-    def __init__(self, field: str, message: str) -> None:
+    `template` is an English message with ``{name}`` placeholders filled from `params`; it is
+    also the message key the bot translates (extracted with `-k ScoringError:2`), so raise with
+    a literal template and the changing parts as keyword arguments. A parameter whose name
+    starts with `seat` holds a seat number or a list of them and stands for the whole noun
+    ("{seat} has already won" reads "seat 2 has already won"), so the bot can put players'
+    names there instead."""
+
+    def __init__(self, field: str, template: str, **params: object) -> None:
         self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}" if field else message)
+        self.template = template
+        self.params = params
+        self.message = format_message(template, params)
+        super().__init__(f"{field}: {self.message}" if field else self.message)
 
 
 class IncompleteHand(ScoringError):
@@ -17,3 +28,27 @@ class IncompleteHand(ScoringError):
 
     Scoring a finished record treats it like any error; the bot's wizard, which validates a
     hand while it is being entered, lets it pass until the preview."""
+
+
+def invalid(template: str, **params: object) -> PydanticCustomError:
+    """A model validator's refusal. Pydantic reports it at the field's path; the template and
+    params ride in its context so `validation` raises them as a `ScoringError` unchanged
+    (extracted for translation like `ScoringError`'s template)."""
+    return PydanticCustomError("scoring", template, {"template": template, **params})
+
+
+def format_message(template: str, params: dict[str, object]) -> str:
+    """The English text: seat parameters read "seat 2" or "seats 1, 3"."""
+    if not params:
+        return template
+    return template.format(**{k: _seat_words(v) if k.startswith("seat") else v
+                              for k, v in params.items()})
+
+
+def _seat_words(value: object) -> str:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        seats = sorted(value)  # type: ignore[type-var]
+        if len(seats) != 1:
+            return "seats " + ", ".join(map(str, seats))
+        value = seats[0]
+    return f"seat {value}"

@@ -114,15 +114,16 @@ def cixi_levels(hands: Iterable[Mapping[str, Any] | Any], *, start: Sequence[int
     for i, hand in enumerate(hands):
         record = dict(_record_of(hand))
         if record.get("variant") != "cixi":
-            raise ScoringError(f"hands[{i}].variant", f"levels are kept for cixi hands only (got "
-                               f"{record.get('variant')!r})")
+            raise ScoringError(f"hands[{i}].variant",
+                               "levels are kept for cixi hands only (got {variant})",
+                               variant=repr(record.get("variant")))
         if balances is not None:
             record["balances"] = list(balances)
         try:
             variant, parsed = parse_record(record)
             out = variant.score(parsed)
         except ScoringError as exc:
-            raise ScoringError(f"hands[{i}].{exc.field}", exc.message) from None
+            raise ScoringError(f"hands[{i}].{exc.field}", exc.template, **exc.params) from None
         fresh = variant.initial_balances(parsed.rules)
         if level_start is None:
             level_start = parsed.balances

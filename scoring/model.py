@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
-from pydantic_core import PydanticCustomError
+
+from .errors import invalid
 
 SEATS = (0, 1, 2, 3)
 
 
 def _check_seat(seat: int) -> int:
     if seat not in SEATS:
-        raise PydanticCustomError("seat_range", "seat {seat} is out of range (seats are 0–3)",
-                                  {"seat": seat})
+        raise invalid("{number} is not a seat (seats are 0–3)", number=seat)
     return seat
 
 
@@ -56,21 +56,19 @@ class WinEvent(StrictModel, Generic[W]):
     def _shape(self) -> WinEvent[W]:
         seats = [w.seat for w in self.winners]
         if len(set(seats)) != len(seats):
-            raise PydanticCustomError("win_shape", "a seat is listed twice in winners")
+            raise invalid("a seat is listed twice in winners")
         if self.by == "self_draw":
             if self.from_ is not None:
-                raise PydanticCustomError("win_shape", "a self-drawn win has no 'from'")
+                raise invalid("a self-drawn win has no 'from'")
             if len(seats) > 1:
-                raise PydanticCustomError("win_shape", "a self-drawn win has exactly one winner")
+                raise invalid("a self-drawn win has exactly one winner")
         else:
             if self.from_ is None:
-                raise PydanticCustomError("win_shape", "a {by} win needs 'from' (the seat that pays)",
-                                          {"by": self.by})
+                raise invalid("a {by} win needs 'from' (the seat that pays)", by=self.by)
             if self.from_ in seats:
-                raise PydanticCustomError("win_shape", "seat {s} cannot win off its own tile",
-                                          {"s": self.from_})
+                raise invalid("{seat} cannot win off its own tile", seat=self.from_)
             if self.by == "robbed_kong" and self.after_kong:
-                raise PydanticCustomError("win_shape", "after_kong does not go with robbed_kong")
+                raise invalid("after_kong does not go with robbed_kong")
         return self
 
     @property
@@ -89,13 +87,13 @@ class KongEvent(StrictModel):
     def _shape(self) -> KongEvent:
         if self.kind == "exposed":
             if self.from_ is None:
-                raise PydanticCustomError("kong_shape", "an exposed kong needs 'from' (the discarder)")
+                raise invalid("an exposed kong needs 'from' (the discarder)")
             if self.from_ == self.seat:
-                raise PydanticCustomError("kong_shape", "a seat cannot kong its own discard")
+                raise invalid("a seat cannot kong its own discard")
         elif self.from_ is not None:
-            raise PydanticCustomError("kong_shape", "only an exposed kong has 'from'")
+            raise invalid("only an exposed kong has 'from'")
         if self.robbed and self.kind != "added":
-            raise PydanticCustomError("kong_shape", "only an added kong can be robbed")
+            raise invalid("only an added kong can be robbed")
         return self
 
 

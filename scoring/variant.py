@@ -60,8 +60,8 @@ class Variant:
     def check_winner_count(self, ev: WinEvent, path: str) -> None:
         if len(ev.winners) > 1 and not self.multi_winner:
             raise ScoringError(f"{path}.winners",
-                               f"{self.name} allows one winner per discard (截胡); "
-                               f"got {len(ev.winners)}")
+                               "{variant} allows one winner per discard (截胡); got {count}",
+                               variant=self.name, count=len(ev.winners))
 
 
 _REGISTRY: dict[str, Variant] = {}
@@ -91,7 +91,8 @@ def all_variants() -> dict[str, Variant]:
 def get_variant(name: str) -> Variant:
     known = all_variants()
     if name not in known:
-        raise ScoringError("variant", f"unknown variant {name!r} (known: {', '.join(known)})")
+        raise ScoringError("variant", "unknown variant {name} (known: {known})", name=repr(name),
+                           known=", ".join(known))
     return known[name]
 
 

@@ -218,38 +218,41 @@ class Cixi(Variant):
     def _check_balances(self, hand: Hand, rules: Rules) -> None:
         for s, b in enumerate(hand.balances):
             if b <= 0:
-                raise ScoringError(f"balances[{s}]", f"seat {s} holds {b}: a level ends when a seat "
-                                   f"reaches 0, so the next hand starts a new level with "
-                                   f"{rules.level_points} each (level_points)")
+                raise ScoringError(f"balances[{s}]", "{seat} holds {balance}: a level ends when a "
+                                   "seat reaches 0, so the next hand starts a new level with "
+                                   "{level_points} each (level_points)", seat=s, balance=b,
+                                   level_points=rules.level_points)
 
     def _check_winner(self, hand: Hand, ev: WinEvent, w: Winner, i: int,
                       false_winners: set[int]) -> None:
         wpath = f"events[{i}].winners[0]"
         if w.seat in false_winners:
-            raise ScoringError(f"{wpath}.seat", f"seat {w.seat} made a false win (炸胡) earlier "
-                               "in this hand and may not win it")
+            raise ScoringError(f"{wpath}.seat", "{seat} made a false win (炸胡) earlier "
+                               "in this hand and may not win it", seat=w.seat)
         forms = [f for f in FORMS if getattr(w, f)]
         if len(forms) > 1:
-            raise ScoringError(f"{wpath}.{forms[1]}", f"a hand has one shape: {forms[0]} and "
-                               f"{forms[1]} do not go together")
+            raise ScoringError(f"{wpath}.{forms[1]}", "a hand has one shape: {form} and "
+                               "{other_form} do not go together", form=forms[0],
+                               other_form=forms[1])
         if w.pure and w.half_flush:
             raise ScoringError(f"{wpath}.half_flush", "清一色 (pure) and 混一色 (half_flush) "
                                "exclude each other")
         lone = [f for f in LONE_DRAGON if getattr(w, f)]
         if len(lone) > 1:
-            raise ScoringError(f"{wpath}.{lone[1]}", f"{lone[0]} and {lone[1]} are different "
-                               "lone-龙 waits; give the one that happened")
+            raise ScoringError(f"{wpath}.{lone[1]}", "{wait} and {other_wait} are different "
+                               "lone-龙 waits; give the one that happened", wait=lone[0],
+                               other_wait=lone[1])
         if lone and w.jokers < 1:
-            raise ScoringError(f"{wpath}.jokers", f"{lone[0]} waits on a lone 龙, so jokers must "
-                               "be at least 1")
+            raise ScoringError(f"{wpath}.jokers", "{wait} waits on a lone 龙, so jokers must "
+                               "be at least 1", wait=lone[0])
         if w.single_wait:
             if lone:
                 # 飞马 (+10) is itself 抛花 (+5) on a 独吊 (+5): counting both would double it
                 raise ScoringError(f"{wpath}.single_wait", "a 独吊 on a lone 龙 is 飞马 "
                                    "(flying_horse) alone; do not also set single_wait")
             if forms and forms[0] != "all_pungs":
-                raise ScoringError(f"{wpath}.single_wait", f"独吊 needs chows or pungs; "
-                                   f"{forms[0]} has none")
+                raise ScoringError(f"{wpath}.single_wait", "独吊 needs chows or pungs; "
+                                   "{form} has none", form=forms[0])
         if w.joker_single and ev.by != "self_draw":
             raise ScoringError(f"{wpath}.joker_single", "抛花 is a self-drawn win")
         if w.kong_joker_single and not (ev.by == "self_draw" and ev.after_kong):
@@ -277,8 +280,9 @@ class Cixi(Variant):
                              or (w.flying_horse and ev.by == "discard")) else None
         if other is not None and other != by:
             # the rules name one seat that pays all three shares; two would be a guess
-            raise ScoringError(f"{wpath}.hoarded_winds_by", f"seat {other} already pays all "
-                               f"three shares for this win; seat {by} cannot pay them too")
+            raise ScoringError(f"{wpath}.hoarded_winds_by", "{seat} already pays all "
+                               "three shares for this win; {seat_by} cannot pay them too",
+                               seat=other, seat_by=by)
 
     # -- payments ----------------------------------------------------------------------------
 

@@ -188,8 +188,8 @@ class Feibao(Variant):
                 continue
             if isinstance(ev, JingBonusEvent):
                 if bonus is not None:
-                    raise ScoringError(path, f"the 精 bonus is counted once per hand; "
-                                       f"{bonus[0]} already gives it")
+                    raise ScoringError(path, "the 精 bonus is counted once per hand; "
+                                       "{event} already gives it", event=bonus[0])
                 self._check_jing(ev, path)
                 bonus = (path, ev)
                 continue
@@ -197,8 +197,8 @@ class Feibao(Variant):
                 raise ScoringError(path, "the hand is already over (a win or the wall running out "
                                    "ends it); only fei_bao and jing_bonus may follow")
             if robbed is not None and not (isinstance(ev, WinEvent) and ev.by == "robbed_kong"):
-                raise ScoringError(path, f"seat {robbed[0]}'s kong at {robbed[1]} was robbed: "
-                                   "the next event is the robbed_kong win")
+                raise ScoringError(path, "{seat}'s kong at {at} was robbed: the next event is "
+                                   "the robbed_kong win", seat=robbed[0], at=robbed[1])
             if isinstance(ev, FeibaoKong):
                 self._kong(ev, ledger)
                 last = (path, ev)
@@ -208,13 +208,13 @@ class Feibao(Variant):
                     kongs[ev.seat] += 1
             elif isinstance(ev, WinEvent):
                 if robbed is not None and ev.from_ != robbed[0]:
-                    raise ScoringError(f"{path}.from", f"the robbed kong is seat {robbed[0]}'s "
-                                       f"({robbed[1]})")
+                    raise ScoringError(f"{path}.from", "the robbed kong is {seat}'s ({at})",
+                                       seat=robbed[0], at=robbed[1])
                 if (ev.by == "robbed_kong" and robbed is None and last is not None
                         and last[1].seat == ev.from_ and last[1].kind == "added"):
                     # that kong was the one robbed: it must not also collect kong points
-                    raise ScoringError(f"{last[0]}.robbed", f"seat {ev.from_}'s added kong was "
-                                       "robbed by the next win; mark it robbed: true")
+                    raise ScoringError(f"{last[0]}.robbed", "{seat}'s added kong was robbed by "
+                                       "the next win; mark it robbed: true", seat=ev.from_)
                 win = self._win(hand, ev, path, kongs, ledger)
                 over = True
             else:
@@ -252,7 +252,8 @@ class Feibao(Variant):
             raise ScoringError(f"{path}.by", "feibao wins are self-drawn or by robbing a kong; a "
                                "discard win needs rule discard_wins")
         if ev.by == "discard" and len(ev.winners) > 1:
-            raise ScoringError(f"{path}.winners", f"one winner per discard; got {len(ev.winners)}")
+            raise ScoringError(f"{path}.winners", "one winner per discard; got {count}",
+                               count=len(ev.winners))
         if ev.after_kong and ev.by != "self_draw":
             raise ScoringError(f"{path}.after_kong", "after_kong is the kong player's own draw "
                                "(杠上开花): by self_draw")
@@ -300,15 +301,16 @@ class Feibao(Variant):
             raise ScoringError(f"{wpath}.diaotou", "宝掉头 is winning on the pair with a 精; set "
                                "jing")
         if w.diaotou and w.form in IRREGULAR:
-            raise ScoringError(f"{wpath}.diaotou", f"{w.form} has no 掉头 in the base table")
+            raise ScoringError(f"{wpath}.diaotou", "{form} has no 掉头 in the base table",
+                               form=w.form)
         if w.seven_honors and w.form not in IRREGULAR:
             raise ScoringError(f"{wpath}.seven_honors", "七字全 goes with orphans or "
                                "thirteen_waves")
         if w.luxury and w.form != "seven_pairs":
             raise ScoringError(f"{wpath}.luxury", "豪华 is four of a kind inside seven pairs")
         if w.pure and w.form in IRREGULAR:
-            raise ScoringError(f"{wpath}.pure", f"{w.form} holds several suits; it cannot be "
-                               "清一色")
+            raise ScoringError(f"{wpath}.pure", "{form} holds several suits; it cannot be 清一色",
+                               form=w.form)
         if ev.after_kong and w.kong_chain < 1:
             raise ScoringError(f"{wpath}.kong_chain", "a win on a kong replacement (after_kong) "
                                "counts at least one kong: kong_chain ≥ 1")
@@ -316,9 +318,9 @@ class Feibao(Variant):
             raise ScoringError(f"{wpath}.kong_chain", "kong_chain counts the kongs right before "
                                "a win on the replacement tile; set after_kong")
         if w.kong_chain > kongs[w.seat]:
-            raise ScoringError(f"{wpath}.kong_chain", f"kong_chain {w.kong_chain} but seat "
-                               f"{w.seat} made {kongs[w.seat]} kong(s) before this win; record "
-                               "each kong as a kong event")
+            raise ScoringError(f"{wpath}.kong_chain", "kong_chain {chain} but {seat} made {kongs} "
+                               "kong(s) before this win; record each kong as a kong event",
+                               chain=w.kong_chain, seat=w.seat, kongs=kongs[w.seat])
         self._check_fed(w, wpath)
 
     def _check_fed(self, w: Winner, wpath: str) -> None:
@@ -327,10 +329,10 @@ class Feibao(Variant):
                 raise ScoringError(f"{wpath}.fed['{key}']", "the winner does not feed himself; "
                                    "list the seats that supplied his melds")
         if sum(w.fed.values()) > 4:
-            raise ScoringError(f"{wpath}.fed", f"a hand has at most 4 melds (got "
-                               f"{sum(w.fed.values())})")
+            raise ScoringError(f"{wpath}.fed", "a hand has at most 4 melds (got {count})",
+                               count=sum(w.fed.values()))
         if w.fed and w.form in ("seven_pairs", "thirteen_waves"):
-            raise ScoringError(f"{wpath}.fed", f"{w.form} has no chow or pung melds")
+            raise ScoringError(f"{wpath}.fed", "{form} has no chow or pung melds", form=w.form)
 
     # -- 飞宝 --------------------------------------------------------------------------------
 
@@ -339,12 +341,12 @@ class Feibao(Variant):
         thrown = sum(w.fei_bao for w in winners)
         for path, ev in fei:
             if ev.seat in (win.ev.seats if win else []):
-                raise ScoringError(f"{path}.seat", f"seat {ev.seat} won: its 飞宝 goes in the "
-                                   "winner's fei_bao field")
+                raise ScoringError(f"{path}.seat", "{seat} won: its 飞宝 goes in the winner's "
+                                   "fei_bao field", seat=ev.seat)
             thrown += ev.count
             if thrown > ALL_JING:
-                raise ScoringError(f"{path}.count", f"only {ALL_JING} 精 are in play; this hand "
-                                   f"now throws {thrown}")
+                raise ScoringError(f"{path}.count", "only {limit} 精 are in play; this hand now "
+                                   "throws {thrown}", limit=ALL_JING, thrown=thrown)
 
     def _fei_bao_extra(self, fei: list[tuple[str, FeiBaoEvent]], win: WinRecord, rules: Rules,
                        ledger: Ledger) -> None:
@@ -378,9 +380,12 @@ class Feibao(Variant):
     def _check_jing(self, ev: JingBonusEvent, path: str) -> None:
         for kind in ("zheng", "fu"):
             total = sum(getattr(h, kind) for h in ev.seats.values())
+            if total > 4 and kind == "zheng":
+                raise ScoringError(f"{path}.seats", "there are 4 正精 (zheng); the seats hold "
+                                   "{total}", total=total)
             if total > 4:
-                raise ScoringError(f"{path}.seats", f"there are 4 {'正' if kind == 'zheng' else '副'}"
-                                   f"精 ({kind}); the seats hold {total}")
+                raise ScoringError(f"{path}.seats", "there are 4 副精 (fu); the seats hold {total}",
+                                   total=total)
 
     def _jing_bonus(self, ev: JingBonusEvent, counted: bool, ledger: Ledger) -> None:
         held = {int(k): h for k, h in sorted(ev.seats.items()) if h.zheng or h.fu}

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
-from pydantic_core import PydanticCustomError
 
-from ..errors import IncompleteHand, ScoringError
+from ..errors import IncompleteHand, ScoringError, invalid
 from ..model import (
     SEATS,
     ExhaustedReadyEvent,
@@ -58,7 +57,7 @@ class ReadyHand(StrictModel):
     @model_validator(mode="after")
     def _quads_in_pairs(self) -> ReadyHand:
         if self.quads and self.form != "seven_pairs":
-            raise PydanticCustomError("guiyang", "quads count only in seven pairs (龙七对); "
+            raise invalid("quads count only in seven pairs (龙七对); "
                                       "record kongs as kong events")
         return self
 
@@ -69,8 +68,8 @@ class Winner(WinnerBase, ReadyHand):
 
 def _check_tile(tile: str) -> str:
     if len(tile) != 2 or tile[0] not in "123456789" or tile[1] not in SUITS:
-        raise PydanticCustomError("tile", "must be a suited tile like '5p': rank 1–9 and suit "
-                                  "m, p or s (got '{tile}')", {"tile": tile})
+        raise invalid("must be a suited tile like '5p': rank 1–9 and suit m, p or s "
+                      "(got '{tile}')", tile=tile)
     return tile
 
 
@@ -103,21 +102,21 @@ class ChickensEvent(StrictModel):
         hands = self.seats.values()
         fanji = sum(h.fanji for h in hands)
         if fanji and fan is None:
-            raise PydanticCustomError("chickens", "no tile was flipped, so there is no 翻鸡: "
+            raise invalid("no tile was flipped, so there is no 翻鸡: "
                                       "fanji must be 0")
         if fanji and fan == "1s":
-            raise PydanticCustomError("chickens", "9s flipped makes 幺鸡 the 翻鸡 (金鸡): count "
+            raise invalid("9s flipped makes 幺鸡 the 翻鸡 (金鸡): count "
                                       "those tiles in yaoji, not fanji")
         # the hero tile is valued once, by `hero`, never also in anyone's yaoji or yaoji_out
         yaoji = sum(h.yaoji + h.yaoji_out for h in hands) + (self.hero is not None)
         if yaoji > 4:
-            raise PydanticCustomError("chickens", "there are only four 幺鸡 (1s); yaoji, "
-                                      "yaoji_out and the hero tile add up to {n}", {"n": yaoji})
+            raise invalid("there are only four 幺鸡 (1s); yaoji, "
+                                      "yaoji_out and the hero tile add up to {n}", n=yaoji)
         kinds = 1 if fan in (None, "1s") else 2
         tiles = yaoji + fanji + 4 * sum(h.quads for h in hands)
         if tiles > 4 * kinds:
-            raise PydanticCustomError("chickens", "more chicken tiles than exist ({n} counted, "
-                                      "{k} in the set)", {"n": tiles, "k": 4 * kinds})
+            raise invalid("more chicken tiles than exist ({n} counted, "
+                                      "{k} in the set)", n=tiles, k=4 * kinds)
         return self
 
 
@@ -254,41 +253,43 @@ class Guiyang(Variant):
             path = f"events[{i}]"
             if isinstance(ev, WinEvent | ExhaustedReadyEvent):
                 if read.end is not None:
-                    raise ScoringError(path, f"the hand already ended at {read.end[0]}; a Guiyang "
+                    raise ScoringError(path, "the hand already ended at {event}; a Guiyang "
                                        "hand ends at its first win (several winners of one "
-                                       "discard go in one win event)")
+                                       "discard go in one win event)", event=read.end[0])
                 read.end = (path, ev)
             elif isinstance(ev, KongEvent):
                 if read.end is not None:
-                    raise ScoringError(path, f"a kong must come before the event that ended the "
-                                       f"hand ({read.end[0]})")
+                    raise ScoringError(path, "a kong must come before the event that ended the "
+                                       "hand ({event})", event=read.end[0])
                 read.kongs.append((path, ev))
             elif isinstance(ev, ReadyEvent | ChickensEvent):
                 kind = "ready" if isinstance(ev, ReadyEvent) else "chickens"
                 if read.end is None:
-                    raise ScoringError(f"{path}.type", f"{kind} comes after the win it belongs to")
+                    raise ScoringError(f"{path}.type", "{kind} comes after the win it belongs to",
+                                       kind=kind)
                 if not isinstance(read.end[1], WinEvent):
-                    raise ScoringError(f"{path}.type", f"{kind} belongs to a won hand; on an "
+                    raise ScoringError(f"{path}.type", "{kind} belongs to a won hand; on an "
                                        "exhausted wall there are no 鸡 and 查叫 uses "
-                                       "exhausted.ready")
+                                       "exhausted.ready", kind=kind)
                 if getattr(read, kind) is not None:
-                    raise ScoringError(path, f"there is already a {kind} event "
-                                       f"({getattr(read, kind)[0]})")
+                    raise ScoringError(path, "there is already a {kind} event ({event})",
+                                       kind=kind, event=getattr(read, kind)[0])
                 setattr(read, kind, (path, ev))
             elif isinstance(ev, FollowEvent):
                 if read.follow is not None:
-                    raise ScoringError(path, f"there is already a follow event ({read.follow[0]})")
+                    raise ScoringError(path, "there is already a follow event ({event})",
+                                       event=read.follow[0])
                 read.follow = (path, ev)
             else:
                 if ev.seat in read.dead:
-                    raise ScoringError(f"{path}.seat", f"seat {ev.seat} is already 相公 "
-                                       f"({read.dead[ev.seat]})")
+                    raise ScoringError(f"{path}.seat", "{seat} is already 相公 ({event})",
+                                       seat=ev.seat, event=read.dead[ev.seat])
                 read.dead[ev.seat] = path
         if read.end is None:
             raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
         for seat in SEATS:
             if len([k for _, k in read.kongs if k.seat == seat]) > 4:
-                raise ScoringError("events", f"seat {seat} has more than four kongs")
+                raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
         return read
 
     def _check_won(self, hand: Hand, read: _Read, path: str, ev: WinEvent) -> set[int]:
@@ -296,52 +297,53 @@ class Guiyang(Variant):
         for j, w in enumerate(ev.winners):
             wpath = f"{path}.winners[{j}]"
             if w.seat in read.dead:
-                raise ScoringError(f"{wpath}.seat", f"seat {w.seat} is 相公 (dead_hand, "
-                                   f"{read.dead[w.seat]}) and may not win")
+                raise ScoringError(f"{wpath}.seat", "{seat} is 相公 (dead_hand, {event}) and may "
+                                   "not win", seat=w.seat, event=read.dead[w.seat])
             own = read.kongs_of(w.seat)
             if w.form == "seven_pairs" and own:
-                raise ScoringError(f"{wpath}.form", f"seat {w.seat} made a kong, so its hand "
-                                   "cannot be seven pairs")
+                raise ScoringError(f"{wpath}.form", "{seat} made a kong, so its hand cannot be "
+                                   "seven pairs", seat=w.seat)
             if ev.by == "self_draw" and ev.after_kong and not own:
-                raise ScoringError(f"{path}.after_kong", f"杠上花 needs a kong by seat {w.seat} "
-                                   "in the events")
+                raise ScoringError(f"{path}.after_kong", "杠上花 needs a kong by {seat} in the "
+                                   "events", seat=w.seat)
             plain = w.form == "standard" and not w.pure and not w.declared
             if ev.by == "discard" and not ev.after_kong and plain and not own:
                 raise ScoringError(wpath, "平胡 may win off a discard only with a 豆 (a kong "
                                    "this hand), off a 热炮, or by robbing a kong")
         if ev.by == "discard" and ev.after_kong and not read.kongs_of(ev.from_):
-            raise ScoringError(f"{path}.after_kong", f"热炮 means seat {ev.from_} had just made a "
-                               "kong; add its kong event")
+            raise ScoringError(f"{path}.after_kong", "热炮 means {seat} had just made a kong; "
+                               "add its kong event", seat=ev.from_)
         self._check_robbed(read, ev)
         ready = set(ev.seats)
         if read.ready:
             rpath, rev = read.ready
             for j, s in enumerate(rev.seats):
                 if s in rev.seats[:j]:
-                    raise ScoringError(f"{rpath}.seats[{j}]", f"seat {s} is listed twice")
+                    raise ScoringError(f"{rpath}.seats[{j}]", "{seat} is listed twice", seat=s)
                 if s in ev.seats:
-                    raise ScoringError(f"{rpath}.seats[{j}]", f"seat {s} won; list only the "
-                                       "non-winners who were ready")
+                    raise ScoringError(f"{rpath}.seats[{j}]", "{seat} won; list only the "
+                                       "non-winners who were ready", seat=s)
                 if s in read.dead:
-                    raise ScoringError(f"{rpath}.seats[{j}]", f"seat {s} is 相公 and cannot be "
-                                       "ready")
+                    raise ScoringError(f"{rpath}.seats[{j}]", "{seat} is 相公 and cannot be ready",
+                                       seat=s)
             ready |= set(rev.seats)
         if read.chickens:
             cpath, cev = read.chickens
             for key, ch in sorted(cev.seats.items()):
                 concealed = [k for k in read.kongs_of(int(key)) if k.kind == "concealed"]
                 if ch.quads > len(concealed):
-                    raise ScoringError(f"{cpath}.seats['{key}'].quads", f"seat {key} has "
-                                       f"{len(concealed)} concealed kong(s) in the events, fewer "
-                                       f"than its {ch.quads} chicken quad(s)")
+                    raise ScoringError(f"{cpath}.seats['{key}'].quads", "{seat} has {kongs} "
+                                       "concealed kong(s) in the events, fewer than its {quads} "
+                                       "chicken quad(s)", seat=int(key), kongs=len(concealed),
+                                       quads=ch.quads)
         return ready
 
     def _check_robbed(self, read: _Read, ev: WinEvent) -> None:
         robbed = [(p, k) for p, k in read.kongs if k.robbed]
         for p, k in robbed:
             if ev.by != "robbed_kong" or k.seat != ev.from_:
-                raise ScoringError(f"{p}.robbed", f"seat {k.seat}'s kong was robbed, so the hand "
-                                   f"must end in a robbed_kong win from seat {k.seat}")
+                raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
+                                   "in a robbed_kong win from {seat}", seat=k.seat)
         if len(robbed) > 1:
             raise ScoringError(f"{robbed[1][0]}.robbed", "only one kong can be robbed in a hand")
 
@@ -349,11 +351,12 @@ class Guiyang(Variant):
         ready = ev.ready_seats()
         missing = [s for s in SEATS if s not in ready]
         if missing:
-            raise ScoringError(f"{path}.ready", f"黄庄查叫 needs every seat: give seat "
-                               f"{_seats(missing)} its ready hand, or null when not ready")
+            raise ScoringError(f"{path}.ready", "黄庄查叫 needs every seat: give {seats_missing} "
+                               "its ready hand, or null when not ready", seats_missing=missing)
         for s in read.dead:
             if ready[s] is not None:
-                raise ScoringError(f"{path}.ready['{s}']", f"seat {s} is 相公 and cannot be ready")
+                raise ScoringError(f"{path}.ready['{s}']", "{seat} is 相公 and cannot be ready",
+                                   seat=s)
         for p, k in read.kongs:
             if k.robbed:
                 raise ScoringError(f"{p}.robbed", "a robbed kong ends the hand in a win, not an "

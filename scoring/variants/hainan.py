@@ -8,9 +8,8 @@ own. One winner per discard (截胡); the round wind (令) turns as the deal goe
 from __future__ import annotations
 
 from pydantic import Field, model_validator
-from pydantic_core import PydanticCustomError
 
-from ..errors import IncompleteHand, ScoringError
+from ..errors import IncompleteHand, ScoringError, invalid
 from ..model import SEATS, ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
@@ -27,10 +26,6 @@ class Rules(RulesBase):
     discarder_extra: int = Field(default=1, ge=0)
     dealer_extra: int = Field(default=0, ge=0)
     exposed_kong_discarder: int = Field(default=0, ge=0)
-
-
-def _clash(msg: str) -> PydanticCustomError:
-    return PydanticCustomError("hainan", msg)
 
 
 class Winner(WinnerBase):
@@ -57,18 +52,18 @@ class Winner(WinnerBase):
         pungs = self.dragon_pungs or self.seat_wind or self.round_wind
         if self.thirteen_orphans and (self.seven_pairs or self.all_pungs or self.all_chows
                                       or self.pure or self.half_flush or self.eyes_258 or pungs):
-            raise _clash("十三幺 (thirteen_orphans) is single terminals and honours: no pungs, "
+            raise invalid("十三幺 (thirteen_orphans) is single terminals and honours: no pungs, "
                          "chows, pairs of 2/5/8, flush or seven pairs with it")
         if self.seven_pairs and (self.all_pungs or self.all_chows or self.eyes_258 or pungs):
-            raise _clash("seven pairs has no chows, pungs or single pair of eyes")
+            raise invalid("seven pairs has no chows, pungs or single pair of eyes")
         if self.all_chows and (self.all_pungs or pungs):
-            raise _clash("all_chows (平胡) has no pungs")
+            raise invalid("all_chows (平胡) has no pungs")
         if self.pure and self.half_flush:
-            raise _clash("a hand is pure (清一色) or half flush (混一色), not both")
+            raise invalid("a hand is pure (清一色) or half flush (混一色), not both")
         if self.luxury and not self.seven_pairs:
-            raise _clash("luxury (豪华) is quads inside seven pairs: set seven_pairs")
+            raise invalid("luxury (豪华) is quads inside seven pairs: set seven_pairs")
         if self.heavenly and self.earthly:
-            raise _clash("a hand is heavenly or earthly, not both")
+            raise invalid("a hand is heavenly or earthly, not both")
         return self
 
     def fan(self) -> list[str]:
@@ -173,8 +168,9 @@ class Hainan(Variant):
         for i, ev in enumerate(hand.events):
             path = f"events[{i}]"
             if end is not None:
-                raise ScoringError(path, f"the hand already ended at {end[0]}: a Hainan hand has "
-                                   "one win (截胡) or an exhausted wall, and nothing after it")
+                raise ScoringError(path, "the hand already ended at {event}: a Hainan hand has "
+                                   "one win (截胡) or an exhausted wall, and nothing after it",
+                                   event=end[0])
             if isinstance(ev, KongEvent):
                 kongs.append((path, ev))
             else:
@@ -183,7 +179,7 @@ class Hainan(Variant):
             raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
         for seat in SEATS:
             if len([k for _, k in kongs if k.seat == seat]) > 4:
-                raise ScoringError("events", f"seat {seat} has more than four kongs")
+                raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
         return end[0], end[1], kongs
 
     def _check_win(self, hand: Hand, ev: WinEvent, path: str,
@@ -192,16 +188,16 @@ class Hainan(Variant):
         wpath = f"{path}.winners[0]"
         own = [k for _, k in kongs if k.seat == w.seat]
         if own and (w.seven_pairs or w.thirteen_orphans or w.all_chows):
-            raise ScoringError(wpath, f"seat {w.seat} made a kong, so its hand cannot be seven "
-                               "pairs, thirteen orphans or all chows")
+            raise ScoringError(wpath, "{seat} made a kong, so its hand cannot be seven pairs, "
+                               "thirteen orphans or all chows", seat=w.seat)
         if w.concealed and any(k.kind != "concealed" for k in own):
-            raise ScoringError(f"{wpath}.concealed", f"seat {w.seat} has an exposed or added "
-                               "kong, so its hand is not 门清")
+            raise ScoringError(f"{wpath}.concealed", "{seat} has an exposed or added kong, so "
+                               "its hand is not 门清", seat=w.seat)
         if ev.after_kong:
             kong_seat = w.seat if ev.by == "self_draw" else ev.from_
             if not any(k.seat == kong_seat and not k.robbed for _, k in kongs):
-                raise ScoringError(f"{path}.after_kong", f"after_kong needs a kong by seat "
-                                   f"{kong_seat} in the events")
+                raise ScoringError(f"{path}.after_kong", "after_kong needs a kong by {seat} in "
+                                   "the events", seat=kong_seat)
         if w.flower_bloom and ev.by != "self_draw":
             raise ScoringError(f"{wpath}.flower_bloom", "花上开花 is a self-draw")
         if w.heavenly and (w.seat != hand.dealer or ev.by != "self_draw"):
@@ -220,8 +216,8 @@ class Hainan(Variant):
                                "feature of the hand)")
         for kpath, k in kongs:
             if k.robbed and (ev.by != "robbed_kong" or k.seat != ev.from_):
-                raise ScoringError(f"{kpath}.robbed", f"seat {k.seat}'s kong was robbed, so the "
-                                   f"hand must end in a robbed_kong win from seat {k.seat}")
+                raise ScoringError(f"{kpath}.robbed", "{seat}'s kong was robbed, so the hand "
+                                   "must end in a robbed_kong win from {seat}", seat=k.seat)
         if len([k for _, k in kongs if k.robbed]) > 1:
             raise ScoringError("events", "only one kong can be robbed in a hand")
 

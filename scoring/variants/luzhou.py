@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, model_validator
-from pydantic_core import PydanticCustomError
 
-from ..errors import ScoringError
+from ..errors import ScoringError, invalid
 from ..model import SEATS, ExhaustedReadyEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
@@ -42,7 +41,7 @@ class ReadyHand(StrictModel):
     @model_validator(mode="after")
     def _quads_fit(self) -> ReadyHand:
         if self.form == "seven_pairs" and self.quads > 3:
-            raise PydanticCustomError("luzhou", "seven pairs hold at most 3 quads (龙)")
+            raise invalid("seven pairs hold at most 3 quads (龙)")
         return self
 
 
@@ -55,9 +54,9 @@ class Winner(WinnerBase, ReadyHand):
     @model_validator(mode="after")
     def _features_fit(self) -> Winner:
         if self.heavenly and self.earthly:
-            raise PydanticCustomError("luzhou", "a hand is heavenly or earthly, not both")
+            raise invalid("a hand is heavenly or earthly, not both")
         if self.single_tile and self.form == "seven_pairs":
-            raise PydanticCustomError("luzhou", "single_tile (手把一) needs melds; seven pairs "
+            raise invalid("single_tile (手把一) needs melds; seven pairs "
                                       "have none")
         return self
 
@@ -181,11 +180,12 @@ class Luzhou(Variant):
     def _win(self, hand: Hand, ev: WinEvent, path: str, won: list[int], ledger: Ledger) -> None:
         rules: Rules = hand.rules
         if len(won) + len(ev.winners) > 3:
-            raise ScoringError(f"{path}.winners", f"at most three seats win a hand; {len(won)} "
-                               f"already won and this adds {len(ev.winners)}")
+            raise ScoringError(f"{path}.winners", "at most three seats win a hand; {won} "
+                               "already won and this adds {adding}", won=len(won),
+                               adding=len(ev.winners))
         if ev.from_ is not None and ev.from_ in won:
-            raise ScoringError(f"{path}.from", f"seat {ev.from_} has already won and is out of "
-                               "the hand")
+            raise ScoringError(f"{path}.from", "{seat} has already won and is out of the hand",
+                               seat=ev.from_)
         still_in = [s for s in SEATS if s not in won]
         for j, w in enumerate(ev.winners):
             wpath = f"{path}.winners[{j}]"
@@ -214,7 +214,7 @@ class Luzhou(Variant):
     def _check_winner(self, hand: Hand, ev: WinEvent, w: Winner, wpath: str,
                       won: list[int]) -> None:
         if w.seat in won:
-            raise ScoringError(f"{wpath}.seat", f"seat {w.seat} has already won this hand")
+            raise ScoringError(f"{wpath}.seat", "{seat} has already won this hand", seat=w.seat)
         if ev.by == "self_draw" and ev.after_kong and w.quads < 1:
             raise ScoringError(f"{wpath}.quads", "杠上花 (self_draw after_kong): the kong just "
                                "made is one of the quads, so quads must be at least 1")
@@ -233,12 +233,13 @@ class Luzhou(Variant):
         ready = ev.ready_seats()
         for s in ready:
             if s in won:
-                raise ScoringError(f"{path}.ready", f"seat {s} has already won and takes no part "
-                                   "in 查叫")
+                raise ScoringError(f"{path}.ready", "{seat} has already won and takes no part "
+                                   "in 查叫", seat=s)
         missing = [s for s in still_in if s not in ready]
         if missing:
-            raise ScoringError(f"{path}.ready", f"seat {_seats(missing)} is still in: give its "
-                               "best ready hand, or null when not ready (花猫 included)")
+            raise ScoringError(f"{path}.ready", "no ready entry for {seats_missing}, still in "
+                               "the hand: give each one's best ready hand, or null when not "
+                               "ready (花猫 included)", seats_missing=missing)
         not_ready = [s for s in still_in if ready[s] is None]
         for s in still_in:
             h = ready[s]
@@ -261,7 +262,8 @@ class Luzhou(Variant):
         if rules.ghost_bonus == "off":
             raise ScoringError(f"{path}.type", "喜钱 is off in this table's rules (ghost_bonus: off)")
         if any(b.seat == ev.seat for b in earlier):
-            raise ScoringError(f"{path}.seat", f"seat {ev.seat} already has a ghost_bonus event")
+            raise ScoringError(f"{path}.seat", "{seat} already has a ghost_bonus event",
+                               seat=ev.seat)
 
     def _ghost_bonus(self, ev: GhostBonusEvent, won: list[int], rules: Rules,
                      ledger: Ledger) -> None:
