@@ -14,10 +14,20 @@ from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
 from db import Store
+from db.domain import (
+    AlreadySeated,
+    AlreadyVoided,
+    NotFound,
+    SeatTaken,
+    SessionEnded,
+    SessionLocked,
+    SessionSettled,
+    StoreError,
+)
 from scoring import get_variant
 from scoring.variant import Variant
 
-from .i18n import lang_from_code, translator
+from .i18n import N_, lang_from_code, translator
 from .render import esc
 from .wizard import Button, Ctx
 
@@ -127,6 +137,26 @@ async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
         base=await table_state(store, session), hand_no=session.hand_count + 1,
         totals=tuple(await store.totals(session.id)), stake_cents=session.stake_cents)
+
+
+# What the store's refusals mean to a player; its own messages are English and name ids.
+_REFUSALS: tuple[tuple[type[StoreError], str], ...] = (
+    (SessionLocked, N_("Seats are fixed once the first hand is recorded.")),
+    (SeatTaken, N_("That seat is taken.")),
+    (AlreadySeated, N_("That player already has a seat.")),
+    (AlreadyVoided, N_("That hand is already undone.")),
+    (SessionSettled, N_("This session is already settled.")),
+    (SessionEnded, N_("This session has ended.")),
+    (NotFound, N_("That no longer exists.")),
+)
+
+
+def refusal(t: Any, exc: StoreError) -> str:
+    """A store refusal as a short sentence in the chat's language (plain text)."""
+    for kind, msgid in _REFUSALS:
+        if isinstance(exc, kind):
+            return t(msgid)
+    return t("That could not be saved; nothing was changed.")
 
 
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:

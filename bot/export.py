@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring import ScoringError, score
+from scoring import ScoringError, get_variant, score
 
 FORMAT = "mjledger-session/1"
 WIND_NAMES = ("East", "South", "West", "North")
@@ -36,7 +36,14 @@ class ImportedSession:
 
 
 class ImportError_(ValueError):
-    """What is wrong with an uploaded file, in one English sentence."""
+    """What is wrong with an uploaded file: an English msgid with format arguments. A hand the
+    rules refuse also carries scoring's error and the file's players, for the `{reason}`."""
+
+    def __init__(self, msgid: str, *, scoring: ScoringError | None = None,
+                 players: Sequence[str] = (), **kwargs: Any) -> None:
+        self.msgid, self.kwargs, self.scoring, self.players = msgid, kwargs, scoring, players
+        english = {**kwargs, "reason": str(scoring)} if scoring is not None else kwargs
+        super().__init__(msgid.format(**english) if english else msgid)
 
 
 def to_json(variant: str, rules: dict[str, Any], stake_cents: int, players: Sequence[str],
@@ -73,10 +80,15 @@ def parse_import(data: bytes) -> ImportedSession:
         raise ImportError_("the file is too large")
     try:
         doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ImportError_(f"not a JSON file ({exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ImportError_("it is not a JSON file") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ImportError_(f"not a Mahjong Ledger export (format {FORMAT!r} expected)")
+        raise ImportError_("it is not a Mahjong Ledger export (format {format} expected)",
+                           format=FORMAT)
+    try:
+        get_variant(str(doc.get("variant")))
+    except ScoringError:
+        raise ImportError_("unknown variant {variant}", variant=repr(doc.get("variant"))) from None
     players = doc.get("players")
     if (not isinstance(players, list) or len(players) != 4
             or not all(isinstance(p, str) and p.strip() for p in players)):
@@ -87,16 +99,19 @@ def parse_import(data: bytes) -> ImportedSession:
     hands = []
     for i, item in enumerate(doc.get("hands") or []):
         if not isinstance(item, dict) or not isinstance(item.get("record"), dict):
-            raise ImportError_(f"hands[{i}]: a hand needs its record")
+            raise ImportError_("hand {n} has no record", n=i + 1)
+        seq = item.get("seq", i + 1)
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            raise ImportError_("hand {n}: seq must be a whole number", n=i + 1)
         record = item["record"]
         if record.get("variant") != doc.get("variant"):
-            raise ImportError_(f"hands[{i}]: the record's variant differs from the session's")
+            raise ImportError_("hand {n} is of another variant than the session", n=i + 1)
         try:
             outcome = score(record).to_dict()
         except ScoringError as exc:
-            raise ImportError_(f"hands[{i}]: {exc}") from None
-        hands.append(ExportedHand(int(item.get("seq", i + 1)), record, outcome,
-                                  bool(item.get("voided")), item.get("void_reason")))
+            raise ImportError_("hand {n}: {reason}", n=i + 1, scoring=exc, players=players) from None
+        hands.append(ExportedHand(seq, record, outcome, bool(item.get("voided")),
+                                  item.get("void_reason")))
     rules = doc.get("rules") or {}
     if not isinstance(rules, dict):
         raise ImportError_("rules must be an object")

@@ -16,6 +16,7 @@ from .common import (
     edit,
     is_admin,
     may_act,
+    refusal,
     reply,
     require_session,
     scope,
@@ -81,7 +82,8 @@ async def cmd_hu(update: Update, context: Context) -> None:
                     + esc(sc.t("See /help for the one-line format.")))
         return
     except ScoringError as exc:
-        await reply(update, context, "⚠️ " + esc(sc.t("Not allowed: {reason}", reason=str(exc))))
+        await reply(update, context,
+                    "⚠️ " + esc(sc.t("Not allowed: {reason}", reason=ctx.explain(exc))))
         return
     await _open_wizard(update, context, sc, session, new_draft([event], step="preview"))
 
@@ -149,7 +151,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     try:
         outcome = score(record).to_dict()
     except ScoringError as exc:
-        await query.answer(("⚠️ " + str(exc))[:190], show_alert=True)
+        await query.answer(("⚠️ " + ctx.explain(exc))[:190], show_alert=True)
         return
     key = f"draft:{saved.chat_id}:{saved.message_id}"
     hand = await store.record_hand(session.id, record, outcome, entered_by=sc.person_id,
@@ -189,7 +191,7 @@ async def cmd_undo(update: Update, context: Context) -> None:
     try:
         hand = await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
     except StoreError as exc:
-        await reply(update, context, esc(str(exc)))
+        await reply(update, context, esc(refusal(t, exc)))
         return
     session = await store.get_session(session.id)
     names = await seat_names(store, session)

@@ -1,12 +1,16 @@
 """Translations: gettext catalogues (Babel .po files) for zh-Hans, zh-Hant and en.
 
-Source strings are English msgids marked with `t(...)`, `N_(...)` or raised as `LineError(...)`;
+Source strings are English msgids: in bot/ marked with `t(...)`, `N_(...)` or raised as
+`LineError(...)` / `ImportError_(...)`; in scoring/ the templates of `ScoringError` (its second
+argument), of validators' `invalid(...)` and of validation's `_msg(...)`, so the bot can explain
+a refused hand in the chat's language.
 tests/bot/test_i18n.py checks that every marked string is translated in every catalogue.
 
 Refreshing the catalogues after changing marked strings (then fill in the new msgstr entries;
 the loader reads the .po files, no .mo needed):
 
-    .venv/bin/pybabel extract -k t -k N_ -k LineError --no-location -o bot/locale/messages.pot bot
+    .venv/bin/pybabel extract -k t -k N_ -k LineError -k ImportError_ -k ScoringError:2 \
+        -k IncompleteHand:2 -k invalid -k _msg --no-location -o bot/locale/messages.pot bot scoring
     .venv/bin/pybabel update -i bot/locale/messages.pot -d bot/locale -D messages
 """
 
@@ -22,6 +26,12 @@ LANGS = ("zh-Hans", "zh-Hant", "en")
 DEFAULT_LANG = "en"
 LOCALE_DIR = Path(__file__).parent / "locale"
 _DIR_NAMES = {"zh-Hans": "zh_Hans", "zh-Hant": "zh_Hant", "en": "en"}
+# Where marked strings are and how they are marked (the command above, as data for the tests).
+SOURCE_DIRS = ("bot", "scoring")
+KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "t": None, "N_": None, "LineError": None, "ImportError_": None,
+    "ScoringError": (2,), "IncompleteHand": (2,), "invalid": None, "_msg": None,
+}
 LANG_NAMES = {"zh-Hans": "简体中文", "zh-Hant": "繁體中文", "en": "English"}
 
 

@@ -19,7 +19,7 @@ from scoring.stats import ScoredHand, merge, player_stats
 from .charts import render_balance_chart
 from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
 from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
-from .render import esc, term
+from .render import esc, reason, term
 from .wizard import Button
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -276,9 +276,12 @@ async def cmd_import(update: Update, context: Context) -> None:
     data = bytes(await (await context.bot.get_file(document.file_id)).download_as_bytearray())
     try:
         imported = parse_import(data)
-        get_variant(imported.variant)
-    except (ImportError_, Exception) as exc:
-        await reply(update, context, "⚠️ " + esc(t("Cannot import: {reason}", reason=str(exc))))
+    except ImportError_ as exc:
+        kwargs = dict(exc.kwargs)
+        if exc.scoring is not None:
+            kwargs["reason"] = reason(t, sc.lang, exc.scoring, exc.players)
+        await reply(update, context,
+                    "⚠️ " + esc(t("Cannot import: {reason}", reason=t(exc.msgid, **kwargs))))
         return
     session = await store.start_session(sc.chat_id, imported.variant, imported.rules,
                                         stake_cents=imported.stake_cents, started_by=sc.person_id)

@@ -6,6 +6,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from scoring.errors import ScoringError
 from scoring.settlement import format_cents as money
 from scoring.variant import Variant, term_name
 
@@ -33,6 +34,19 @@ def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool 
     name = names[seat] if seat < len(names) and names[seat] else t("(empty)")
     text = f"{wind(t, seat)} {short(name)}"
     return esc(text) if html_out else text
+
+
+def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> str:
+    """Why scoring refused a hand, in the chat's language with seats as players (plain text:
+    escape it before it goes into HTML)."""
+    sep = "、" if lang.startswith("zh") else ", "
+
+    def seats(value: object) -> str:
+        many = sorted(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        return sep.join(seat_label(t, int(s), names, html_out=False) for s in many)
+
+    params = {k: seats(v) if k.startswith("seat") else v for k, v in exc.params.items()}
+    return t(exc.template, **params)
 
 
 def signed(n: int) -> str:

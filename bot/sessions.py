@@ -17,6 +17,7 @@ from .common import (
     Context,
     edit,
     may_act,
+    refusal,
     reply,
     require_session,
     scope,
@@ -229,7 +230,7 @@ async def on_session_button(update: Update, context: Context) -> None:
             await query.answer(t("That button is no longer valid."), show_alert=True)
             return
     except StoreError as exc:
-        await query.answer(str(exc)[:190], show_alert=True)
+        await query.answer(refusal(t, exc)[:190], show_alert=True)
         return
     text, rows = await lobby(context, sc, session)
     await edit(query, text, rows)
@@ -297,7 +298,7 @@ async def cmd_guest(update: Update, context: Context) -> None:
     try:
         session = await store.seat_player(session.id, free[0], guest.id)
     except StoreError as exc:
-        await reply(update, context, esc(str(exc)))
+        await reply(update, context, esc(refusal(t, exc)))
         return
     text, rows = await lobby(context, sc, session)
     await reply(update, context, text, rows)

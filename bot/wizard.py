@@ -19,7 +19,17 @@ from scoring.variant import Variant
 from . import forms
 from .forms import FormError, Kind, Spec
 from .i18n import N_, translator
-from .render import deltas_text, esc, money, outcome_lines, seat_label, signed, term, wind
+from .render import (
+    deltas_text,
+    esc,
+    money,
+    outcome_lines,
+    reason,
+    seat_label,
+    signed,
+    term,
+    wind,
+)
 
 WIN_BY = {"s": "self_draw", "d": "discard", "r": "robbed_kong"}
 BY_LABELS = {"self_draw": N_("Self-draw"), "discard": N_("Win on discard"),
@@ -80,6 +90,10 @@ class Ctx:
 
     def record(self, events: list[dict[str, Any]]) -> dict[str, Any]:
         return {**self.base, "events": events}
+
+    def explain(self, exc: ScoringError) -> str:
+        """Scoring's refusal in this chat's language, seats named by their players."""
+        return reason(self.t, self.lang, exc, self.names)
 
 
 def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") -> dict[str, Any]:
@@ -176,7 +190,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         try:
             score(ctx.record(events))
         except ScoringError as exc:
-            draft["error"] = str(exc)
+            draft["error"] = ctx.explain(exc)
             return None
         draft["step"] = "preview"
     else:
@@ -321,7 +335,7 @@ def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     except IncompleteHand:
         pass  # more is to come: the preview insists on a finished hand
     except ScoringError as exc:
-        draft["error"] = str(exc)
+        draft["error"] = ctx.explain(exc)
         return
     draft.update(events=events, pending=None, step="main", path=[])
 

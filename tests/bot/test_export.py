@@ -69,7 +69,9 @@ def test_csv_has_one_row_per_hand_and_seat_with_running_totals() -> None:
     (json.dumps({"format": "mjledger-session/1", "variant": "luzhou", "players": list("abcd"),
                  "hands": [{"record": {"variant": "luzhou", "events": [
                      {"type": "win", "by": "discard", "from": 1, "winners": [{"seat": 0}]}]}}]}
-                ).encode(), "hands[0]: events[0].winners[0]"),
+                ).encode(), "hand 1: events[0].winners[0]"),
+    (json.dumps({"format": "mjledger-session/1", "variant": "mahjong", "players": list("abcd")}
+                ).encode(), "unknown variant 'mahjong'"),
 ])
 def test_bad_files_are_refused_with_the_reason(payload: bytes, reason: str) -> None:
     with pytest.raises(ImportError_, match=reason.replace("[", r"\[").replace("]", r"\]")):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -9,21 +10,21 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot.i18n import LANGS, LOCALE_DIR, catalog, gettext, lang_from_code, po_path
+import bot.i18n
+from bot.i18n import KEYWORDS, LANGS, LOCALE_DIR, SOURCE_DIRS, catalog, gettext, lang_from_code, po_path
 
-BOT_DIR = Path(__file__).resolve().parents[2] / "bot"
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = LOCALE_DIR / "messages.pot"
-REFRESH = ("refresh with `pybabel extract -k t -k N_ -k LineError --no-location "
-           "-o bot/locale/messages.pot bot` and "
-           "`pybabel update -i bot/locale/messages.pot -d bot/locale -D messages`")
+REFRESH = f"refresh the catalogues as bot/i18n.py says:\n{bot.i18n.__doc__}"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def source_messages() -> set[str]:
     found = set()
-    for _file, _line, message, _comments, _context in extract_from_dir(
-            str(BOT_DIR), keywords={"t": None, "N_": None, "LineError": None}):
-        found.add(message)
+    for folder in SOURCE_DIRS:
+        for _file, _line, message, _comments, _context in extract_from_dir(
+                str(ROOT / folder), keywords=KEYWORDS):
+            found.add(message)
     return found
 
 
@@ -82,3 +83,27 @@ def test_scripts_differ_where_they_should() -> None:
                                             ("zh-hant", "zh-Hant"), ("fr", "en")])
 def test_language_from_telegram_code(code: str | None, lang: str) -> None:
     assert lang_from_code(code) == lang
+
+
+def _error_calls() -> list[tuple[str, int, ast.expr]]:
+    """Every call in scoring/ whose argument is a message template, with that argument."""
+    calls = []
+    for path in sorted((ROOT / "scoring").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                spec = KEYWORDS.get(node.func.id, False)
+                if spec is not False:
+                    calls.append((path.name, node.lineno, node.args[(spec or (1,))[0] - 1]))
+    return calls
+
+
+def test_scoring_errors_raise_literal_templates() -> None:
+    """A reason the bot shows must be a msgid: a literal template, its changing parts given as
+    keyword arguments (an f-string would make every message a new, untranslated key). Only
+    re-raising a caught error's `.template` is allowed besides."""
+    calls = _error_calls()
+    assert len(calls) > 120
+    bad = [(f, n) for f, n, arg in calls
+           if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+           and not (isinstance(arg, ast.Attribute) and arg.attr == "template")]
+    assert not bad, f"ScoringError with a non-literal template at {bad}"

@@ -194,6 +194,8 @@ async def test_private_chat_one_person_keeps_the_book(bot: object, tg: FakeTeleg
         await book.say(keeper, f"/guest {name}")
     seated = tg.last_message(book.chat_id)
     assert "<Zhang>" in seated.text and "/hand" in seated.text
+    refused = await book.say(keeper, "/hu 1 from 1 all_pungs")
+    assert "不允许" in refused.text and "南 小红 不能胡自己打出的牌" in refused.text
     preview = await book.say(keeper, "/hu 1 from 3 all_pungs")
     assert "确认" in " ".join(preview.button_labels)
     await book.tap(keeper, preview, "确认")
