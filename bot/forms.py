@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -49,6 +49,7 @@ class Spec:
     hi: int = COUNTER_MAX
     model: type[BaseModel] | None = None  # OBJECT / ITEMS / SEAT_MAP of objects
     value: Spec | None = None  # SEAT_MAP: what one seat holds
+    win_by: tuple[str, ...] = ()  # a winner's field that exists only for these wins (only_by)
 
 
 def _is_seat(meta: list[Any] | tuple[Any, ...]) -> bool:
@@ -130,8 +131,11 @@ def fields_of(model: type[BaseModel]) -> tuple[Spec, ...]:
     out = []
     for name, info in model.model_fields.items():
         key = info.alias or name
-        out.append(classify(key, info.annotation, list(info.metadata), _default(info),
-                            info.is_required()))
+        spec = classify(key, info.annotation, list(info.metadata), _default(info),
+                        info.is_required())
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        win_by = extra.get("win_by")
+        out.append(replace(spec, win_by=tuple(win_by)) if isinstance(win_by, list) else spec)
     return tuple(out)
 
 

@@ -594,7 +594,7 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callba
     own = toggles is None
     toggles = [] if toggles is None else toggles
     for idx, spec in enumerate(forms.fields_of(model)):
-        if spec.name in skip:
+        if spec.name in skip or (spec.win_by and by is not None and by not in spec.win_by):
             continue
         ref = f"{prefix}{idx}"
         value = obj.get(spec.name)
@@ -639,7 +639,7 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callba
                 # one winner's toggles share rows with the win's own (杠上花)
                 rows.extend(form_rows(ctx, spec.model, item, cb, skip={"seat"},
                                       prefix=f"{ref}.{i}.", hidden={item.get("seat")},
-                                      event=event, toggles=toggles if len(value) == 1 else None))
+                                      by=by, event=event, toggles=toggles if len(value) == 1 else None))
     return _packed(toggles) + rows if own else rows
 
 

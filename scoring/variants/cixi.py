@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from ..errors import ScoringError
-from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase
+from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..rotation import pass_deal
 from ..variant import Variant, describe, register
@@ -37,13 +37,13 @@ class Winner(WinnerBase):
     seven_winds: bool = False
     pure: bool = False
     single_wait: bool = False
-    joker_single: bool = False
+    joker_single: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     flying_horse: bool = False
-    kong_joker_single: bool = False
-    earthly: bool = False
+    kong_joker_single: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
+    earthly: bool = Field(default=False, json_schema_extra=only_by("discard"))
     promotions: int = Field(default=0, ge=0)
     all_honors: bool = False
-    heavenly: bool = False
+    heavenly: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     ten_winds: bool = False
     hoarded_winds_by: Seat | None = None
 

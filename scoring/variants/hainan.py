@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from ..errors import IncompleteHand, ScoringError, invalid
-from ..model import SEATS, ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase
+from ..model import SEATS, ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
@@ -42,10 +42,10 @@ class Winner(WinnerBase):
     thirteen_orphans: bool = False
     seven_pairs: bool = False
     luxury: bool = False
-    flower_bloom: bool = False
-    heavenly: bool = False
-    earthly: bool = False
-    liable: Seat | None = None
+    flower_bloom: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
+    heavenly: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
+    earthly: bool = Field(default=False, json_schema_extra=only_by("self_draw", "discard"))
+    liable: Seat | None = Field(default=None, json_schema_extra=only_by("discard", "robbed_kong"))
 
     @model_validator(mode="after")
     def _shape_fits(self) -> Winner:

@@ -11,7 +11,17 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..errors import ScoringError, invalid
-from ..model import SEATS, ExhaustedReadyEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase
+from ..model import (
+    SEATS,
+    ExhaustedReadyEvent,
+    Hand,
+    RulesBase,
+    Seat,
+    StrictModel,
+    WinEvent,
+    WinnerBase,
+    only_by,
+)
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
 from ..variant import Variant, describe, register
@@ -48,7 +58,7 @@ class ReadyHand(StrictModel):
 class Winner(WinnerBase, ReadyHand):
     single_tile: bool = False
     declared: bool = False
-    heavenly: bool = False
+    heavenly: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     earthly: bool = False
 
     @model_validator(mode="after")

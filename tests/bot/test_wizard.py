@@ -372,6 +372,28 @@ def test_a_winners_own_seat_fields_leave_him_out() -> None:
     assert rows[rows.index(["pays for all"]) + 1] == ["East", "South", "North", "✅ —"]
 
 
+@pytest.mark.parametrize(("variant", "by", "shown", "not_shown"), [
+    ("hainan", "Self-draw", ["天胡", "花上开花", "地胡"], ["包牌"]),
+    ("hainan", "Win on discard", ["包牌", "地胡"], ["天胡", "花上开花"]),
+    ("cixi", "Self-draw", ["天胡", "抛花"], ["地胡"]),
+    ("cixi", "Win on discard", ["地胡"], ["天胡", "抛花"]),
+    ("luzhou", "Win on discard", ["地胡"], ["天胡"]),
+])
+def test_a_winner_is_offered_only_what_his_kind_of_win_can_have(
+        variant: str, by: str, shown: list[str], not_shown: list[str]) -> None:
+    ctx, d = make_ctx(variant, lang="zh-Hans"), new_draft()
+    zh = {"Self-draw": "自摸", "Win on discard": "点炮"}[by]
+    tap(d, ctx, find(d, ctx, zh))
+    tap(d, ctx, find(d, ctx, "Carol"))
+    if by != "Self-draw":
+        if ctx.variant.multi_winner:
+            tap(d, ctx, find(d, ctx, "下一步"))
+        tap(d, ctx, find(d, ctx, "Dan"))
+    assert d["step"] == "form"
+    labels = " ".join(label for label, _ in buttons(d, ctx))
+    assert all(w in labels for w in shown) and not any(w in labels for w in not_shown), labels
+
+
 def test_a_robbed_kong_win_knows_whose_kong_it_was() -> None:
     ctx, d = make_ctx("hainan"), new_draft()
     tap(d, ctx, find(d, ctx, "Kong"))
