@@ -156,7 +156,7 @@ async def test_group_upgraded_to_supergroup_keeps_its_session(bot: object, table
     await table.tap(alice, await table.say(alice, "/hu 0 zimo pure"), "Confirm")
     old_id = table.chat_id
     new_id = await tg.migrate_chat(old_id, by=alice)
-    for _ in range(100):  # the bot handles the service messages in the background
+    for _ in range(300):  # the bot handles the service messages in the background (≤ 15 s)
         moved = await store.running_session(new_id)
         if moved is not None:
             break
