@@ -86,3 +86,22 @@ async def test_settle_pay_chart_export_import(bot: object, table: Table, store: 
     imported = (await store.chat_sessions(other.chat_id, include_settled=True))[0]
     assert await store.totals(imported.id) == (-10, 30, -5, -15)
     assert imported.stake_cents == 50
+
+
+async def test_a_refused_import_says_why_in_the_chat_language(bot: object, tg: FakeTelegram,
+                                                              store: Store) -> None:
+    mei = tg.user(401, "美玲", "meiling", language_code="zh-TW")
+    group = tg.group("週五麻將")
+    players = ["美玲", "阿傑", "小芳", "<b>老陳"]
+    doc = {"format": "mjledger-session/1", "variant": "luzhou", "players": players, "hands": [
+        {"record": {"variant": "luzhou", "events": [
+            {"type": "win", "by": "self_draw", "winners": [{"seat": 0, "form": "all_pungs"}]}]}},
+        {"record": {"variant": "luzhou", "events": [
+            {"type": "win", "by": "discard", "from": 3, "winners": [{"seat": 3}]}]}}]}
+    await tg.send_document(group, mei, json.dumps(doc).encode(), "session.json",
+                           caption="/import")
+    answer = await tg.wait_for_request("sendMessage", 15, where=lambda r: r.ok)
+    text = tg.message(group["id"], answer.result["message_id"]).text
+    assert text == "⚠️ 無法匯入：第 2 局：北 <b>老陳 不能胡自己打出的牌"  # escaped on the wire
+    assert "&lt;b&gt;" in answer.params["text"]
+    assert await store.chat_sessions(group["id"], include_settled=True) == []  # nothing stored

@@ -63,6 +63,7 @@ class FakeTelegram:
       await add_bot(chat, by)                          my_chat_member: the bot joins a group
       await migrate_chat(old_chat_id, new_chat_id=None, *, by=None) -> new chat id
       await inject(update_body) -> update              any other update (update_id is added)
+      await send_document(chat, user, data, filename, *, caption="") -> StoredMessage
 
     Misbehaving on demand:
       fail_next(method, times=1, retry_after=1)        429 Too Many Requests with retry_after
@@ -293,6 +294,21 @@ class FakeTelegram:
         await self.inject({"message": old_msg.to_api()})
         await self.inject({"message": new_msg.to_api()})
         return new_chat_id
+
+    async def send_document(self, chat: dict[str, Any] | int, user: dict[str, Any], data: bytes,
+                            filename: str, *, caption: str = "") -> StoredMessage:
+        """A user uploads a file the bot can getFile and download; a /command caption gets its
+        bot_command entity."""
+        chat = self._chat_for_user(chat, user)
+        stored = self._new_file(UploadedFile(filename, "application/json", data), "documents")
+        document = {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
+                    "file_name": filename, "file_size": stored.size}
+        entities = [{"type": "bot_command", "offset": _utf16(caption[:m.start()]),
+                     "length": _utf16(m.group())} for m in _COMMAND.finditer(caption)]
+        msg = self._store(chat, user, caption=caption or None, raw_caption=caption or None,
+                          caption_entities=entities, media={"document": document}, file=stored)
+        await self.inject({"message": msg.to_api()})
+        return msg
 
     async def inject(self, body: dict[str, Any]) -> dict[str, Any]:
         """Add an update (update_id is assigned). With a webhook set it is POSTed there at once."""
