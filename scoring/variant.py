@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections import Counter
+from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar, Union
 
 from pydantic import Field, TypeAdapter
 
-from .errors import ScoringError
-from .model import Hand, RulesBase, WinEvent, WinnerBase
+from .errors import IncompleteHand, ScoringError
+from .model import Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from .outcome import Outcome
 
 Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
@@ -62,6 +64,16 @@ class Variant:
             raise ScoringError(f"{path}.winners",
                                "{variant} allows one winner per discard (截胡); got {count}",
                                variant=self.name, count=len(ev.winners))
+
+    @staticmethod
+    def check_end_and_kongs(end: object, kongs: Iterable[KongEvent]) -> None:
+        """After reading a hand that ends at one win or an exhausted wall: it has that end (else
+        it is still being entered) and nobody made more than four kongs."""
+        if end is None:
+            raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
+        for seat, n in sorted(Counter(k.seat for k in kongs).items()):
+            if n > 4:
+                raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
 
 
 _REGISTRY: dict[str, Variant] = {}

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from ..errors import IncompleteHand, ScoringError, invalid
+from ..errors import ScoringError, invalid
 from ..model import (
     SEATS,
     ExhaustedReadyEvent,
@@ -285,11 +285,7 @@ class Guiyang(Variant):
                     raise ScoringError(f"{path}.seat", "{seat} is already 相公 ({event})",
                                        seat=ev.seat, event=read.dead[ev.seat])
                 read.dead[ev.seat] = path
-        if read.end is None:
-            raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
-        for seat in SEATS:
-            if len([k for _, k in read.kongs if k.seat == seat]) > 4:
-                raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
+        self.check_end_and_kongs(read.end, (k for _, k in read.kongs))
         return read
 
     def _check_won(self, hand: Hand, read: _Read, path: str, ev: WinEvent) -> set[int]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from ..errors import IncompleteHand, ScoringError, invalid
-from ..model import SEATS, ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase, only_by
+from ..errors import ScoringError, invalid
+from ..model import ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
@@ -175,11 +175,8 @@ class Hainan(Variant):
                 kongs.append((path, ev))
             else:
                 end = (path, ev)
-        if end is None:
-            raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
-        for seat in SEATS:
-            if len([k for _, k in kongs if k.seat == seat]) > 4:
-                raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
+        self.check_end_and_kongs(end, (k for _, k in kongs))
+        assert end is not None
         return end[0], end[1], kongs
 
     def _check_win(self, hand: Hand, ev: WinEvent, path: str,
