@@ -82,8 +82,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
                     + esc(sc.t("See /help for the one-line format.")))
         return
     except ScoringError as exc:
-        await reply(update, context,
-                    "⚠️ " + esc(sc.t("Not allowed: {reason}", reason=ctx.explain(exc))))
+        await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return
     await _open_wizard(update, context, sc, session, new_draft([event], step="preview"))
 

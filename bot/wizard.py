@@ -92,8 +92,9 @@ class Ctx:
         return {**self.base, "events": events}
 
     def explain(self, exc: ScoringError) -> str:
-        """Scoring's refusal in this chat's language, seats named by their players."""
-        return reason(self.t, self.lang, exc, self.names)
+        """Scoring's refusal in this chat's language, seats named by their players:
+        "Not allowed: East Alice cannot win off its own tile"."""
+        return self.t("Not allowed: {reason}", reason=reason(self.t, self.lang, exc, self.names))
 
 
 def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") -> dict[str, Any]:
@@ -429,7 +430,7 @@ def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
     else:
         s = _form_screen(draft, ctx, cb)
     if draft.get("error"):
-        s.text += "\n\n⚠️ " + esc(ctx.t("Not allowed: {reason}", reason=draft["error"]))
+        s.text += "\n\n⚠️ " + esc(draft["error"])
     return s
 
 

@@ -111,6 +111,16 @@ def test_forged_buttons_change_nothing() -> None:
         assert d == snapshot
 
 
+def test_a_hint_is_not_called_a_refusal() -> None:
+    ctx, d = make_ctx(), new_draft()
+    press(d, ctx, "p")  # a stale Preview button: nothing is entered
+    assert d["error"] == "Nothing entered yet: add what happened first."
+    tap(d, ctx, find(d, ctx, "Win on discard"))
+    tap(d, ctx, find(d, ctx, "Next"))  # nobody chosen yet
+    text = screen(d, ctx, 1).text
+    assert "⚠️ Choose who won." in text and "Not allowed" not in text
+
+
 def test_cancel_and_back() -> None:
     ctx, d = make_ctx(), new_draft()
     tap(d, ctx, "h:1:w:d")
