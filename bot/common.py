@@ -13,8 +13,7 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
-from db import Store
-from db.domain import (
+from db import (
     AlreadySeated,
     AlreadyVoided,
     NotFound,
@@ -22,6 +21,7 @@ from db.domain import (
     SessionEnded,
     SessionLocked,
     SessionSettled,
+    Store,
     StoreError,
 )
 from scoring import get_variant

@@ -10,7 +10,7 @@ from bot.common import refusal
 from bot.export import ImportError_, parse_import
 from bot.i18n import translator
 from bot.render import reason
-from db.domain import AlreadyVoided, SeatTaken, StoreError
+from db import AlreadyVoided, SeatTaken, StoreError
 from scoring import ScoringError, score
 
 NAMES = ["阿明", "小红", "老王", "<Zhang>"]
