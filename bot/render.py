@@ -6,7 +6,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from scoring.errors import ScoringError
+from scoring.errors import ScoringError, seat_params
 from scoring.settlement import format_cents as money
 from scoring.variant import Variant, term_name
 
@@ -41,12 +41,10 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> 
     escape it before it goes into HTML)."""
     sep = "、" if lang.startswith("zh") else ", "
 
-    def seats(value: object) -> str:
-        many = sorted(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
-        return sep.join(seat_label(t, int(s), names, html_out=False) for s in many)
+    def players(seats: list[int]) -> str:
+        return sep.join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
-    params = {k: seats(v) if k.startswith("seat") else v for k, v in exc.params.items()}
-    return t(exc.template, **params)
+    return t(exc.template, **seat_params(exc.params, players))
 
 
 def signed(n: int) -> str:

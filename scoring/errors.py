@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic_core import PydanticCustomError
 
 
@@ -41,14 +43,17 @@ def format_message(template: str, params: dict[str, object]) -> str:
     """The English text: seat parameters read "seat 2" or "seats 1, 3"."""
     if not params:
         return template
-    return template.format(**{k: _seat_words(v) if k.startswith("seat") else v
-                              for k, v in params.items()})
+    return template.format(**seat_params(params, _seat_words))
 
 
-def _seat_words(value: object) -> str:
-    if isinstance(value, (list, tuple, set, frozenset)):
-        seats = sorted(value)  # type: ignore[type-var]
-        if len(seats) != 1:
-            return "seats " + ", ".join(map(str, seats))
-        value = seats[0]
-    return f"seat {value}"
+def seat_params(params: dict[str, object], show: Callable[[list[int]], str]) -> dict[str, object]:
+    """`params` with each seat parameter (a name starting with `seat`: one seat or several)
+    replaced by `show` of its seats, sorted; the one place that convention is read."""
+    return {k: show(sorted(v) if isinstance(v, (list, tuple, set, frozenset)) else [v])  # type: ignore[arg-type]
+            if k.startswith("seat") else v for k, v in params.items()}
+
+
+def _seat_words(seats: list[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats))
