@@ -27,12 +27,12 @@ SeatKey = Literal["0", "1", "2", "3"]
 WinBy = Literal["self_draw", "discard", "robbed_kong"]
 
 
-
 def only_by(*kinds: str) -> dict[str, Any]:
     """Metadata for a winner's field that exists only for wins by `kinds` (天胡 is a self-draw):
     `Field(default=False, json_schema_extra=only_by("self_draw"))`. Scoring still checks it;
     the bot's forms hide the field for other wins."""
     return {"win_by": list(kinds)}
+
 
 class StrictModel(BaseModel):
     """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1)."""

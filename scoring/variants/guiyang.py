@@ -58,7 +58,7 @@ class ReadyHand(StrictModel):
     def _quads_in_pairs(self) -> ReadyHand:
         if self.quads and self.form != "seven_pairs":
             raise invalid("quads count only in seven pairs (龙七对); "
-                                      "record kongs as kong events")
+                          "record kongs as kong events")
         return self
 
 
@@ -103,20 +103,20 @@ class ChickensEvent(StrictModel):
         fanji = sum(h.fanji for h in hands)
         if fanji and fan is None:
             raise invalid("no tile was flipped, so there is no 翻鸡: "
-                                      "fanji must be 0")
+                          "fanji must be 0")
         if fanji and fan == "1s":
             raise invalid("9s flipped makes 幺鸡 the 翻鸡 (金鸡): count "
-                                      "those tiles in yaoji, not fanji")
+                          "those tiles in yaoji, not fanji")
         # the hero tile is valued once, by `hero`, never also in anyone's yaoji or yaoji_out
         yaoji = sum(h.yaoji + h.yaoji_out for h in hands) + (self.hero is not None)
         if yaoji > 4:
             raise invalid("there are only four 幺鸡 (1s); yaoji, "
-                                      "yaoji_out and the hero tile add up to {n}", n=yaoji)
+                          "yaoji_out and the hero tile add up to {n}", n=yaoji)
         kinds = 1 if fan in (None, "1s") else 2
         tiles = yaoji + fanji + 4 * sum(h.quads for h in hands)
         if tiles > 4 * kinds:
             raise invalid("more chicken tiles than exist ({n} counted, "
-                                      "{k} in the set)", n=tiles, k=4 * kinds)
+                          "{k} in the set)", n=tiles, k=4 * kinds)
         return self
 
 

@@ -53,7 +53,7 @@ class Winner(WinnerBase):
         if self.thirteen_orphans and (self.seven_pairs or self.all_pungs or self.all_chows
                                       or self.pure or self.half_flush or self.eyes_258 or pungs):
             raise invalid("十三幺 (thirteen_orphans) is single terminals and honours: no pungs, "
-                         "chows, pairs of 2/5/8, flush or seven pairs with it")
+                          "chows, pairs of 2/5/8, flush or seven pairs with it")
         if self.seven_pairs and (self.all_pungs or self.all_chows or self.eyes_258 or pungs):
             raise invalid("seven pairs has no chows, pungs or single pair of eyes")
         if self.all_chows and (self.all_pungs or pungs):

@@ -67,7 +67,7 @@ class Winner(WinnerBase, ReadyHand):
             raise invalid("a hand is heavenly or earthly, not both")
         if self.single_tile and self.form == "seven_pairs":
             raise invalid("single_tile (手把一) needs melds; seven pairs "
-                                      "have none")
+                          "have none")
         return self
 
 
