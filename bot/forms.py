@@ -195,12 +195,19 @@ def resolve(model: type[BaseModel], obj: dict[str, Any], ref: str) -> tuple[Spec
 
 
 def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: str) -> None:
-    """Change `obj` in place: t toggle, c cycle, i +/−, s set seat, m toggle seat in a set,
-    k +/− a seat's counter in a map, n toggle a seat's entry in a map."""
+    """Change `obj` in place: t toggle, c set a choice (or cycle, without one), i +/−,
+    s set seat, m toggle seat in a set, k +/− a seat's counter in a map, n toggle a seat's
+    entry in a map."""
     spec, target = resolve(model, obj, ref)
     name, value = spec.name, target.get(spec.name)
     if op == "t" and spec.kind is Kind.BOOL:
         target[name] = not bool(value)
+    elif op == "c" and spec.kind is Kind.CHOICE and arg:
+        # set one value (tapping the one set goes back to the default, where there is one)
+        if not arg.isdigit() or int(arg) >= len(spec.choices):
+            raise FormError(arg)
+        choice = spec.choices[int(arg)]
+        target[name] = spec.default if value == choice and spec.default is not None else choice
     elif op == "c" and spec.kind is Kind.CHOICE:
         options = list(spec.choices) + ([None] if spec.optional else [])
         idx = options.index(value) if value in options else -1

@@ -2,8 +2,11 @@
 
 Pure: `press` applies one button to the draft, `screen` draws the draft. The handlers load and
 save drafts through the store, so a restart in the middle of a hand loses nothing.
-Steps: main (what happened so far) → winners → from → form (features, sub-forms, tile picker)
-→ back to main … → preview (the scored outcome) → confirm.
+Steps: main (who won, or what else happened) → how (self-drawn, whose discard, whose kong)
+→ form (features, sub-forms, tile picker; once the hand is whole it shows the payments and
+Confirm) → back to main for what else happened … → preview → confirm. A hand is confirmed
+only when it is whole: scoring says it has ended (Luzhou's blood battle after its third win
+or an exhausted wall).
 """
 
 from __future__ import annotations
@@ -56,6 +59,12 @@ COMMON_LABELS = {
 # Fields the shared event models define (scoring.model): they keep their common labels even
 # where a variant has an event-qualified term such as "robbed_kong" (a win, not a kong's flag).
 SELF_NAMING = ("form", "kind")  # choices whose values name themselves: "all pungs", "added kong"
+# Variants where a win does not end the hand: the others play on until three have won (血战)
+BLOOD_BATTLE = frozenset({"luzhou"})
+# End-of-hand accounting that may follow the win (hand-format.md): the form of a hand-ending
+# win offers "More" for these before Confirm
+AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
+                       "ghost_bonus"})
 COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong", "by", "winners",
                            "ready"})
 
@@ -102,6 +111,12 @@ def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") ->
             "error": None}
 
 
+def _upgrade(draft: dict[str, Any]) -> None:
+    """A draft saved by the earlier flow (winners, then from) picks up at "how"."""
+    if draft["step"] in ("winners", "from"):
+        draft["step"] = "how"
+
+
 # -- models of the variant ----------------------------------------------------------------------
 
 def _event_types(v: Variant) -> list[str]:
@@ -141,17 +156,16 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
     """Apply one button to the draft (in place). Returns "confirm" or "cancel" when the
     wizard is finished, else None. Raises FormError for a button that does not fit."""
     draft["error"] = None
+    _upgrade(draft)
     step = draft["step"]
     if op == "q":
         return "cancel"
     if step == "main":
         return _press_main(draft, ctx, op, a)
-    if step == "winners":
-        _press_winners(draft, ctx, op, a)
-    elif step == "from":
-        _press_from(draft, op, a)
+    if step == "how":
+        _press_how(draft, ctx, op, a)
     elif step in ("form", "tile"):
-        _press_form(draft, ctx, op, a, b)
+        return _press_form(draft, ctx, op, a, b)
     elif step == "preview":
         if op == "ok":
             return "confirm"
@@ -165,9 +179,14 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
 
 def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
     v, events = ctx.variant, draft["events"]
-    if op == "w" and a in WIN_BY and WIN_BY[a] in _win_types(ctx):
-        win = forms.blank(_model(v, "win"), by=WIN_BY[a], winners=[])
-        draft.update(pending=win, step="winners", path=[])
+    if op in ("wh", "wz"):  # the winner; wz: self-drawn, straight to his features
+        seat = forms._seat(a)
+        if seat in _won(events) or not _may_win(ctx, events):
+            raise FormError(a)
+        win = forms.blank(_model(v, "win"), winners=[forms.blank(v.Winner, seat=seat)])
+        draft.update(pending=win, step="how", path=[])
+        if op == "wz":
+            _press_how(draft, ctx, "hs", "")
     elif op == "x" and "exhausted" in _event_types(v):
         pending = forms.blank(_model(v, "exhausted"))
         if "ready" in pending:
@@ -188,10 +207,13 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         if not events:
             draft["error"] = ctx.t("Nothing entered yet: add what happened first.")
             return None
-        try:
-            score(ctx.record(events))
-        except ScoringError as exc:
+        ended, exc = hand_state(ctx, events)
+        if exc is not None:
             draft["error"] = ctx.explain(exc)
+            return None
+        if not ended:
+            draft["error"] = ctx.t("The hand is not over yet: add who won next, or that the "
+                                   "wall ran out.")
             return None
         draft["step"] = "preview"
     else:
@@ -210,62 +232,71 @@ def _at_once(draft: dict[str, Any], ctx: Ctx) -> None:
         draft.update(pending=None, step="main", path=[])
 
 
-def _press_winners(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
-    pending = draft["pending"]
-    multi = ctx.variant.multi_winner and pending["by"] != "self_draw"
-    if op == "ws":
+def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
+    """How the chosen winner won: self-drawn (hs), off a seat's discard (hd) or kong (hr); on
+    a discard others may win too (ha toggles one more winner)."""
+    pending, events = draft["pending"], draft["events"]
+    winners = [w["seat"] for w in pending["winners"]]
+    if op == "b":
+        draft.update(pending=None, step="main", path=[])
+        return
+    if op == "ha" and ctx.variant.multi_winner:
         seat = forms._seat(a)
-        seats = [w["seat"] for w in pending["winners"]]
-        if seat in seats:
+        if seat in _won(events) or winners == [seat]:
+            raise FormError(a)  # one winner stays: Back starts over
+        if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
         else:
             new = forms.blank(ctx.variant.Winner, seat=seat)
-            pending["winners"] = [*pending["winners"], new] if multi else [new]
-            pending["winners"].sort(key=lambda w: w["seat"])
-        if not multi and pending["winners"]:
-            _after_winners(draft)
-    elif op == "wn":
-        if not pending["winners"]:
-            draft["error"] = ctx.t("Choose who won.")
-            return
-        _after_winners(draft)
-    elif op == "b":
-        draft.update(pending=None, step="main", path=[])
-    else:
-        raise FormError(op)
-
-
-def _after_winners(draft: dict[str, Any]) -> None:
-    pending = draft["pending"]
-    winners = {w["seat"] for w in pending["winners"]}
-    if pending["by"] == "self_draw":
-        draft["step"] = "form"
+            pending["winners"] = sorted([*pending["winners"], new], key=lambda w: w["seat"])
         return
-    if pending.get("from") in winners:
-        pending["from"] = None
-    robbed = [e["seat"] for e in draft["events"] if e.get("type") == "kong" and e.get("robbed")]
-    if pending["by"] == "robbed_kong" and len(robbed) == 1 and robbed[0] not in winners:
-        pending["from"] = robbed[0]  # the kong marked robbed says whose it was (Back changes it)
-        draft["step"] = "form"
-    else:
-        draft["step"] = "from"
-
-
-def _press_from(draft: dict[str, Any], op: str, a: str) -> None:
-    pending = draft["pending"]
-    if op == "wf":
-        seat = forms._seat(a)
-        if seat in {w["seat"] for w in pending["winners"]}:
+    if op == "hk" and _robbed_mode(ctx):
+        pending["by"] = None if pending.get("by") == "robbed_kong" else "robbed_kong"
+        return
+    ways = _ways(ctx, draft)
+    if op == "hs" and ("self_draw", None) in ways:
+        pending.update({"by": "self_draw", "from": None})
+    elif op in ("hd", "hr") and a.isdigit():
+        by = "discard" if op == "hd" else "robbed_kong"
+        if (by, int(a)) not in ways:
             raise FormError(a)
-        pending["from"] = seat
-        draft["step"] = "form"
-    elif op == "b":
-        draft["step"] = "winners"
+        pending.update({"by": by, "from": int(a)})
     else:
         raise FormError(op)
+    if "after_kong" in pending and "after_kong" in _skipped(pending, ctx, events):
+        pending["after_kong"] = False
+    draft["step"] = "form"
 
 
-def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> None:
+def _ways(ctx: Ctx, draft: dict[str, Any]) -> list[tuple[str, int | None]]:
+    """How the pending winners may have won: (by, from). A self-draw for one winner; a discard
+    off any seat still in; a robbed kong off the seat whose kong, marked robbed, was the last
+    thing that happened (where kongs are entered; elsewhere off any seat)."""
+    events, pending = draft["events"], draft["pending"]
+    winners = {w["seat"] for w in pending["winners"]}
+    others = [s for s in range(4) if s not in winners and s not in _won(events)]
+    allowed = _win_types(ctx)
+    if _robbed_mode(ctx) and pending.get("by") == "robbed_kong":
+        return [("robbed_kong", s) for s in others]
+    ways: list[tuple[str, int | None]] = []
+    if "self_draw" in allowed and len(winners) == 1:
+        ways.append(("self_draw", None))
+    if "discard" in allowed:
+        ways += [("discard", s) for s in others]
+    if "robbed_kong" in allowed and not _robbed_mode(ctx):
+        last = events[-1] if events else {}
+        robbed = [last["seat"]] if last.get("type") == "kong" and last.get("robbed") else []
+        ways += [("robbed_kong", s) for s in robbed if s in others]
+    return ways
+
+
+def _robbed_mode(ctx: Ctx) -> bool:
+    """Where kongs are not entered, a robbed-kong win is a switch on the how screen (its seat
+    buttons then name whose kong); elsewhere the robbed kong entered just before names it."""
+    return "robbed_kong" in _win_types(ctx) and "kong" not in _event_types(ctx.variant)
+
+
+def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str | None:
     v = ctx.variant
     model, obj, tile = _current(v, draft)
     if draft["step"] == "tile" and tile is not None:
@@ -280,7 +311,7 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> Non
             draft["step"] = "form"
         else:
             raise FormError(op)
-        return
+        return None
     if op in ("t", "c", "i", "s", "m", "k", "n"):
         forms.apply(model, obj, op, a, b)
         pending = draft["pending"]
@@ -306,17 +337,26 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> Non
     elif op == "d":
         if draft["path"]:
             _pop(draft)
-            return
+            return None
         _commit(draft, ctx)
+    elif op == "ok" and not draft["path"]:
+        # Confirm straight from the form of the event that ends the hand
+        _commit(draft, ctx)
+        if draft["error"] is None:
+            ended, exc = hand_state(ctx, draft["events"])
+            if ended:
+                return "confirm"
+            draft["error"] = ctx.explain(exc) if exc else None
     elif op == "b":
         if draft["path"]:
             _pop(draft)
         elif draft["pending"]["type"] == "win":
-            draft["step"] = "winners" if draft["pending"]["by"] == "self_draw" else "from"
+            draft["step"] = "how"
         else:
             draft.update(pending=None, step="main")
     else:
         raise FormError(op)
+    return None
 
 
 def _pop(draft: dict[str, Any]) -> None:
@@ -358,6 +398,32 @@ def prune(model: type[BaseModel], obj: dict[str, Any]) -> dict[str, Any]:
         if spec.name == "type" or spec.required or value != spec.default:
             out[spec.name] = value
     return out
+
+
+def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
+    """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
+    that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
+    goes on until three seats have won or the wall runs out (hand-format.md)."""
+    try:
+        score(ctx.record(events))
+    except IncompleteHand:
+        return False, None
+    except ScoringError as exc:
+        return False, exc
+    return not _goes_on(ctx.variant, events), None
+
+
+def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
+    return (v.name in BLOOD_BATTLE and len(_won(events)) < 3
+            and not any(e.get("type") == "exhausted" for e in events))
+
+
+def _may_win(ctx: Ctx, events: list[dict[str, Any]]) -> bool:
+    """Someone can still win: the hand has not ended (nor been refused)."""
+    if not events:
+        return True
+    ended, exc = hand_state(ctx, events)
+    return not ended and exc is None and not any(e.get("type") == "exhausted" for e in events)
 
 
 def _win_types(ctx: Ctx) -> tuple[str, ...]:
@@ -415,14 +481,13 @@ def _seat_button(ctx: Ctx, seat: int, *, mark: bool = False) -> str:
 
 
 def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
+    _upgrade(draft)
     step = draft["step"]
     cb = _Callbacks(version)
     if step == "main":
         s = _main_screen(draft, ctx, cb)
-    elif step == "winners":
-        s = _winners_screen(draft, ctx, cb)
-    elif step == "from":
-        s = _from_screen(draft, ctx, cb)
+    elif step == "how":
+        s = _how_screen(draft, ctx, cb)
     elif step == "tile":
         s = _tile_screen(draft, ctx, cb)
     elif step == "preview":
@@ -468,55 +533,81 @@ def term_title(ctx: Ctx) -> str:
     return ctx.variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(ctx.lang, 0)]
 
 
+def _seat_rows(buttons: list[Button]) -> list[list[Button]]:
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
 def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, v = ctx.t, ctx.variant
-    text = _header(draft, ctx) + "\n\n" + esc(t("What happened?"))
-    allowed = _win_types(ctx)
-    rows = [[Button(t(BY_LABELS[by]), cb("w", key)) for key, by in WIN_BY.items() if by in allowed]]
+    t, v, events = ctx.t, ctx.variant, draft["events"]
+    ended, _ = hand_state(ctx, events) if events else (False, None)
+    may_win = _may_win(ctx, events)
+    if not events:
+        ask = t("Who won? Tap the winner's name, or Self-draw beside it. Anything before the "
+                "win (a kong) first.")
+    elif may_win and v.name in BLOOD_BATTLE:
+        ask = t("The hand goes on: who won next? Or did the wall run out?")
+    elif ended:
+        ask = t("Anything else to add? Else preview the hand.")
+    else:
+        ask = t("What happened next?")
+    text = _header(draft, ctx) + "\n\n" + esc(ask)
+    rows: list[list[Button]] = []
+    if may_win and "win" in _event_types(v):
+        won = _won(events)
+        self_draw = "self_draw" in _win_types(ctx)
+        for s in range(4):
+            if s in won:
+                continue
+            row = [Button(_seat_button(ctx, s), cb("wh", s))]
+            if self_draw:  # a self-drawn win in one tap
+                row.append(Button(t("Self-draw"), cb("wz", s)))
+            rows.append(row)
     extra_row = []
-    if "exhausted" in _event_types(v):
+    if "exhausted" in _event_types(v) and not ended and not any(
+            e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
     for i, name in enumerate(_extras(v)):
-        extra_row.append(Button(heading(ctx, name), cb("e", i)))
+        if not ended or name in AFTER_END:
+            extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):
         rows.append(extra_row[i:i + 3])
     last = []
-    if draft["events"]:
+    if events:
         last.append(Button("↩ " + t("Remove last"), cb("u")))
+    if ended:
         last.append(Button("▶ " + t("Preview"), cb("p")))
     last.append(Button("✖ " + t("Cancel"), cb("q")))
     rows.append(last)
     return Screen(text, rows)
 
 
-def _winners_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, pending = ctx.t, draft["pending"]
-    multi = ctx.variant.multi_winner and pending["by"] != "self_draw"
-    chosen = {w["seat"] for w in pending["winners"]}
-    won = _won(draft["events"])
-    prompt = t("Who won? (several may win on one discard)") if multi else t("Who won?")
-    text = _header(draft, ctx) + "\n\n" + f"<b>{esc(t(BY_LABELS[pending['by']]))}</b> — " + esc(prompt)
-    seats = [Button(_seat_button(ctx, s, mark=s in chosen), cb("ws", s))
-             for s in range(4) if s not in won]
-    rows = [seats[:2], seats[2:]] if len(seats) > 2 else [seats]
-    nav = [Button("◀ " + t("Back"), cb("b"))]
-    if multi:
-        nav.append(Button("▶ " + t("Next"), cb("wn")))
-    nav.append(Button("✖ " + t("Cancel"), cb("q")))
-    return Screen(text, [r for r in rows if r] + [nav])
-
-
-def _from_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, pending = ctx.t, draft["pending"]
-    winners = {w["seat"] for w in pending["winners"]}
-    won = _won(draft["events"])
-    ask = (t("Whose kong was robbed?") if pending["by"] == "robbed_kong"
-           else t("Who discarded the winning tile?"))
-    text = _header(draft, ctx) + "\n\n" + esc(ask)
-    seats = [Button(_seat_button(ctx, s), cb("wf", s)) for s in range(4)
-             if s not in winners and s not in won]
-    nav = [Button("◀ " + t("Back"), cb("b")), Button("✖ " + t("Cancel"), cb("q"))]
-    return Screen(text, [seats, nav])
+def _how_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
+    t, pending, events = ctx.t, draft["pending"], draft["events"]
+    winners = [w["seat"] for w in pending["winners"]]
+    who = "、".join if ctx.lang.startswith("zh") else ", ".join
+    names = who(seat_label(t, s, ctx.names) for s in winners)
+    text = (_header(draft, ctx) + "\n\n" + f"<b>{names}</b> " + esc(t("won — how?")))
+    rows: list[list[Button]] = []
+    ways = _ways(ctx, draft)
+    if ("self_draw", None) in ways:
+        rows.append([Button(t("Self-draw"), cb("hs"))])
+    discards = [Button(t("← {seat} (discard)", seat=seat_label(t, s, ctx.names, html_out=False)),
+                       cb("hd", s)) for by, s in ways if by == "discard"]
+    robbed = [Button(t("← {seat} (robbed kong)", seat=seat_label(t, s, ctx.names, html_out=False)),
+                     cb("hr", s)) for by, s in ways if by == "robbed_kong"]
+    rows += _seat_rows(discards) + _seat_rows(robbed)
+    if _robbed_mode(ctx):
+        on = pending.get("by") == "robbed_kong"
+        rows.append([Button(("✅ " if on else "▫️ ") + t("Robbed kong"), cb("hk"))])
+    if ctx.variant.multi_winner and (discards or robbed):
+        more = [s for s in range(4) if s not in _won(events)]
+        if len(more) > 2:  # someone must be left to have discarded
+            text += "\n" + esc(t("Several won on one discard? Tick the others too, then tap "
+                                  "the discarder."))
+            rows.append([Button(("✅ " if s in winners else "▫️ ") + "＋" + wind(t, s), cb("ha", s))
+                         for s in more])
+    rows.append([Button("◀ " + t("Back"), cb("b")), Button("✖ " + t("Cancel"), cb("q"))])
+    return Screen(text, rows)
 
 
 def _tile_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
@@ -546,27 +637,54 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                  else label(ctx, p, pending["type"])
                  for i, p in enumerate(path) if not (i + 1 < len(path) and path[i + 1].isdigit())]
         title = " · ".join([title, *parts])
-    hint = esc(t("Tap to change; Done when it is right."))
+    whole = None if path else _whole_with(ctx, draft)
+    hint = esc(t("Tap what applies; the payments below follow.") if whole
+               else t("Tap to change; Done when it is right."))
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
-    skip = _skipped(pending) if not path else {"type"}
+    if whole is not None:
+        text += "\n\n" + "\n".join(_outcome_block(ctx, whole))
+    skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
     # ready maps and lists are about the seats still in: those that won are left out
     hidden = _won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
     rows = form_rows(ctx, model, obj, cb, skip=skip, hidden=hidden, by=pending.get("by"),
                      event=pending["type"])
-    done = t("Done") if draft["path"] else t("Add")
-    rows.append([Button("◀ " + t("Back"), cb("b")), Button("✔ " + done, cb("d")),
-                 Button("✖ " + t("Cancel"), cb("q"))])
+    nav = [Button("◀ " + t("Back"), cb("b"))]
+    if whole is not None:
+        nav.append(Button("✔ " + t("Confirm"), cb("ok")))
+        if AFTER_END & set(_event_types(v)):
+            nav.append(Button("＋ " + t("More"), cb("d")))
+    else:
+        nav.append(Button("✔ " + (t("Done") if path else t("Add")), cb("d")))
+    nav.append(Button("✖ " + t("Cancel"), cb("q")))
+    rows.append(nav)
     return Screen(text, rows)
 
 
-def _skipped(pending: dict[str, Any]) -> set[str]:
+def _whole_with(ctx: Ctx, draft: dict[str, Any]) -> dict[str, Any] | None:
+    """The outcome of the hand with the pending event added, if that makes it whole."""
+    pending = draft["pending"]
+    events = [*draft["events"], prune(_model(ctx.variant, pending["type"]), pending)]
+    ended, _ = hand_state(ctx, events)
+    return score(ctx.record(events)).to_dict() if ended else None
+
+
+def _skipped(pending: dict[str, Any], ctx: Ctx | None = None,
+             events: list[dict[str, Any]] | None = None) -> set[str]:
     """Fields of the event being entered that its form does not show: a win's `by` and `from`
-    were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong."""
+    were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong.
+    Where kongs are entered, 杠上花 only after the winner's kong and 杠上炮 after the
+    discarder's (a whole hand has that kong)."""
     skip = {"type", "by"}
     if pending["type"] == "win":
         skip.add("from")
         if pending["by"] == "robbed_kong":
             skip.add("after_kong")
+        elif ctx is not None and "kong" in _event_types(ctx.variant):
+            kongs = {e.get("seat") for e in events or [] if e.get("type") == "kong"}
+            who = (pending["winners"][0]["seat"] if pending["by"] == "self_draw"
+                   and len(pending["winners"]) == 1 else pending.get("from"))
+            if who not in kongs:
+                skip.add("after_kong")
     elif "kind" in pending and "from" in pending and pending["kind"] != "exposed":
         skip.add("from")
     return skip
@@ -606,9 +724,15 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callba
             toggles.append(Button(("✅ " if value else "▫️ ") + name, cb("t", ref)))
             continue
         if spec.kind is Kind.CHOICE:
-            shown = value_label(ctx, value, event)
-            bare = spec.name in SELF_NAMING and value is not None  # "all pungs", not "Form: …"
-            toggles.append(Button(f"{shown} 🔄" if bare else f"{name}: {shown} 🔄", cb("c", ref)))
+            # one button a value, one tap each (七对 directly, not a cycle through forms); the
+            # default (plain) is what no tick means
+            for i, choice in enumerate(spec.choices):
+                if choice == spec.default and choice is not None:
+                    continue
+                shown = value_label(ctx, choice, event)
+                text = shown if spec.name in SELF_NAMING else f"{name}: {shown}"
+                toggles.append(Button(("✅ " if value == choice else "▫️ ") + text,
+                                      cb("c", ref, i)))
             continue
         if spec.kind is Kind.INT:
             rows.append([Button("−", cb("i", ref, "-")),
@@ -778,7 +902,16 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
 def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
     outcome = score(ctx.record(draft["events"])).to_dict()
-    body = [_header(draft, ctx), "", "<b>" + esc(t("Payments")) + "</b>"]
+    body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome)]
+    rows = [[Button("◀ " + t("Back"), cb("b")), Button("✔ " + t("Confirm"), cb("ok")),
+             Button("✖ " + t("Cancel"), cb("q"))]]
+    return Screen("\n".join(body), rows)
+
+
+def _outcome_block(ctx: Ctx, outcome: dict[str, Any]) -> list[str]:
+    """The scored hand: payments, this hand, the totals after it, the next dealer."""
+    t = ctx.t
+    body = ["<b>" + esc(t("Payments")) + "</b>"]
     body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome)
     body += ["", "<b>" + esc(t("This hand")) + "</b>: " + esc(deltas_text(t, outcome["deltas"]) or "±0")]
     body += ["<b>" + esc(t("After it")) + "</b>"]
@@ -793,6 +926,4 @@ def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
             body.append("🏁 " + esc(t("This hand ends the level.")))
     body.append("")
     body.append(esc(t("Next dealer: ")) + seat_label(t, outcome["next_dealer"], ctx.names))
-    rows = [[Button("◀ " + t("Back"), cb("b")), Button("✔ " + t("Confirm"), cb("ok")),
-             Button("✖ " + t("Cancel"), cb("q"))]]
-    return Screen("\n".join(body), rows)
+    return body

@@ -8,8 +8,8 @@ events are compared with the stored record), so a shorter script that records so
 fails instead of looking fast. `bench_taps.py` runs the same list as a test and holds the target:
 an ordinary hand (one winner, one or two features) in at most 4 taps, a discard win one more.
 
-Before the issue-12 flow (winner → Next → discarder → cycling forms → Add → Preview → Confirm)
-the same hands took a median of 7.5 taps (5 to 15).
+Before the issue-12 flow (way of winning → winner → Next → discarder → cycling forms → Add →
+Preview → Confirm) the same hands took a median of 7 taps (5 to 15).
 """
 
 from __future__ import annotations
@@ -48,37 +48,37 @@ def win(by: str, winners: list[dict[str, Any]], frm: int | None = None) -> dict[
 
 
 HANDS: list[Hand] = [
-    Hand("guiyang", "self-draw, plain", ["Alice", "Self-draw", "Confirm"],
+    Hand("guiyang", "self-draw, plain", [("Alice", "Self-draw"), "Confirm"],
          [win("self_draw", [{"seat": 0}])], ordinary=True),
     Hand("guiyang", "discard, all pungs", ["Carol", "← North", "all pungs", "Confirm"],
          [win("discard", [{"seat": 2, "form": "all_pungs"}], 3)], ordinary=True),
     Hand("guiyang", "self-draw + chickens (5p flipped, one 幺鸡)",
-         ["Alice", "Self-draw", "More", "Chickens", "Flipped tile", "5p", "Alice",
-          ("Alice", "✎"), ("1 bamboo", "+"), "Done", "Add", "Confirm"],
+         [("Alice", "Self-draw"), "More", "Chickens", "Flipped tile", "5p", "Alice",
+          ("Alice", "✎"), ("1 bamboo", "+"), "Done", "Confirm"],
          [win("self_draw", [{"seat": 0}]),
           {"type": "chickens", "flipped": "5p", "seats": {"0": {"yaoji": 1}}}]),
     Hand("cixi", "discard, one joker", ["Carol", "← East", ("joker", "+"), "Confirm"],
          [win("discard", [{"seat": 2, "jokers": 1}], 0)], ordinary=True),
     Hand("cixi", "self-draw, two jokers, all pungs",
-         ["Dan", "Self-draw", ("joker", "+", 2), "all pungs", "Confirm"],
+         [("Dan", "Self-draw"), ("joker", "+", 2), "all pungs", "Confirm"],
          [win("self_draw", [{"seat": 3, "jokers": 2, "all_pungs": True}])]),
-    Hand("feibao", "self-draw with jing", ["Bob", "Self-draw", "with jing", "Confirm"],
+    Hand("feibao", "self-draw with jing", [("Bob", "Self-draw"), "with jing", "Confirm"],
          [win("self_draw", [{"seat": 1, "jing": True}])], ordinary=True),
-    Hand("feibao", "self-draw, seven pairs", ["Carol", "Self-draw", "seven pairs", "Confirm"],
+    Hand("feibao", "self-draw, seven pairs", [("Carol", "Self-draw"), "seven pairs", "Confirm"],
          [win("self_draw", [{"seat": 2, "form": "seven_pairs"}])], ordinary=True),
     Hand("hainan", "self-draw, all pungs, pure suit",
-         ["Bob", "Self-draw", "all pungs", "pure suit", "Confirm"],
+         [("Bob", "Self-draw"), "all pungs", "pure suit", "Confirm"],
          [win("self_draw", [{"seat": 1, "all_pungs": True, "pure": True}])], ordinary=True),
     Hand("hainan", "discard, half flush", ["Carol", "← North", "half flush", "Confirm"],
          [win("discard", [{"seat": 2, "half_flush": True}], 3)], ordinary=True),
     Hand("luzhou", "three wins (blood battle)",
-         ["Bob", "Self-draw", "pure suit", "Add", "Carol", "← North", "all pungs", "Add",
-          "Alice", "Self-draw", "Confirm"],
+         [("Bob", "Self-draw"), "pure suit", "Add", "Carol", "← North", "all pungs", "Add",
+          ("Alice", "Self-draw"), "Confirm"],
          [win("self_draw", [{"seat": 1, "pure": True}]),
           win("discard", [{"seat": 2, "form": "all_pungs"}], 3),
           win("self_draw", [{"seat": 0}])]),
     Hand("luzhou", "one win, then the wall runs out",
-         ["Bob", "Self-draw", "pure suit", "Add", "Wall exhausted", "Alice", "Dan",
+         [("Bob", "Self-draw"), "pure suit", "Add", "Wall exhausted", "Alice", "Dan",
           ("Dan", "✎"), "all pungs", "Done", "Confirm"],
          [win("self_draw", [{"seat": 1, "pure": True}]),
           {"type": "exhausted", "ready": {"0": {}, "2": None, "3": {"form": "all_pungs"}}}]),
