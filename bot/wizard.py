@@ -414,8 +414,12 @@ def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringErr
 
 
 def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
-    return (v.name in BLOOD_BATTLE and len(_won(events)) < 3
-            and not any(e.get("type") == "exhausted" for e in events))
+    """No win and no exhausted wall yet (a false win or a kong alone is no hand), or a blood
+    battle with fewer than three winners and wall left."""
+    exhausted = any(e.get("type") == "exhausted" for e in events)
+    if not exhausted and not _won(events):
+        return True
+    return v.name in BLOOD_BATTLE and len(_won(events)) < 3 and not exhausted
 
 
 def _may_win(ctx: Ctx, events: list[dict[str, Any]]) -> bool:
