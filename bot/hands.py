@@ -28,7 +28,7 @@ from .common import (
 from .forms import FormError
 from .oneline import LineError, parse_hu
 from .render import esc, outcome_lines, totals_block
-from .wizard import Ctx, new_draft, press, screen
+from .wizard import Ctx, hand_state, new_draft, press, screen
 
 
 async def _running(update: Update, context: Context, sc: ChatScope) -> Any | None:
@@ -75,16 +75,19 @@ async def cmd_hu(update: Update, context: Context) -> None:
         return
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
-        event = parse_hu(ctx.variant, context.args or [])
-        score(ctx.record([event]))
+        event = parse_hu(ctx.variant, context.args or [], ctx.names)
     except LineError as exc:
         await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **exc.kwargs)) + "\n"
                     + esc(sc.t("See /help for the one-line format.")))
         return
-    except ScoringError as exc:
+    ended, exc = hand_state(ctx, [event])
+    if exc is not None:
         await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return
-    await _open_wizard(update, context, sc, session, new_draft([event], step="preview"))
+    # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
+    # how the hand went on
+    await _open_wizard(update, context, sc, session,
+                       new_draft([event], step="preview" if ended else "main"))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:

@@ -55,7 +55,11 @@ COMMON_LABELS = {
     "dead_hand": N_("Dead hand (相公)"), "quads": N_("Quads"),
     "zheng": N_("正精 (main)"), "fu": N_("副精 (next)"),
     "fed": N_("Melds fed by (三凑承包)"),
+    "hoarded_winds_by": N_("关风向 paid by"),
 }
+# A flag that reads another term while a count of the winner is 0: Cixi's 清一色 is 有龙清一色
+# with 龙 and 无龙清一色 without
+LABEL_WITHOUT = {("pure", "jokers"): "clean_pure"}
 # Fields the shared event models define (scoring.model): they keep their common labels even
 # where a variant has an event-qualified term such as "robbed_kong" (a win, not a kong's flag).
 SELF_NAMING = ("form", "kind")  # choices whose values name themselves: "all pungs", "added kong"
@@ -459,6 +463,14 @@ def label(ctx: Ctx, name: str, event: str | None = None) -> str:
     return name.replace("_", " ")
 
 
+def _label_for(ctx: Ctx, name: str, obj: dict[str, Any], event: str | None) -> str:
+    """A field's label as this object reads: 无龙清一色 while the winner holds no 龙."""
+    for (flag, count), other in LABEL_WITHOUT.items():
+        if name == flag and count in obj and not obj.get(count) and other in ctx.variant.terms:
+            return label(ctx, other, event)
+    return label(ctx, name, event)
+
+
 def tile_label(ctx: Ctx, tile: str | None) -> str:
     if tile is None or not _is_tile(tile):
         return "—" if tile is None else tile
@@ -721,7 +733,7 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callba
             continue
         ref = f"{prefix}{idx}"
         value = obj.get(spec.name)
-        name = label(ctx, spec.name, event)
+        name = _label_for(ctx, spec.name, obj, event)
         if spec.name == "after_kong" and f"after_kong:{by}" in COMMON_LABELS:
             name = ctx.t(COMMON_LABELS[f"after_kong:{by}"])
         if spec.kind is Kind.BOOL:
@@ -839,7 +851,7 @@ def summarize(ctx: Ctx, model: type[BaseModel] | None, obj: dict[str, Any],
             continue
         if value is None or (value in (False, 0, {}, []) and spec.kind is not Kind.SEAT):
             continue  # seat 0 is East, not nothing
-        name = label(ctx, spec.name, event)
+        name = _label_for(ctx, spec.name, obj, event)
         if spec.kind is Kind.BOOL:
             parts.append(name)
         elif spec.kind is Kind.CHOICE:
