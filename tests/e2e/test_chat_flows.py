@@ -17,9 +17,10 @@ async def test_one_line_entry_goes_to_the_same_preview(bot: object, table: Table
                                                        store: Store) -> None:
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
-    preview = await table.say(carol, "/hu 2 zimo all_pungs pure")
-    assert "Payments" in preview.text and "✔ Confirm" in preview.button_labels
-    await table.tap(carol, preview, "Confirm")
+    wiz = await table.say(carol, "/hu 2 zimo all_pungs pure")
+    # one win of the blood battle is no whole hand: the wizard asks how it went on
+    assert "who won next" in wiz.text and "✔ Confirm" not in wiz.button_labels, wiz.text
+    await wall_out(table, carol, wiz)
     session = await store.running_session(table.chat_id)
     assert await store.totals(session.id) == (-40, -40, 120, -40)  # 清对 40, at the cap
 
@@ -30,12 +31,20 @@ async def test_one_line_entry_goes_to_the_same_preview(bot: object, table: Table
     assert (await store.get_session(session.id)).hand_count == 1
 
 
+async def wall_out(table: Table, user: dict, wiz: object) -> None:
+    """End a Luzhou hand entered by /hu: the wall runs out, nobody still in is ready."""
+    for label in ("Wall exhausted", "Confirm"):
+        answer = await table.tap(user, wiz, label)
+        assert not answer.get("show_alert"), answer
+    assert "recorded" in table.message(wiz.message_id).text
+
+
 async def test_undo_is_recorded_not_destructive(bot: object, table: Table, store: Store,
                                                 tg: FakeTelegram) -> None:
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
-    await table.tap(bob, await table.say(bob, "/hu 1 zimo pure"), "Confirm")
-    await table.tap(alice, await table.say(alice, "/hu 0 zimo seven_pairs"), "Confirm")
+    await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
+    await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
     session = await store.running_session(table.chat_id)
     assert await store.totals(session.id) == (30 - 10, 30 - 10, -20, -20)
 
@@ -64,20 +73,20 @@ async def test_outsiders_and_forged_buttons_change_nothing(bot: object, table: T
     lobby = await table.seat_everyone("luzhou")
     eve = tg.user(666, "Eve", "eve")
     wiz = await table.say(alice, "/hand")
-    await table.tap(alice, wiz, "Self-draw")
+    await table.tap(alice, wiz, "Alice")
     before = table.message(wiz.message_id)
-    answer = await table.tap(eve, wiz, "Bob")
+    answer = await table.tap(eve, wiz, "Self-draw")
     assert answer.get("show_alert") and "Only seated players" in answer["text"]
     answer = await table.tap(eve, lobby, "House rules")
     assert answer.get("show_alert")
-    for data in ["h:999:ws:1", "h:2:zz", "h:2:ws:9", "x" * 64, "h:2:t:-1", "p:1:2:3", "s:999:j",
+    for data in ["h:999:wh:1", "h:2:zz", "h:2:hd:9", "h:2:hd:0", "x" * 64, "h:2:t:-1", "p:1:2:3", "s:999:j",
                  "r:1:99", "n:tokyo", "l:xx"]:
         answer = await table.press(alice, wiz.message_id, data)
         assert answer.get("show_alert"), (data, answer)
     after = table.message(wiz.message_id)
     assert (after.text, after.reply_markup) == (before.text, before.reply_markup)
     # and the real buttons still work
-    assert not (await table.tap(alice, wiz, "Bob")).get("show_alert")
+    assert not (await table.tap(alice, wiz, "Self-draw")).get("show_alert")
 
 
 async def test_double_tapped_confirm_records_one_hand(bot: object, table: Table, store: Store,
@@ -85,6 +94,7 @@ async def test_double_tapped_confirm_records_one_hand(bot: object, table: Table,
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     preview = await table.say(dan, "/hu 3 zimo pure")
+    await table.tap(dan, preview, "Wall exhausted")
     data = preview.callback_data("Confirm")
     first = await tg.press(table.chat_id, preview.message_id, dan, data)
     second = await tg.press(table.chat_id, preview.message_id, dan, data)
@@ -102,13 +112,12 @@ async def test_restart_in_the_middle_of_a_wizard_keeps_the_draft(tg: FakeTelegra
     async with serve(settings, poll_timeout=1):
         await table.seat_everyone("luzhou")
         wiz = await table.say(bob, "/hand")
-        await table.tap(bob, wiz, "Self-draw")
-        await table.tap(bob, wiz, "Dan")
+        await table.tap_in_row(bob, wiz, "North Dan", "Self-draw")
         await table.tap(bob, wiz, "pure suit")
     # the bot is down; the message with its buttons is still in the chat
     async with serve(settings, poll_timeout=1):
         await table.tap(bob, wiz, "Add")
-        await table.tap(bob, wiz, "Preview")
+        await table.tap(bob, wiz, "Wall exhausted")
         await table.tap(bob, wiz, "Confirm")
         assert "Hand 1 recorded" in table.message(wiz.message_id).text
     store = await Store.open(db_url)
@@ -133,7 +142,7 @@ async def test_hostile_names_are_escaped(bot: object, tg: FakeTelegram) -> None:
 async def test_a_429_storm_is_ridden_out(bot: object, table: Table, tg: FakeTelegram,
                                          store: Store) -> None:
     alice, bob, carol, dan = table.players
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("hainan")
     tg.fail_next("sendMessage", times=2, retry_after=1)
     preview = await table.say(alice, "/hu 0 zimo all_pungs")
     assert "Payments" in preview.text
@@ -153,7 +162,7 @@ async def test_group_upgraded_to_supergroup_keeps_its_session(bot: object, table
                                                               store: Store) -> None:
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
-    await table.tap(alice, await table.say(alice, "/hu 0 zimo pure"), "Confirm")
+    await wall_out(table, alice, await table.say(alice, "/hu 0 zimo pure"))
     old_id = table.chat_id
     new_id = await tg.migrate_chat(old_id, by=alice)
     for _ in range(300):  # the bot handles the service messages in the background (≤ 15 s)
