@@ -8,7 +8,7 @@ from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import StaleDraft, StoreError
-from scoring import ScoringError, score
+from scoring import ScoringError, get_variant, score
 
 from .common import (
     ChatScope,
@@ -27,7 +27,7 @@ from .common import (
 )
 from .forms import FormError
 from .oneline import LineError, parse_hu
-from .render import esc, outcome_lines, totals_block
+from .render import esc, outcome_lines, totals_block, unit
 from .wizard import Ctx, hand_state, new_draft, press, screen
 
 
@@ -167,7 +167,8 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=hand.seq)) + "</b>", ""]
     lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
-    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"])
+    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
+                          unit(ctx.variant, sc.lang))
     if outcome.get("level_over"):
         lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
     await edit(query, "\n".join(lines))
@@ -199,7 +200,8 @@ async def cmd_undo(update: Update, context: Context) -> None:
     names = await seat_names(store, session)
     lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=hand.seq)),
              ""]
-    lines += totals_block(t, names, await store.totals(session.id), session.stake_cents)
+    lines += totals_block(t, names, await store.totals(session.id), session.stake_cents,
+                          u=unit(get_variant(session.variant), sc.lang))
     await send(context, sc.chat_id, "\n".join(lines))
 
 

@@ -19,7 +19,7 @@ from scoring.stats import ScoredHand, merge, player_stats
 from .charts import render_balance_chart
 from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
 from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
-from .render import esc, reason, term
+from .render import esc, money, reason, signed, term, unit
 from .wizard import Button
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -56,21 +56,54 @@ async def _settle_view(context: Context, sc: ChatScope,
     lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
     owed = {pid: c for pid, c in balances.items() if c}
     if not owed:
+        in_points = await _points_view(context, sc, session_id, name)
+        if in_points:
+            return "\n".join([*lines, *in_points]), []
         await _close_settled(context, sc, session_id)
         lines.append("🤝 " + esc(t("Everyone is square.")))
         return "\n".join(lines), []
     for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
-        lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}{format_cents(cents)}</b>")
+        lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}{money(cents)}</b>")
     transfers = settle(owed)
     lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
     rows = []
     suffix = f":{session_id}" if session_id is not None else ""
     for i, tr in enumerate(transfers, 1):
-        lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{format_cents(tr.cents)}</b>")
+        lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{money(tr.cents)}</b>")
         label = t("✓ {n} paid", n=i)
         rows.append([Button(label, f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
     lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
     return "\n".join(lines), rows
+
+
+async def _points_view(context: Context, sc: ChatScope, session_id: int | None,
+                       name: dict[int, str]) -> list[str]:
+    """Sessions played without a stake still owe points: who pays whom in points, and how to
+    set a stake (nothing is marked settled: no money has changed hands)."""
+    t, store = sc.t, store_of(context)
+    points: dict[int, int] = {}
+    units = set()
+    for session in await store.chat_sessions(sc.chat_id):
+        if session.stake_cents or (session_id is not None and session.id != session_id):
+            continue
+        for seat, pts in enumerate(await store.totals(session.id)):
+            pid = session.seats[seat]
+            if pid is not None and pts:
+                points[pid] = points.get(pid, 0) + pts
+                units.add(unit(get_variant(session.variant), sc.lang))
+    owed = {pid: n for pid, n in points.items() if n}
+    if not owed:
+        return []
+    u = units.pop() if len(units) == 1 else ""
+    lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
+                   "/stake 0.5 (money per point).")), ""]
+    lines += [f"{name.get(pid, pid)}: <b>{signed(n)}</b>{esc(u)}"
+              for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
+    transfers = settle(owed)
+    lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{tr.cents}</b>{esc(u)}"
+              for i, tr in enumerate(transfers, 1)]
+    return lines
 
 
 async def _close_settled(context: Context, sc: ChatScope, session_id: int | None) -> None:
@@ -234,7 +267,8 @@ async def cmd_chart(update: Update, context: Context) -> None:
             breaks.append(i)
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
-                                  y_label=t("Points"), level_breaks=breaks)
+                                  y_label=unit(get_variant(session.variant), sc.lang),
+                                  level_breaks=breaks)
     caption = esc(t("Running totals over {n} hands", n=len(live)))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)

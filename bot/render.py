@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from scoring.errors import ScoringError, seat_params
-from scoring.settlement import format_cents as money
+from scoring.settlement import format_cents
 from scoring.variant import Variant, term_name
 
 from .i18n import N_
@@ -15,6 +15,29 @@ from .i18n import N_
 Tr = Callable[..., str]
 WINDS = (N_("East"), N_("South"), N_("West"), N_("North"))
 NAME_MAX = 24
+
+
+MINUS = "−"  # one minus sign in every message (U+2212), for points and money alike
+
+
+def money(cents: int) -> str:
+    return format_cents(cents).replace("-", MINUS)
+
+
+def is_zh(t: Tr) -> bool:
+    return str(getattr(t, "lang", "en")).startswith("zh")
+
+
+def colon(t: Tr) -> str:
+    """": " in English, "：" in Chinese text."""
+    return "：" if is_zh(t) else ": "
+
+
+def with_unit(t: Tr, text: str, u: str) -> str:
+    """"+13 ke" in English, "+13颗" in Chinese."""
+    if not u:
+        return text
+    return f"{text}{u}" if is_zh(t) else f"{text} {u}"
 
 
 def esc(text: object) -> str:
@@ -74,18 +97,23 @@ def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None
         terms = [k for k in line.get("terms", []) if k != what]
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
         parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
-        value = f" {line['value']}{u}" if line.get("value") is not None else ""
+        value = " " + esc(with_unit(t, str(line["value"]), u)) if line.get("value") is not None else ""
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
-        out.append(f"• {head}{body}{value}: {deltas_text(t, line['deltas']) or '±0'}")
+        out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line['deltas']) or '±0'}")
     return out
 
 
 def totals_block(t: Tr, names: Sequence[str | None], totals: Sequence[int],
-                 stake_cents: int = 0, dealer: int | None = None) -> list[str]:
+                 stake_cents: int = 0, dealer: int | None = None, u: str = "") -> list[str]:
+    """A line a seat: points in the variant's unit `u`, money at the stake; 🀄 marks the
+    dealer, explained on a legend line."""
     rows = []
     for s, pts in enumerate(totals):
         mark = " 🀄" if dealer == s else ""
         cash = f"  ({money(pts * stake_cents)})" if stake_cents else ""
-        rows.append(f"{seat_label(t, s, names)}{mark}: <b>{signed(pts)}</b>{cash}")
+        rows.append(f"{seat_label(t, s, names)}{mark}{colon(t)}<b>{esc(with_unit(t, signed(pts), u))}"
+                    f"</b>{cash}")
+    if dealer is not None:
+        rows.append(esc(t("🀄 deals the next hand.")))
     return rows

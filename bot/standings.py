@@ -19,7 +19,7 @@ from .common import (
     store_of,
     table_state,
 )
-from .render import esc, outcome_lines, seat_label, totals_block, wind
+from .render import esc, outcome_lines, seat_label, totals_block, unit, wind
 
 HISTORY_PAGE = 5
 
@@ -35,8 +35,9 @@ async def cmd_table(update: Update, context: Context) -> None:
     totals = await store.totals(session.id)
     variant = get_variant(session.variant)
     title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-    lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=session.hand_count)), ""]
-    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"])
+    lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=await store.standing_hands(session.id))), ""]
+    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
+                          unit(variant, sc.lang))
     lines.append("")
     streak = base["dealer_streak"]
     lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)

@@ -482,6 +482,13 @@ class Store:
         hands = await self.history(session_id, limit=1, include_voided=include_voided)
         return hands[0] if hands else None
 
+    async def standing_hands(self, session_id: int) -> int:
+        """How many of the session's hands stand (an undone hand keeps its number, not its
+        place in the count)."""
+        async with self._read() as s:
+            return int(await s.scalar(select(func.count()).select_from(M.Hand).where(
+                M.Hand.session_id == session_id, M.Hand.voided.is_(False))) or 0)
+
     async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
                       include_voided: bool = True) -> list[RecordedHand]:
         """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`."""

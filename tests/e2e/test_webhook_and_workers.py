@@ -40,6 +40,7 @@ async def test_webhook_mode_end_to_end(tg: FakeTelegram, db_url: str, table: Tab
         lobby = await table.seat_everyone("luzhou")
         assert "Alice" in lobby.text
         preview = await table.say(table.players[1], "/hu 1 zimo pure")
+        await table.tap(table.players[1], preview, "Wall exhausted")  # a whole hand
         await table.tap(table.players[1], preview, "Confirm")
         assert "Hand 1 recorded" in table.message(preview.message_id).text
 
@@ -65,7 +66,8 @@ async def test_two_workers_on_one_database_record_a_hand_once(tg: FakeTelegram, 
             tg.webhook_target = a
             await table.seat_everyone("luzhou")
             preview = await table.say(table.players[0], "/hu 0 zimo all_pungs")
-            data = preview.callback_data("Confirm")
+            await table.tap(table.players[0], preview, "Wall exhausted")  # a whole hand
+            data = table.message(preview.message_id).callback_data("Confirm")
             # two players tap Confirm at once and Telegram hands the taps to different workers
             # at the same moment: queue both taps, then deliver them concurrently
             hook, tg.webhook = tg.webhook, None
