@@ -162,8 +162,8 @@ def refusal(t: Any, exc: StoreError) -> str:
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data) for b in row]
-                                 for row in rows if row])
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
+                                  for b in row] for row in rows if row])
 
 
 async def send(context: Context, chat_id: int, text: str,

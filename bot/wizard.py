@@ -11,6 +11,7 @@ or an exhausted wall).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,10 @@ BLOOD_BATTLE = frozenset({"luzhou"})
 # win offers "More" for these before Confirm
 AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
                        "ghost_bonus"})
+# Events that exist only under some house rules (喜钱 needs the 8-ghost set and the rule on)
+OFFERED_IF: dict[str, Callable[[Any], bool]] = {
+    "ghost_bonus": lambda r: getattr(r, "ghosts", 8) == 8 and getattr(r, "ghost_bonus", "") != "off",
+}
 COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong", "by", "winners",
                            "ready"})
 
@@ -77,6 +82,21 @@ COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong
 class Button:
     text: str
     data: str
+    style: str | None = None  # Telegram's button colour: "success", "danger" or "primary"
+
+
+def heading_row(text: str, cb: _Callbacks) -> Button:
+    """A row's heading, which does nothing when tapped: drawn as a divider, while the buttons
+    that act are coloured."""
+    return Button(f"— {text} —", cb("_"))
+
+
+def _ok(text: str, data: str) -> Button:
+    return Button("✔ " + text, data, "success")
+
+
+def _cancel(ctx: Ctx, cb: _Callbacks) -> Button:
+    return Button("✖ " + ctx.t("Cancel"), cb("q"), "danger")
 
 
 @dataclass
@@ -199,7 +219,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         draft.update(pending=pending, step="form", path=[])
         _at_once(draft, ctx)
     elif op == "e":
-        extras = _extras(v)
+        extras = _extras(ctx)
         if not a.isdigit() or int(a) >= len(extras):
             raise FormError(a)
         type_name = extras[int(a)]
@@ -439,8 +459,11 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
     return v.win_types(v.Rules.model_validate(ctx.base.get("rules") or {}))
 
 
-def _extras(v: Variant) -> list[str]:
-    return [name for name in _event_types(v) if name not in ("win", "exhausted")]
+def _extras(ctx: Ctx) -> list[str]:
+    """The other events this table can have: not one its house rules switch off."""
+    rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
+    return [name for name in _event_types(ctx.variant) if name not in ("win", "exhausted")
+            and OFFERED_IF.get(name, lambda _: True)(rules)]
 
 
 def _is_tile(text: str) -> bool:
@@ -582,7 +605,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     if "exhausted" in _event_types(v) and not ended and not any(
             e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
-    for i, name in enumerate(_extras(v)):
+    for i, name in enumerate(_extras(ctx)):
         if not ended or name in AFTER_END:
             extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):
@@ -591,8 +614,8 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     if events:
         last.append(Button("↩ " + t("Remove last"), cb("u")))
     if ended:
-        last.append(Button("▶ " + t("Preview"), cb("p")))
-    last.append(Button("✖ " + t("Cancel"), cb("q")))
+        last.append(Button("▶ " + t("Preview"), cb("p"), "primary"))
+    last.append(_cancel(ctx, cb))
     rows.append(last)
     return Screen(text, rows)
 
@@ -622,7 +645,7 @@ def _how_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                                   "the discarder."))
             rows.append([Button(("✅ " if s in winners else "▫️ ") + "＋" + wind(t, s), cb("ha", s))
                          for s in more])
-    rows.append([Button("◀ " + t("Back"), cb("b")), Button("✖ " + t("Cancel"), cb("q"))])
+    rows.append([Button("◀ " + t("Back"), cb("b")), _cancel(ctx, cb)])
     return Screen(text, rows)
 
 
@@ -666,12 +689,12 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                      event=pending["type"])
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
-        nav.append(Button("✔ " + t("Confirm"), cb("ok")))
+        nav.append(_ok(t("Confirm"), cb("ok")))
         if AFTER_END & set(_event_types(v)):
             nav.append(Button("＋ " + t("More"), cb("d")))
     else:
-        nav.append(Button("✔ " + (t("Done") if path else t("Add")), cb("d")))
-    nav.append(Button("✖ " + t("Cancel"), cb("q")))
+        nav.append(Button("✔ " + (t("Done") if path else t("Add")), cb("d"), "primary"))
+    nav.append(_cancel(ctx, cb))
     rows.append(nav)
     return Screen(text, rows)
 
@@ -755,18 +778,18 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callba
                          Button(f"{name}: {value if value is not None else spec.lo}", cb("_")),
                          Button("+", cb("i", ref, "+"))])
         elif spec.kind is Kind.SEAT:
-            rows.append([Button(name, cb("_"))])
+            rows.append([heading_row(name, cb)])
             seat_row = [Button(("✅ " if value == s else "") + wind(t, s), cb("s", ref, s))
                         for s in range(4) if s not in hidden or value == s]
             if spec.optional:
                 seat_row.append(Button(("✅ " if value is None else "") + "—", cb("s", ref, "-")))
             rows.append(seat_row)
         elif spec.kind is Kind.SEATS:
-            rows.append([Button(name, cb("_"))])
+            rows.append([heading_row(name, cb)])
             rows.append([Button(("✅ " if s in (value or []) else "▫️ ") + wind(t, s), cb("m", ref, s))
                          for s in range(4) if s not in hidden or s in (value or [])])
         elif spec.kind is Kind.SEAT_MAP:
-            rows.append([Button(name, cb("_"))])
+            rows.append([heading_row(name, cb)])
             rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden))
         elif spec.kind is Kind.TILE:
             rows.append([Button(f"{name}: {tile_label(ctx, value)} ✎", cb("o", ref))])
@@ -919,8 +942,8 @@ def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
     outcome = score(ctx.record(draft["events"])).to_dict()
     body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome)]
-    rows = [[Button("◀ " + t("Back"), cb("b")), Button("✔ " + t("Confirm"), cb("ok")),
-             Button("✖ " + t("Cancel"), cb("q"))]]
+    rows = [[Button("◀ " + t("Back"), cb("b")), _ok(t("Confirm"), cb("ok")),
+             _cancel(ctx, cb)]]
     return Screen("\n".join(body), rows)
 
 

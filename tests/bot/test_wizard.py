@@ -234,6 +234,7 @@ def in_row(draft: dict, ctx: Ctx, anchor: str, text: str, *, below: bool = False
     rows = screen(draft, ctx, 1).rows
     at = [i for i, row in enumerate(rows)
           if any(b.text.startswith(anchor) and has in b.text for b in row)]
+    at = at or [i for i, row in enumerate(rows) if any(b.text == f"— {anchor} —" for b in row)]
     assert len(at) == 1, (anchor, [[b.text for b in r] for r in rows])
     row = rows[at[0] + below]
     found = [b.data for b in row if b.text == text] or [b.data for b in row if text in b.text]
@@ -311,7 +312,7 @@ def test_winners_hold_chickens_too_and_the_flipped_tile_is_picked_by_name() -> N
     tap(d, ctx, in_row(d, ctx, "South <b>&Bob", "✎"))
     tap(d, ctx, in_row(d, ctx, "1 bamboo", "+"))
     tap(d, ctx, find(d, ctx, "Done"))
-    tap(d, ctx, in_row(d, ctx, "hero", "East", below=True))  # seat 0 is somebody
+    tap(d, ctx, in_row(d, ctx, "hero chicken", "East", below=True))  # seat 0 is somebody
     tap(d, ctx, find(d, ctx, "More"))
     assert d["error"] is None
     assert d["events"][-1] == {"type": "chickens", "flipped": "5p", "hero": 0,
@@ -326,7 +327,7 @@ def _is_tile(text: str) -> bool:
 def test_feibao_fed_counts_come_and_go_and_leave_out_the_winner() -> None:
     ctx, d = make_ctx("feibao"), new_draft()
     self_draw(d, ctx, "Dan")
-    fed = labels(d, ctx)[labels(d, ctx).index("Melds fed by (三凑承包)") + 1:]
+    fed = labels(d, ctx)[labels(d, ctx).index("— Melds fed by (三凑承包) —") + 1:]
     assert not any("North" in label for label in fed)  # the winner does not feed himself
     tap(d, ctx, in_row(d, ctx, "South", "+"))
     assert d["pending"]["winners"][0]["fed"] == {"1": 1}  # listed at its smallest count, 1
@@ -375,7 +376,7 @@ def test_a_winners_own_seat_fields_leave_him_out() -> None:
     ctx, d = make_ctx("hainan"), new_draft()
     off(d, ctx, "Carol", "North")
     rows = [[b.text for b in row] for row in screen(d, ctx, 1).rows]
-    assert rows[rows.index(["pays for all"]) + 1] == ["East", "South", "North", "✅ —"]
+    assert rows[rows.index(["— pays for all —"]) + 1] == ["East", "South", "North", "✅ —"]
 
 
 @pytest.mark.parametrize(("variant", "by", "shown", "not_shown"), [
@@ -483,3 +484,14 @@ def test_only_the_wins_the_rules_allow_are_offered() -> None:
     house, d = make_ctx("feibao", rules={"discard_wins": True}), new_draft()
     tap(d, house, "h:1:wh:1")
     assert "← East Alice (discard)" in labels(d, house)
+
+
+def test_options_the_house_rules_switch_off_are_not_offered() -> None:
+    four = labels(new_draft(), make_ctx("luzhou"))  # 4 ghosts: no 喜钱
+    assert "Ghost bonus" not in four
+    eight = labels(new_draft(), make_ctx("luzhou", rules={"ghosts": 8}))
+    assert "Ghost bonus" in eight
+    off = labels(new_draft(), make_ctx("luzhou", rules={"ghosts": 8, "ghost_bonus": "off"}))
+    assert "Ghost bonus" not in off
+    with pytest.raises(FormError):
+        tap(new_draft(), make_ctx("luzhou"), "h:1:e:0")
