@@ -9,6 +9,7 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ApplicationHandlerStop,
     CallbackQueryHandler,
     CommandHandler,
     MessageHandler,
@@ -18,10 +19,10 @@ from telegram.ext import (
 from db import Store
 from scoring import all_variants
 
-from . import hands, ledger, sessions, standings
+from . import greeting, hands, ledger, sessions, standings
 from .common import Context, reply, scope, store_of
 from .config import Settings
-from .i18n import LANGS, N_, translator
+from .i18n import LANGS, N_, lang_from_code, translator
 from .oneline import features_help
 from .render import esc
 
@@ -50,11 +51,12 @@ COMMANDS = [
 HELP = N_("""Mahjong Ledger keeps score at your table.
 
 /new VARIANT — start a session (luzhou, guiyang, cixi, feibao, hainan); tap Join to sit down.
-/hand — enter a hand with buttons; nothing is stored until you tap Confirm.
-/hu — one line for a win:
-  /hu WINNER [FEATURES] [zimo | from SEAT | rob SEAT] [kong]
-  several winners on one discard: /hu 1 all_pungs + 3 pure from 0
-  seats: 0–3 or E S W N (East is the first dealer)
+/hand — enter a hand with buttons: the winner (Self-draw beside the name), features, Confirm.
+/hu — a win in one line, in your own words:
+  /hu West self-draw pure suit all pungs
+  /hu Carol from North seven pairs
+  /hu S quads=2 pure · two winners on one discard: /hu 1 all pungs + 3 pure from E
+  seats: E S W N, 0–3 or a player's name; counts as quads=2 or quads2
 /table — standings; /history — recent hands; /undo — void the last hand
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
@@ -67,8 +69,9 @@ async def cmd_help(update: Update, context: Context) -> None:
     text = esc(t(HELP))
     session = await store_of(context).running_session(sc.chat_id)
     if session is not None:
-        words = features_help(all_variants()[session.variant])
-        text += "\n\n" + esc(t("Features for this session: {words}", words=" ".join(words)))
+        words = features_help(all_variants()[session.variant], sc.lang)
+        text += "\n\n" + esc(t("Features for this session: {words}",
+                                 words=("、" if sc.lang.startswith("zh") else ", ").join(words)))
     await reply(update, context, text)
 
 
@@ -76,6 +79,18 @@ async def on_unknown_button(update: Update, context: Context) -> None:
     """Data no handler claims (forged, or from an older version of the bot): answered, no change."""
     sc = await scope(update, context)
     await update.callback_query.answer(sc.t("That button is no longer valid."), show_alert=True)
+
+
+async def on_no_data(update: Update, context: Context) -> None:
+    """A callback without data (python-telegram-bot hands those to every pattern handler):
+    answered here, in the sender's language, and kept from the others."""
+    query = update.callback_query
+    if query is None or query.data:
+        return
+    user = update.effective_user
+    await query.answer(translator(lang_from_code(user.language_code if user else None))(
+        "That button is no longer valid."))
+    raise ApplicationHandlerStop
 
 
 async def on_migrate(update: Update, context: Context) -> None:
@@ -136,8 +151,10 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     if store is not None:
         app.bot_data["store"] = store
         app.bot_data["owns_store"] = False
+    app.add_handler(CallbackQueryHandler(on_no_data), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
+    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
+                    *greeting.HANDLERS):
         app.add_handler(handler)
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -130,10 +130,29 @@ def _tokens(raw: list[str]) -> list[str]:
     return out
 
 
+def _joined(tokens: list[str], words: Words, names: list[str | None] | None) -> list[str]:
+    """Words of several tokens as one: "pure suit", "all pungs", "self draw", "North Dan"."""
+    known = (set(words.known()) | SELF_DRAW | DISCARD | ROBBED | KONG | AFTER_KONG
+             | {norm(n) for n in names or [] if n})
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for k in (3, 2):
+            if i + k <= len(tokens) and norm("".join(tokens[i:i + k])) in known:
+                out.append(" ".join(tokens[i:i + k]))
+                i += k
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
 def parse_hu(variant: Variant, tokens: list[str],
              names: list[str | None] | None = None) -> dict[str, Any]:
     """Tokens after /hu → one win event (JSON), or LineError."""
-    tokens = _tokens(tokens)
+    words = vocabulary(variant)
+    tokens = _joined(_tokens(tokens), words, names)
     if not tokens:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
     by, frm, after_kong = "self_draw", None, False
@@ -155,7 +174,6 @@ def parse_hu(variant: Variant, tokens: list[str],
             after_kong = True
         else:
             groups[-1].append(raw)
-    words = vocabulary(variant)
     winners = [_winner(variant, words, g, names) for g in groups if g]
     if not winners:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")

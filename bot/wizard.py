@@ -236,8 +236,8 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
             draft["error"] = ctx.explain(exc)
             return None
         if not ended:
-            draft["error"] = ctx.t("The hand is not over yet: add who won next, or that the "
-                                   "wall ran out.")
+            draft["error"] = ctx.t("The hand is not over yet: add who won next, or “{exhausted}”.",
+                                   exhausted=heading(ctx, "exhausted"))
             return None
         draft["step"] = "preview"
     else:
@@ -584,7 +584,8 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
         ask = t("Who won? Tap the winner's name, or Self-draw beside it. Anything before the "
                 "win (a kong) first.")
     elif may_win and v.name in BLOOD_BATTLE:
-        ask = t("The hand goes on: who won next? Or did the wall run out?")
+        ask = t("The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
+                exhausted=heading(ctx, "exhausted"))
     elif ended:
         ask = t("Anything else to add? Else preview the hand.")
     else:
