@@ -22,6 +22,7 @@ from scoring.variant import Variant, term_name
 from . import forms
 from .forms import Kind
 from .i18n import LANGS, translator
+from .wizard_form import COMMON_LABELS  # the labels the form buttons show
 
 SEAT_WORDS = {"e": 0, "s": 1, "w": 2, "n": 3, "east": 0, "south": 1, "west": 2, "north": 3,
               "东": 0, "南": 1, "西": 2, "北": 3, "東": 0, "东家": 0, "南家": 1, "西家": 2, "北家": 3,
@@ -65,8 +66,6 @@ class Words:
 
 
 def vocabulary(variant: Variant) -> Words:
-    from .wizard import COMMON_LABELS  # the labels the form buttons show
-
     words = Words()
 
     def names(key: str) -> list[tuple[str, str]]:
