@@ -24,6 +24,7 @@ from . import forms
 from .forms import FormError, Kind, Spec
 from .i18n import N_, translator
 from .render import (
+    colon,
     deltas_text,
     esc,
     money,
@@ -31,7 +32,9 @@ from .render import (
     reason,
     seat_label,
     signed,
+    unit,
     wind,
+    with_unit,
 )
 from .wizard_form import (
     BY_LABELS,
@@ -649,7 +652,7 @@ def _skipped(pending: dict[str, Any], ctx: Ctx | None = None,
 def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
     t = ctx.t
     who = ", ".join(seat_label(t, w["seat"], ctx.names, html_out=False) for w in pending["winners"])
-    title = f"{t(BY_LABELS[pending['by']])}: {who}"
+    title = f"{t(BY_LABELS[pending['by']])}{colon(t)}{who}"
     if pending.get("from") is not None:
         title += " ← " + seat_label(t, pending["from"], ctx.names, html_out=False)
     return title
@@ -666,15 +669,16 @@ def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
 
 def _outcome_block(ctx: Ctx, outcome: dict[str, Any]) -> list[str]:
     """The scored hand: payments, this hand, the totals after it, the next dealer."""
-    t = ctx.t
+    t, u = ctx.t, unit(ctx.variant, ctx.lang)
     body = ["<b>" + esc(t("Payments")) + "</b>"]
     body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome)
-    body += ["", "<b>" + esc(t("This hand")) + "</b>: " + esc(deltas_text(t, outcome["deltas"]) or "±0")]
+    body += ["", "<b>" + esc(t("This hand")) + "</b>" + colon(t)
+             + esc(deltas_text(t, outcome["deltas"]) or "±0")]
     body += ["<b>" + esc(t("After it")) + "</b>"]
     for s in range(4):
         total = ctx.totals[s] + outcome["deltas"][s]
         cash = f" ({money(total * ctx.stake_cents)})" if ctx.stake_cents else ""
-        body.append(f"{seat_label(t, s, ctx.names)}: {signed(total)}{cash}")
+        body.append(f"{seat_label(t, s, ctx.names)}{colon(t)}{esc(with_unit(t, signed(total), u))}{cash}")
     if any(ctx.base.get("balances") or []):
         body.append(esc(t("Points held: ")) + " · ".join(
             f"{wind(t, s)} {b}" for s, b in enumerate(outcome["balances"])))

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from . import forms
 from .forms import Kind, Spec
 from .i18n import N_
-from .render import esc, seat_label, term, wind
+from .render import colon, esc, seat_label, term, wind
 
 if TYPE_CHECKING:
     from .wizard import Ctx
@@ -147,13 +147,13 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: Callbac
                 if choice == spec.default and choice is not None:
                     continue
                 shown = value_label(ctx, choice, event)
-                text = shown if spec.name in SELF_NAMING else f"{name}: {shown}"
+                text = shown if spec.name in SELF_NAMING else f"{name}{colon(t)}{shown}"
                 toggles.append(Button(("✅ " if value == choice else "▫️ ") + text,
                                       cb("c", ref, i)))
             continue
         if spec.kind is Kind.INT:
             rows.append([Button("−", cb("i", ref, "-")),
-                         Button(f"{name}: {value if value is not None else spec.lo}", cb("_")),
+                         Button(f"{name}{colon(t)}{value if value is not None else spec.lo}", cb("_")),
                          Button("+", cb("i", ref, "+"))])
         elif spec.kind is Kind.SEAT:
             rows.append([heading_row(name, cb)])
@@ -170,7 +170,7 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: Callbac
             rows.append([heading_row(name, cb)])
             rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden))
         elif spec.kind is Kind.TILE:
-            rows.append([Button(f"{name}: {tile_label(ctx, value)} ✎", cb("o", ref))])
+            rows.append([Button(f"{name}{colon(t)}{tile_label(ctx, value)} ✎", cb("o", ref))])
         elif spec.kind is Kind.OBJECT:
             rows.append([Button(f"{name} ✎", cb("o", ref))])
         elif spec.kind is Kind.ITEMS and spec.model is not None:
@@ -219,7 +219,7 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         key, who = str(s), seat_label(t, s, ctx.names, html_out=False)
         if spec.value is not None and spec.value.kind is Kind.INT:
             rows.append([Button("−", cb("k", ref, f"{s}-")),
-                         Button(f"{who}: {mapping.get(key, 0)}", cb("_")),
+                         Button(f"{who}{colon(t)}{mapping.get(key, 0)}", cb("_")),
                          Button("+", cb("k", ref, f"{s}+"))])
             continue
         present = key in mapping
@@ -231,7 +231,7 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         else:
             summary = summarize(ctx, spec.model, entry) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
-        row = [Button(f"{who}: {state}", cb("n", ref, s))]
+        row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
         if present and entry is not None and spec.model is not None and forms.fields_of(spec.model):
             row.append(Button("✎", cb("o", ref, s)))
         rows.append(row)
@@ -268,7 +268,7 @@ def summarize(ctx: Ctx, model: type[BaseModel] | None, obj: dict[str, Any],
         elif spec.kind is Kind.SEAT_MAP:
             inner = "; ".join(
                 f"{wind(t, int(k))} " + _entry_text(ctx, spec, v) for k, v in sorted(value.items()))
-            parts.append(inner if spec.name in ("seats", "ready") else f"{name}: {inner}")
+            parts.append(inner if spec.name in ("seats", "ready") else f"{name}{colon(t)}{inner}")
         elif spec.kind is Kind.TILE:
             parts.append(f"{name} {tile_label(ctx, value)}")
         elif spec.kind is Kind.OBJECT:
@@ -299,7 +299,7 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
         who = "; ".join(
             f"<b>{seat_label(t, w['seat'], ctx.names)}</b> {esc(summarize(ctx, winner_model, w))}".rstrip()
             for w in ev["winners"])
-        text = f"{esc(t(BY_LABELS[ev['by']]))}: {who}"
+        text = f"{esc(t(BY_LABELS[ev['by']]))}{colon(t)}{who}"
         if ev.get("from") is not None:
             text += " ← " + seat_label(t, ev["from"], ctx.names)
         if ev.get("after_kong"):
@@ -313,4 +313,4 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
            if isinstance(ev.get("seat"), int) else "")
     rest = esc(summarize(ctx, model, ev, ev["type"], sep=", "))
     body = " ".join(p for p in (who, rest) if p)
-    return f"{head}: {body}" if body else head
+    return f"{head}{colon(ctx.t)}{body}" if body else head
