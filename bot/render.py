@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,7 +60,8 @@ def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool 
     return esc(text) if html_out else text
 
 
-def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> str:
+def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
+           variant: Variant | None = None) -> str:
     """Why scoring refused a hand, in the chat's language with seats as players (plain text:
     escape it before it goes into HTML)."""
     sep = "、" if lang.startswith("zh") else ", "
@@ -67,7 +69,33 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> 
     def players(seats: list[int]) -> str:
         return sep.join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
-    return t(exc.template, **seat_params(exc.params, players))
+    return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
+
+
+RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
+
+
+def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
+    """Scoring's reasons name rules and fields by their keys ("only with rule one_ke_discard",
+    "清一色（pure）"): a key in brackets after its own name goes, a rule key reads as the
+    /rules screen names it, a feature key as the variant's term."""
+    from .sessions import RULE_LABELS  # the /rules screen's names (sessions imports render)
+
+    lang = str(getattr(t, "lang", "en"))
+
+    def word(m: re.Match[str]) -> str:
+        if m.group(1):  # a gloss in brackets: the name it glosses is right before it
+            return ""
+        key = m.group(2)
+        if key in RULE_LABELS:
+            name = t(RULE_LABELS[key])
+            return f"「{name}」" if is_zh(t) else f"“{name}”"
+        if variant is not None and key in variant.terms:
+            return term(variant, key, lang)
+        return key.replace("_", " ") if not is_zh(t) else key
+
+    out = RAW_KEY.sub(word, text)
+    return re.sub(r"\s*(「[^」]*」)\s*", r"\1", out) if is_zh(t) else out
 
 
 def signed(n: int) -> str:

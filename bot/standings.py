@@ -72,7 +72,9 @@ async def cmd_history(update: Update, context: Context) -> None:
         head = "<b>" + esc(t("Hand {n}", n=hand.seq)) + "</b>"
         body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
         if hand.voided:
-            head = "<s>" + head + "</s> " + esc(t("(undone: {reason})", reason=hand.void_reason))
+            why = hand.void_reason if hand.void_reason not in ("", "undo") else None
+            head = "<s>" + head + "</s> " + esc(t("(undone: {reason})", reason=why) if why
+                                                else t("(undone)"))
             body = [f"<s>{line}</s>" for line in body]
         blocks.append("\n".join([head, *body]))
     text = "\n\n".join(blocks)

@@ -92,7 +92,8 @@ class Ctx:
     def explain(self, exc: ScoringError) -> str:
         """Scoring's refusal in this chat's language, seats named by their players:
         "Not allowed: East Alice cannot win off its own tile"."""
-        return self.t("Not allowed: {reason}", reason=reason(self.t, self.lang, exc, self.names))
+        return self.t("Not allowed: {reason}",
+                      reason=reason(self.t, self.lang, exc, self.names, self.variant))
 
 
 def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") -> dict[str, Any]:

@@ -25,7 +25,9 @@ async def test_one_line_entry_goes_to_the_same_preview(bot: object, table: Table
     assert await store.totals(session.id) == (-40, -40, 120, -40)  # 清对 40, at the cap
 
     bad = await table.say(carol, "/hu 2 from 0")  # plain 平胡 off a discard
-    assert "Not allowed" in bad.text and "one_ke_discard" in bad.text
+    # the rule by the name /rules gives it, not its key
+    assert "Not allowed" in bad.text and "“Plain hand may win off a discard (1颗)”" in bad.text
+    assert "one_ke_discard" not in bad.text
     typo = await table.say(carol, "/hu 7 zimo")
     assert "not a seat" in typo.text and not typo.buttons
     assert (await store.get_session(session.id)).hand_count == 1
@@ -62,6 +64,10 @@ async def test_undo_is_recorded_not_destructive(bot: object, table: Table, store
     tg.set_admins(table.chat_id, [dan])  # an admin may undo anyone's hand
     done = await table.say(dan, "/undo")
     assert "Hand 1 undone" in done.text
+    history = await table.say(carol, "/history")
+    assert "(undone)" in history.text and "undone: undo" not in history.text  # no raw reason
+    standings = await table.say(carol, "/table")
+    assert "0 hands" in standings.text  # the undone hands keep their numbers, not their count
     assert await store.totals(session.id) == (0, 0, 0, 0)
     nothing = await table.say(dan, "/undo")
     assert "no hand to undo" in nothing.text
