@@ -357,8 +357,26 @@ def _pop(draft: dict[str, Any]) -> None:
         path.pop()
 
 
+def _missing(ctx: Ctx, draft: dict[str, Any]) -> str | None:
+    """The first field on the form still to be chosen, by its name on screen (a kong's seat,
+    an exposed kong's discarder), so the refusal says what to tap rather than "got None"."""
+    pending = draft["pending"]
+    skip = _skipped(pending, ctx, draft["events"])
+    for spec in forms.fields_of(_model(ctx.variant, pending["type"])):
+        if spec.name in skip or pending.get(spec.name) is not None:
+            continue
+        needed = spec.required and not spec.optional
+        if needed or (spec.name == "from" and pending.get("kind") == "exposed"):
+            return label(ctx, spec.name, pending["type"])
+    return None
+
+
 def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     pending = draft["pending"]
+    missing = _missing(ctx, draft)
+    if missing is not None:
+        draft["error"] = ctx.t("Choose “{field}” first.", field=missing)
+        return
     event = prune(_model(ctx.variant, pending["type"]), pending)
     events = [*draft["events"], event]
     try:

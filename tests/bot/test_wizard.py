@@ -495,3 +495,18 @@ def test_options_the_house_rules_switch_off_are_not_offered() -> None:
     assert "Ghost bonus" not in off
     with pytest.raises(FormError):
         tap(new_draft(), make_ctx("luzhou"), "h:1:e:0")
+
+
+@pytest.mark.parametrize(("lang", "seat", "discarder"), [
+    ("en", "Choose “Seat” first.", "Choose “From” first."),
+    ("zh-Hans", "请先选“座位”。", "请先选“出牌者”。"),
+])
+def test_a_missing_field_is_named_in_words(lang: str, seat: str, discarder: str) -> None:
+    ctx, d = make_ctx("guiyang", lang=lang), new_draft()
+    tap(d, ctx, find(d, ctx, ctx.t("Kong")))
+    tap(d, ctx, "h:1:d")
+    assert d["error"] == seat and d["events"] == []
+    tap(d, ctx, "h:1:s:1:2")
+    tap(d, ctx, "h:1:c:2:2")  # exposed: whose discard?
+    tap(d, ctx, "h:1:d")
+    assert d["error"] == discarder and "None" not in screen(d, ctx, 1).text
