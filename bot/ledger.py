@@ -19,7 +19,7 @@ from scoring.stats import ScoredHand, merge, player_stats
 from .charts import render_balance_chart
 from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
 from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
-from .render import esc, money, reason, signed, term, unit
+from .render import MINUS, colon, esc, money, reason, signed, term, unit, with_unit
 from .wizard import Button
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -63,13 +63,13 @@ async def _settle_view(context: Context, sc: ChatScope,
         lines.append("🤝 " + esc(t("Everyone is square.")))
         return "\n".join(lines), []
     for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
-        lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}{money(cents)}</b>")
+        lines.append(f"{name.get(pid, pid)}{colon(t)}<b>{'+' if cents > 0 else ''}{money(cents)}</b>")
     transfers = settle(owed)
     lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
     rows = []
     suffix = f":{session_id}" if session_id is not None else ""
     for i, tr in enumerate(transfers, 1):
-        lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{money(tr.cents)}</b>")
+        lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{money(tr.cents)}</b>")
         label = t("✓ {n} paid", n=i)
         rows.append([Button(label, f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
     lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
@@ -97,11 +97,11 @@ async def _points_view(context: Context, sc: ChatScope, session_id: int | None,
     u = units.pop() if len(units) == 1 else ""
     lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
                    "/stake 0.5 (money per point).")), ""]
-    lines += [f"{name.get(pid, pid)}: <b>{signed(n)}</b>{esc(u)}"
+    lines += [f"{name.get(pid, pid)}{colon(t)}<b>{signed(n)}</b>{esc(u)}"
               for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
     transfers = settle(owed)
     lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
-    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{tr.cents}</b>{esc(u)}"
+    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{tr.cents}</b>{esc(u)}"
               for i, tr in enumerate(transfers, 1)]
     return lines
 
@@ -221,18 +221,22 @@ async def cmd_stats(update: Update, context: Context) -> None:
     blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=len(hands)))]
     for pid in sorted(wanted, key=lambda p: -merge(stats[p].values()).points):
         total = merge(stats[pid].values())
-        lines = [f"<b>{esc(people[pid].name)}</b>: "
-                 + esc(t("{points} points in {hands} hands ({per} per hand)",
-                         points=total.points, hands=total.hands,
-                         per=f"{total.points_per_hand:.1f}"))]
+        # each variant counts in its own unit (颗, 个, 点, 分); a mix of them in plain points
+        units = {unit(get_variant(v), sc.lang) for v in stats[pid]}
+        u = units.pop() if len(units) == 1 else t("points")
+        lines = [f"<b>{esc(people[pid].name)}</b>{colon(t)}"
+                 + esc(t("{points} in {hands} hands ({per} per hand)",
+                         points=with_unit(t, signed(total.points), u), hands=total.hands,
+                         per=with_unit(t, f"{total.points_per_hand:.1f}".replace("-", MINUS), u)))]
         for variant_name, st in sorted(stats[pid].items()):
             variant = get_variant(variant_name)
             title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
             patterns = ", ".join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
-            lines.append("  " + esc(title) + ": " + esc(t(
+            lines.append("  " + esc(title) + colon(t) + esc(t(
                 "{wins} wins of {hands} ({rate}%), self-drawn {sd}%, dealt in {di}, biggest +{big}",
                 wins=st.wins, hands=st.hands, rate=round(100 * st.win_rate),
-                sd=round(100 * st.self_draw_rate), di=st.dealt_in, big=st.biggest_gain)))
+                sd=round(100 * st.self_draw_rate), di=st.dealt_in,
+                big=with_unit(t, str(st.biggest_gain), unit(variant, sc.lang)))))
             if patterns:
                 lines.append("  " + esc(t("Most frequent: {patterns}", patterns=patterns)))
         blocks.append("\n".join(lines))

@@ -146,3 +146,20 @@ async def test_a_callback_without_data_is_answered(bot: object, tg: FakeTelegram
                                             "chat_instance": str(table.chat_id), **extra}})
         answer = await table.answered(query_id)
         assert answer.get("text") != "Something went wrong.", answer  # answered, not crashed
+
+
+async def test_points_stand_in_the_variants_unit_and_settle_before_a_stake(
+        bot: object, tg: FakeTelegram) -> None:
+    table = Table(tg, tg.group("海南"), players(tg, "zh-hans"))
+    alice, bob, carol, dan = table.players
+    await seat(table, "hainan")
+    preview = await table.say(alice, "/hu 西 点炮 北 清一色")
+    await table.tap(alice, preview, "确认")
+    standing = await table.say(bob, "/table")
+    assert "1 局" in standing.text and "🀄 是下一局的庄家。" in standing.text, standing.text
+    assert "西 Carol：+" in standing.text and "分" in standing.text and "-" not in standing.text
+    settle = await table.say(dan, "/settle")  # no /stake yet: in points, and how to set one
+    assert "按分数结算" in settle.text and "/stake" in settle.text, settle.text
+    assert "Carol：+" in settle.text and "Dan → Carol" in settle.text, settle.text
+    stats = await table.say(carol, "/stats")
+    assert "分" in stats.text and "points" not in stats.text, stats.text
