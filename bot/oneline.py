@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.variant import Variant, term_name
+from scoring.variant import Variant, all_variants, term_name
 
 from . import forms
 from .forms import Kind
@@ -60,6 +60,7 @@ class Words:
     counts: dict[str, str] = field(default_factory=dict)  # word → int field
     seats_of: dict[str, str] = field(default_factory=dict)  # word → seat field (name=SEAT)
     shown: dict[str, list[str]] = field(default_factory=dict)  # lang → words as shown there
+    spelled: dict[str, str] = field(default_factory=dict)  # every known word → as written
 
     def known(self) -> list[str]:
         return [*self.flags, *self.choices, *self.counts, *self.seats_of]
@@ -69,18 +70,24 @@ def vocabulary(variant: Variant) -> Words:
     words = Words()
 
     def names(key: str) -> list[tuple[str, str]]:
-        """(lang, name) of a field or value: its key and the screens' label in each language."""
+        """(lang, name) of a field or value: its key and the screens' label in each language,
+        then what other variants call the same thing (碰碰胡 where this one says 大对子), not
+        shown in /help."""
         out = [("", key)]
         for lang in LANGS:
             if key in variant.terms:
                 out.append((lang, term_name(variant.terms, key, lang)))
             elif key in COMMON_LABELS:
                 out.append((lang, translator(lang)(COMMON_LABELS[key])))
+        out += [("", term_name(other.terms, key, lang)) for other in all_variants().values()
+                if other is not variant and key in other.terms for lang in LANGS]
         return out
 
     def add(table: dict[str, Any], key: str, value: Any) -> None:
         for lang, name in names(key):
             table.setdefault(norm(name), value)
+            if "_" not in name:
+                words.spelled.setdefault(norm(name), name)
             if lang and name not in words.shown.setdefault(lang, []):
                 words.shown[lang].append(name)
 
@@ -233,10 +240,13 @@ def _winner(variant: Variant, words: Words, tokens: list[str],
 def unknown(words: Words, raw: str) -> LineError:
     """An unknown word, with the closest known words (as the screens write them)."""
     word = norm(raw.partition("=")[0])
-    shown = {norm(w): w for lang in words.shown for w in words.shown[lang]}
-    close = difflib.get_close_matches(word, list(shown), n=3, cutoff=0.5)
+    own = {norm(w): w for lang in words.shown for w in words.shown[lang]}
+    shown = {**words.spelled, **own}
+    close: list[str] = []
+    for pool in (own, words.spelled):  # this game's own names first, other games' after
+        close = close or difflib.get_close_matches(word, list(pool), n=3, cutoff=0.5)
     if not close:  # Chinese: the words that share a character
-        close = [k for k in shown if set(k) & set(word) and not word.isascii()][:3]
+        close = [k for k in own if set(k) & set(word) and not word.isascii()][:3]
     if close:
         return LineError("Unknown word “{word}”. Did you mean: {close}?", word=raw,
                          close=" / ".join(shown[c] for c in close))

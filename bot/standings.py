@@ -73,8 +73,8 @@ async def cmd_history(update: Update, context: Context) -> None:
         body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None
-            head = "<s>" + head + "</s> " + esc(t("(undone: {reason})", reason=why) if why
-                                                else t("(undone)"))
+            note = t("(undone: {reason})", reason=why) if why else t("(undone)")
+            head = "<s>" + head + "</s>" + ("" if sc.lang.startswith("zh") else " ") + esc(note)
             body = [f"<s>{line}</s>" for line in body]
         blocks.append("\n".join([head, *body]))
     text = "\n\n".join(blocks)
