@@ -510,3 +510,51 @@ def test_a_missing_field_is_named_in_words(lang: str, seat: str, discarder: str)
     tap(d, ctx, "h:1:c:2:2")  # exposed: whose discard?
     tap(d, ctx, "h:1:d")
     assert d["error"] == discarder and "None" not in screen(d, ctx, 1).text
+
+
+@pytest.mark.parametrize(("variant", "line", "event"), [
+    ("luzhou", "西 自摸 清一色 大对子", {"type": "win", "by": "self_draw", "winners": [
+        {"seat": 2, "pure": True, "form": "all_pungs"}]}),
+    ("luzhou", "Carol 点炮 北 七对", {"type": "win", "by": "discard", "from": 3, "winners": [
+        {"seat": 2, "form": "seven_pairs"}]}),
+    ("luzhou", "西 點炮 東 七對 無鬼", {"type": "win", "by": "discard", "from": 0, "winners": [
+        {"seat": 2, "form": "seven_pairs", "no_ghost": True}]}),
+    ("luzhou", "w 放炮 e quads=2", {"type": "win", "by": "discard", "from": 0, "winners": [
+        {"seat": 2, "quads": 2}]}),
+    ("luzhou", "南 闺2 清一色", {"type": "win", "by": "self_draw", "winners": [
+        {"seat": 1, "quads": 2, "pure": True}]}),
+    ("luzhou", "West self-draw pure suit all pungs", {"type": "win", "by": "self_draw",
+                                                      "winners": [{"seat": 2, "pure": True,
+                                                                   "form": "all_pungs"}]}),
+    ("guiyang", "西 點炮 北 碰碰胡", {"type": "win", "by": "discard", "from": 3, "winners": [
+        {"seat": 2, "form": "all_pungs"}]}),  # Hainan's name for Guiyang's 大对子
+    ("cixi", "北 自摸 龙×2 对对胡", {"type": "win", "by": "self_draw", "winners": [
+        {"seat": 3, "jokers": 2, "all_pungs": True}]}),
+])
+def test_one_line_in_the_players_words(variant: str, line: str, event: dict) -> None:
+    assert parse_hu(get_variant(variant), line.split(), list(NAMES)) == event
+
+
+@pytest.mark.parametrize(("variant", "line", "close"), [
+    ("luzhou", "西 清一涩", "清一色"), ("luzhou", "w purr", "pure suit"),
+    ("guiyang", "西 點炮 北 碰碰湖", "碰碰胡"),
+])
+def test_an_unknown_word_is_answered_with_the_closest(variant: str, line: str,
+                                                      close: str) -> None:
+    with pytest.raises(LineError) as info:
+        parse_hu(get_variant(variant), line.split(), list(NAMES))
+    assert info.value.msgid.startswith("Unknown word") and close in info.value.kwargs["close"]
+
+
+def test_a_kong_win_in_one_line_needs_the_kong_where_kongs_are_entered() -> None:
+    with pytest.raises(LineError) as info:
+        parse_hu(get_variant("hainan"), "2 zimo kong pure".split())
+    assert "/hand" in info.value.msgid
+
+
+def test_cixi_pure_reads_with_or_without_dragons() -> None:
+    ctx, d = make_ctx("cixi", lang="zh-Hans", balances=[100] * 4), new_draft()
+    self_draw(d, ctx, "Carol")
+    assert "▫️ 无龙清一色" in labels(d, ctx) and "▫️ 有龙清一色" not in labels(d, ctx)
+    tap(d, ctx, in_row(d, ctx, "龙", "+"))  # one 龙
+    assert "▫️ 有龙清一色" in labels(d, ctx) and "▫️ 无龙清一色" not in labels(d, ctx)
