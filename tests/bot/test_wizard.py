@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot import forms
 from bot.forms import FormError
 from bot.oneline import LineError, parse_hu
 from bot.wizard import Ctx, new_draft, press, screen
+from bot.wizard_form import label as field_label
+from bot.wizard_form import value_label
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -558,3 +561,34 @@ def test_cixi_pure_reads_with_or_without_dragons() -> None:
     assert "▫️ 无龙清一色" in labels(d, ctx) and "▫️ 有龙清一色" not in labels(d, ctx)
     tap(d, ctx, in_row(d, ctx, "龙", "+"))  # one 龙
     assert "▫️ 有龙清一色" in labels(d, ctx) and "▫️ 无龙清一色" not in labels(d, ctx)
+
+
+def _specs(model: type, seen: set) -> list:
+    out = []
+    for spec in forms.fields_of(model):
+        out.append(spec)
+        if spec.model is not None and spec.model not in seen:
+            seen.add(spec.model)
+            out += _specs(spec.model, seen)
+    return out
+
+
+@pytest.mark.parametrize("variant", sorted(all_variants()))
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_no_field_or_value_reaches_a_screen_by_its_key(variant: str, lang: str) -> None:
+    """Every field and value a form can show has a name in the chat's language: Chinese in
+    Chinese chats, and never a key with underscores."""
+    v = get_variant(variant)
+    ctx = make_ctx(variant, lang=lang)
+    for ev in v.events:
+        event = forms.spec_named(ev, "type").choices[0]
+        shown = [field_label(ctx, event)]
+        for spec in _specs(ev, set()):
+            if spec.name in ("type", "by", "winners"):
+                continue
+            shown.append(field_label(ctx, spec.name, event))
+            shown += [value_label(ctx, c, event) for c in spec.choices if isinstance(c, str)]
+        for text in shown:
+            assert "_" not in text, (event, text)
+            if lang != "en":
+                assert not text.replace(" ", "").isascii(), (event, text)
