@@ -592,3 +592,19 @@ def test_no_field_or_value_reaches_a_screen_by_its_key(variant: str, lang: str) 
             assert "_" not in text, (event, text)
             if lang != "en":
                 assert not text.replace(" ", "").isascii(), (event, text)
+
+
+def test_several_win_on_one_discard_without_a_next_button() -> None:
+    ctx, d = make_ctx("luzhou"), new_draft()
+    tap(d, ctx, find(d, ctx, "Bob"))
+    tap(d, ctx, find(d, ctx, "▫️ ＋West"))  # Carol won on the same tile
+    assert "Self-draw" not in labels(d, ctx)  # two winners: a discard or a robbed kong
+    assert not any("West Carol (discard)" in label for label in labels(d, ctx))
+    tap(d, ctx, find(d, ctx, "← North Dan (discard)"))
+    bob, carol = [data for label, data in buttons(d, ctx) if label == "▫️ all pungs"]
+    tap(d, ctx, bob)  # each winner has his own features, under his name
+    tap(d, ctx, [data for label, data in buttons(d, ctx) if label == "▫️ pure suit"][1])
+    tap(d, ctx, find(d, ctx, "Add"))
+    assert d["error"] is None, d["error"]
+    assert d["events"] == [{"type": "win", "by": "discard", "from": 3, "winners": [
+        {"seat": 1, "form": "all_pungs"}, {"seat": 2, "pure": True}]}]
