@@ -27,7 +27,7 @@ from .common import (
 )
 from .forms import Kind
 from .i18n import LANG_NAMES, LANGS, N_
-from .render import esc, money, seat_label, totals_block, unit
+from .render import colon, esc, money, seat_label, totals_block, unit
 from .wizard import Button
 
 RULE_LABELS = {
@@ -81,7 +81,7 @@ def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
             else str(value)
         name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
         changed = "" if value == spec.default else " ✎"
-        out.append(f"{esc(name)}: <b>{esc(shown)}</b>{changed}")
+        out.append(f"{esc(name)}{colon(t)}<b>{esc(shown)}</b>{changed}")
     return out
 
 
@@ -94,7 +94,7 @@ def rules_rows(t: Any, session: Any) -> list[list[Button]]:
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
         name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
-        rows.append([Button(f"{name}: {shown} 🔄", f"r:{session.id}:{i}")])
+        rows.append([Button(f"{name}{colon(t)}{shown} 🔄", f"r:{session.id}:{i}")])
     rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])
     return rows
 
@@ -113,7 +113,8 @@ async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, lis
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
         who = esc(names[s]) if names[s] else "—"
-        lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}: {who}")
+        lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}{colon(t)}{who}")
+    lines.append(esc(t("🀄 deals the next hand.")))
     lines.append("")
     stake = money(session.stake_cents) if session.stake_cents else t("none")
     lines.append(esc(t("Stake per point: {stake}", stake=stake)))

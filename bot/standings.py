@@ -19,7 +19,7 @@ from .common import (
     store_of,
     table_state,
 )
-from .render import esc, outcome_lines, seat_label, totals_block, unit, wind
+from .render import colon, esc, outcome_lines, seat_label, totals_block, unit, wind
 
 HISTORY_PAGE = 5
 
@@ -47,7 +47,7 @@ async def cmd_table(update: Update, context: Context) -> None:
         live = await store.history(session.id, limit=ALL_HANDS, include_voided=False)
         standing = cixi_levels(sorted(live, key=lambda h: h.seq), rules=session.rules)
         lines.append("")
-        lines.append(esc(t("Level {n}", n=standing.next_level)) + ": " + " · ".join(
+        lines.append(esc(t("Level {n}", n=standing.next_level)) + colon(t) + " · ".join(
             f"{wind(t, s)} {b}" for s, b in enumerate(standing.next_balances)))
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
