@@ -135,7 +135,7 @@ async def table_state(store: Store, session: Any) -> dict[str, Any]:
 async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
     return Ctx(
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
-        base=await table_state(store, session), hand_no=session.hand_count + 1,
+        base=await table_state(store, session), hand_no=await store.standing_hands(session.id) + 1,
         totals=tuple(await store.totals(session.id)), stake_cents=session.stake_cents)
 
 

@@ -164,7 +164,8 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         return
     session = await store.get_session(session.id)
     totals = await store.totals(session.id)
-    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=hand.seq)) + "</b>", ""]
+    # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
+    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
     lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
@@ -192,13 +193,14 @@ async def cmd_undo(update: Update, context: Context) -> None:
         return
     reason = " ".join(context.args or []).strip() or "undo"
     try:
-        hand = await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
+        await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
     except StoreError as exc:
         await reply(update, context, esc(refusal(t, exc)))
         return
     session = await store.get_session(session.id)
     names = await seat_names(store, session)
-    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=hand.seq)),
+    number = await store.standing_hands(session.id) + 1  # the number it went by
+    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=number)),
              ""]
     lines += totals_block(t, names, await store.totals(session.id), session.stake_cents,
                           u=unit(get_variant(session.variant), sc.lang))

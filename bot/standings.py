@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import Update
 from telegram.ext import CommandHandler
 
@@ -55,6 +57,22 @@ async def cmd_table(update: Update, context: Context) -> None:
     await reply(update, context, "\n".join(lines))
 
 
+def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
+    """The number each hand goes by, from the newest hands of a session (a page that runs to the
+    latest) and how many of all its hands stand: standing hands count 1, 2, 3 …; an undone hand
+    keeps the number it had when it was undone (the hands before it that stood then), which the
+    hand entered after it takes again."""
+    numbers = {}
+    for hand in newest_first:
+        later = sum(1 for h in newest_first if h.seq >= hand.seq and not h.voided)
+        before = standing - later  # standing now, before this hand
+        if hand.voided:  # and those before it undone after it, which stood when it went
+            before += sum(1 for h in newest_first if h.seq < hand.seq and h.voided
+                          and (h.voided_at, h.seq) > (hand.voided_at, hand.seq))
+        numbers[hand.seq] = before + 1
+    return numbers
+
+
 async def cmd_history(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
@@ -67,9 +85,10 @@ async def cmd_history(update: Update, context: Context) -> None:
         return
     names = await seat_names(store, session)
     variant = get_variant(session.variant)
+    number = hand_numbers(hands, await store.standing_hands(session.id))
     blocks = []
     for hand in hands:
-        head = "<b>" + esc(t("Hand {n}", n=hand.seq)) + "</b>"
+        head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
         body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None

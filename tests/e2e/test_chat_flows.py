@@ -71,6 +71,13 @@ async def test_undo_is_recorded_not_destructive(bot: object, table: Table, store
     assert await store.totals(session.id) == (0, 0, 0, 0)
     nothing = await table.say(dan, "/undo")
     assert "no hand to undo" in nothing.text
+    wiz = await table.say(carol, "/hu 2 zimo all_pungs")  # the next hand is hand 1 again
+    assert "Hand 1" in wiz.text, wiz.text
+    await wall_out(table, carol, wiz)
+    assert "Hand 1 recorded" in table.message(wiz.message_id).text
+    history = await table.say(carol, "/history")
+    heads = [line for line in history.text.split("\n") if line.startswith("Hand")]
+    assert heads == ["Hand 1", "Hand 2 (undone: typo)", "Hand 1 (undone)"], history.text
 
 
 async def test_outsiders_and_forged_buttons_change_nothing(bot: object, table: Table,
