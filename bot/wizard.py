@@ -48,7 +48,6 @@ from .wizard_form import (
     tile_label,
 )
 
-WIN_BY = {"s": "self_draw", "d": "discard", "r": "robbed_kong"}
 TILE_SUITS = (("m", N_("Characters")), ("p", N_("Dots")), ("s", N_("Bamboo")))
 # Variants where a win does not end the hand: the others play on until three have won (血战)
 BLOOD_BATTLE = frozenset({"luzhou"})
@@ -452,9 +451,8 @@ def _extras(ctx: Ctx) -> list[str]:
 
 # -- drawing the screen -----------------------------------------------------------------------
 
-def _seat_button(ctx: Ctx, seat: int, *, mark: bool = False) -> str:
-    text = seat_label(ctx.t, seat, ctx.names, html_out=False)
-    return f"✅ {text}" if mark else text
+def _seat_button(ctx: Ctx, seat: int) -> str:
+    return seat_label(ctx.t, seat, ctx.names, html_out=False)
 
 
 def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
