@@ -35,8 +35,8 @@ def _path(prefix: str, loc: Sequence[int | str], skip: set[str]) -> str:
             out += f"[{part}]"
         elif part in skip and i > 0 and isinstance(loc[i - 1], int):
             continue  # the discriminator tag pydantic puts into the location
-        elif part == "[key]":
-            continue
+        elif part == "[key]" or "[" in part:
+            continue  # a map key's marker, or the union member pydantic tried ("literal[…]")
         elif i + 1 < len(loc) and loc[i + 1] == "[key]":
             out += f"[{part!r}]"
         else:
