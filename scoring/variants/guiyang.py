@@ -44,6 +44,7 @@ class Rules(RulesBase):
     hero_chicken: int = Field(default=2, ge=0)
     count_discarded_yaoji: bool = True
     bao_ji: bool = False
+    follow_pay: Literal["last", "sum"] = "last"
 
 
 class ReadyHand(StrictModel):
@@ -336,6 +337,14 @@ class Guiyang(Variant):
 
     def _check_robbed(self, read: _Read, ev: WinEvent) -> None:
         robbed = [(p, k) for p, k in read.kongs if k.robbed]
+        if ev.by == "robbed_kong" and not robbed:
+            raise ScoringError(f"{read.end[0]}.by" if read.end else "events", "a robbed_kong win "
+                               "needs the robbed kong: a kong by {seat} with robbed: true",
+                               seat=ev.from_)
+        if robbed and read.kongs[-1][1] is not robbed[0][1]:
+            raise ScoringError(f"{read.kongs[-1][0]}", "the robbed kong ({event}) is robbed by "
+                               "the win right after it; no other kong can come between",
+                               event=robbed[0][0])
         for p, k in robbed:
             if ev.by != "robbed_kong" or k.seat != ev.from_:
                 raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
@@ -451,7 +460,8 @@ class Guiyang(Variant):
         if read.follow is None:
             return
         rounds = read.follow[1].rounds
-        amount = 2 ** (rounds - 1)
+        # last: the last round's doubling, 2^(r−1); sum: every round paid, 1 + 2 + … = 2^r − 1
+        amount = 2 ** rounds - 1 if hand.rules.follow_pay == "sum" else 2 ** (rounds - 1)
         payees = [s for s in hand.others(hand.dealer) if s not in blocked]
         left_out = blocked - {hand.dealer}
         skipped = f"; seat {_seats(left_out)} collects nothing" if left_out else ""
