@@ -76,6 +76,27 @@ class Variant:
                 raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
 
 
+    @staticmethod
+    def check_robbed_kong(ev: WinEvent, path: str, kongs: list[tuple[str, KongEvent]]) -> None:
+        """A hand's robbed kong and its win go together (hand-format.md): a kong marked robbed
+        needs the robbed_kong win from its owner, and that win needs the robbed kong, the
+        last kong before it (no other kong or win between them). One kong is robbed at most."""
+        robbed = [(p, k) for p, k in kongs if k.robbed]
+        for p, k in robbed:
+            if ev.by != "robbed_kong" or k.seat != ev.from_:
+                raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
+                                   "in a robbed_kong win from {seat}", seat=k.seat)
+        if len(robbed) > 1:
+            raise ScoringError(f"{robbed[1][0]}.robbed", "only one kong can be robbed in a hand")
+        if ev.by == "robbed_kong" and not robbed:
+            raise ScoringError(f"{path}.by", "a robbed_kong win needs the robbed kong: a kong by "
+                               "{seat} with robbed: true", seat=ev.from_)
+        if robbed and kongs[-1][1] is not robbed[0][1]:
+            raise ScoringError(kongs[-1][0], "the robbed kong ({event}) is robbed by the win "
+                               "right after it; no other kong can come between",
+                               event=robbed[0][0])
+
+
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False
 

@@ -310,7 +310,7 @@ class Guiyang(Variant):
         if ev.by == "discard" and ev.after_kong and not read.kongs_of(ev.from_):
             raise ScoringError(f"{path}.after_kong", "热炮 means {seat} had just made a kong; "
                                "add its kong event", seat=ev.from_)
-        self._check_robbed(read, ev)
+        self.check_robbed_kong(ev, path, read.kongs)
         ready = set(ev.seats)
         if read.ready:
             rpath, rev = read.ready
@@ -334,23 +334,6 @@ class Guiyang(Variant):
                                        "chicken quad(s)", seat=int(key), kongs=len(concealed),
                                        quads=ch.quads)
         return ready
-
-    def _check_robbed(self, read: _Read, ev: WinEvent) -> None:
-        robbed = [(p, k) for p, k in read.kongs if k.robbed]
-        if ev.by == "robbed_kong" and not robbed:
-            raise ScoringError(f"{read.end[0]}.by" if read.end else "events", "a robbed_kong win "
-                               "needs the robbed kong: a kong by {seat} with robbed: true",
-                               seat=ev.from_)
-        if robbed and read.kongs[-1][1] is not robbed[0][1]:
-            raise ScoringError(f"{read.kongs[-1][0]}", "the robbed kong ({event}) is robbed by "
-                               "the win right after it; no other kong can come between",
-                               event=robbed[0][0])
-        for p, k in robbed:
-            if ev.by != "robbed_kong" or k.seat != ev.from_:
-                raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
-                                   "in a robbed_kong win from {seat}", seat=k.seat)
-        if len(robbed) > 1:
-            raise ScoringError(f"{robbed[1][0]}.robbed", "only one kong can be robbed in a hand")
 
     def _check_exhausted(self, read: _Read, path: str, ev: Exhausted) -> None:
         ready = ev.ready_seats()
