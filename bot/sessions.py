@@ -158,7 +158,9 @@ async def cmd_new(update: Update, context: Context) -> None:
 async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> None:
     store = store_of(context)
     chat = await store.ensure_chat(sc.chat_id)
-    rules = dict(chat.house_rules.get(name, {}))
+    # the session keeps every rule's value, defaults included: a later change to scoring's
+    # defaults never re-scores its hands (see Variant.resolved_rules)
+    rules = get_variant(name).resolved_rules(dict(chat.house_rules.get(name, {})))
     try:
         session = await store.start_session(sc.chat_id, name, rules, started_by=sc.person_id)
     except StoreError:
@@ -260,8 +262,8 @@ async def on_rule_button(update: Update, context: Context) -> None:
     rules = variant.Rules.model_validate(session.rules).model_dump()
     rules[spec.name] = next_rule_value(spec, rules[spec.name])
     changed = {k: v for k, v in rules.items() if v != forms.spec_named(variant.Rules, k).default}
-    session = await store.set_session_rules(session.id, changed)
-    await store.set_house_rules(sc.chat_id, session.variant, changed)
+    session = await store.set_session_rules(session.id, variant.resolved_rules(rules))
+    await store.set_house_rules(sc.chat_id, session.variant, changed)  # what new sessions start with
     await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
                rules_rows(t, session))
     await query.answer()

@@ -47,6 +47,14 @@ class Variant:
     def event_types(cls) -> list[str]:
         return [ev.model_fields["type"].annotation.__args__[0] for ev in cls.events]
 
+    def resolved_rules(self, rules: dict[str, Any]) -> dict[str, Any]:
+        """Every house rule's value, defaults filled in: what a session records when it starts,
+        so that later changes to the defaults never re-score its hands. `ScoringError` (at
+        ``rules.<name>``) for an unknown rule or a bad value."""
+        from .validation import parse_rules  # validation imports this module
+
+        return parse_rules(self, rules).model_dump(mode="json")
+
     def win_types(self, rules: Any) -> tuple[str, ...]:
         """How a hand may be won under these rules (the wizard offers only these)."""
         return ("self_draw", "discard", "robbed_kong")
