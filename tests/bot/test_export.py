@@ -16,8 +16,15 @@ from scoring import score
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]
 
 
+def _whole(record: dict) -> dict:
+    """The hand goes on to an empty wall with the three seats still in all ready."""
+    won = {w["seat"] for e in record["events"] for w in e["winners"]}
+    ready = {str(s): {} for s in range(4) if s not in won}
+    return {**record, "events": [*record["events"], {"type": "exhausted", "ready": ready}]}
+
+
 def hands() -> list[ExportedHand]:
-    records = [
+    records = [_whole(r) for r in [
         {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
          "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 1, "pure": True}]}]},
         {"variant": "luzhou", "rules": {}, "dealer": 1, "dealer_streak": 1, "round_wind": 0,
@@ -25,7 +32,7 @@ def hands() -> list[ExportedHand]:
                      "winners": [{"seat": 2, "form": "all_pungs"}]}]},
         {"variant": "luzhou", "rules": {}, "dealer": 2, "dealer_streak": 1, "round_wind": 0,
          "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 0, "quads": 2}]}]},
-    ]
+    ]]
     return [ExportedHand(i + 1, r, score(r).to_dict(), voided=(i == 2), void_reason="typo" if i == 2
                          else None) for i, r in enumerate(records)]
 

@@ -155,6 +155,23 @@ def test_exhausted_wall_ready_map_for_seats_still_in() -> None:
     assert out["deltas"] == [6, 8, 0, -14]
 
 
+def test_ready_map_offers_flower_cat_after_a_ready_hand() -> None:
+    ctx, d = make_ctx(), new_draft()
+    tap(d, ctx, "h:1:w:s")
+    tap(d, ctx, "h:1:ws:0")
+    tap(d, ctx, "h:1:d")
+    tap(d, ctx, "h:1:x")
+    tap(d, ctx, find(d, ctx, "South"))  # not ready → ready
+    tap(d, ctx, find(d, ctx, "South"))  # ready → 花猫
+    south = [label for label, _ in buttons(d, ctx) if label.startswith("South")]
+    assert len(south) == 1 and south[0].endswith(": ✗ flower cat (three suits)"), south
+    assert not any(label == "✎" for label, _ in buttons(d, ctx))  # a 花猫 has no hand to edit
+    tap(d, ctx, find(d, ctx, "Add"))
+    assert d["events"][-1] == {"type": "exhausted", "ready": {"1": "flower_cat", "2": None,
+                                                              "3": None}}
+    assert score(ctx.record(d["events"])).deltas == (6, -2, -2, -2)
+
+
 # -- every variant: a random walk over the buttons on screen -----------------------------------
 
 VISIBLE = re.compile(r"<[^>]+>")
