@@ -160,6 +160,8 @@ class Feibao(Variant):
         "kong_chain": ("kong chain", "连杠", "連槓"),
         "pure": ("pure suit", "清一色", "清一色"),
         "robbed_kong": ("robbing the kong", "抢杠", "搶槓"),
+        "robs_earlier_kongs": ("could also rob the earlier kongs (all kong points void)",
+                               "前杠也可抢（杠分全无）", "前槓也可搶（槓分全無）"),
         "discard": ("off a discard", "点炮", "點炮"),
         "three_feed": ("three melds fed", "三凑承包", "三湊承包"),
         "kong": ("kong", "杠分", "槓分"),
