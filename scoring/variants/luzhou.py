@@ -319,7 +319,7 @@ class Luzhou(Variant):
                     continue
                 ledger.add("flower_cat", cat,
                            f"花猫: pays {fine}颗 to each of seats {_seats(payees)}",
-                           pays_each(cat, payees, fine), ["ready_check", "flower_cat"], fine)
+                           pays_each(cat, payees, fine), ["flower_cat"], fine)
 
     def _check_bonus(self, ev: GhostBonusEvent, path: str, rules: Rules,
                      earlier: list[GhostBonusEvent]) -> None:
