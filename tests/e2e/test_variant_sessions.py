@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from db import Store
+from scoring import get_variant
 
 from .table import Table, cli_deltas
 
@@ -137,7 +138,10 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
 
     hands = await stored_hands(table, store, [[-6, 15, -1, -8], [12, -12, 17, -17],
                                               [-6, 10, 2, -6]])
-    assert hands[0].record["rules"] == {"bao_ji": True}
+    # the session and its hands keep every rule's value, defaults included
+    full = {**get_variant("guiyang").resolved_rules({}), "bao_ji": True}
+    assert hands[0].record["rules"] == full
+    assert (await store.running_session(table.chat_id)).rules == full
     assert hands[0].record["events"] == [
         {"type": "kong", "seat": 1, "kind": "concealed"},
         {"type": "win", "by": "self_draw", "winners": [{"seat": 1}]},
