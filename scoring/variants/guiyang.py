@@ -282,6 +282,10 @@ class Guiyang(Variant):
                                        event=read.follow[0])
                 read.follow = (path, ev)
             else:
+                if read.end is not None:
+                    raise ScoringError(path, "相公 (dead_hand) happens during play: it comes "
+                                       "before the event that ended the hand ({event})",
+                                       event=read.end[0])
                 if ev.seat in read.dead:
                     raise ScoringError(f"{path}.seat", "{seat} is already 相公 ({event})",
                                        seat=ev.seat, event=read.dead[ev.seat])

@@ -169,6 +169,12 @@ def test_flying_horse_by_needs_a_discard_from_that_seat(event: dict) -> None:
     assert "seat 2" in error
 
 
+def test_flying_horse_by_and_hoarded_winds_by_two_seats_is_refused() -> None:
+    both = discard(2, 1, jokers=1, chaos=True, flying_horse_by=2, hoarded_winds_by=3)
+    assert "seat 2 already pays all three shares" in assert_cli_error(
+        rec([both]), "events[0].winners[0].hoarded_winds_by")
+
+
 def test_hoarded_winds_seat_pays_three_shares() -> None:
     # 关风向 +5 in place of 大乱's +1, one 龙: L 6, V 24; the hoarder pays 72 (the seed's 72)
     out = score(rec([discard(2, 1, jokers=1, chaos=True, hoarded_winds_by=3)]))

@@ -473,6 +473,8 @@ INVALID = [  # (name, events, field, words in the message)
      [kong(1, "added", robbed=True), kong(3), robbed(1, {"seat": 2})], "events[1]",
      "no other kong"),
     ("only a kong", [kong(1, "added")], "events", "the hand has no end"),
+    ("dead hand after the win", [self_draw(1, pure=True), {"type": "dead_hand", "seat": 2}],
+     "events[1]", "before the event that ended the hand"),
     ("no events", [], "events", "the hand has no end"),
     ("hot discard after another seat's kong", [kong(3), discard(2, {"seat": 1, "pure": True},
                                                                 after_kong=True)],
