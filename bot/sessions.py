@@ -273,9 +273,14 @@ async def on_rule_button(update: Update, context: Context) -> None:
     spec = specs[idx]
     rules = variant.Rules.model_validate(session.rules).model_dump()
     rules[spec.name] = next_rule_value(spec, rules[spec.name])
-    changed = {k: v for k, v in rules.items() if v != forms.spec_named(variant.Rules, k).default}
     session = await store.set_session_rules(session.id, variant.resolved_rules(rules))
-    await store.set_house_rules(sc.chat_id, session.variant, changed)  # what new sessions start with
+    # what new sessions start with: the chat's choices and this one, not the values an older
+    # session keeps from before a change of defaults
+    house = dict((await store.ensure_chat(sc.chat_id)).house_rules.get(session.variant, {}))
+    house[spec.name] = rules[spec.name]
+    if rules[spec.name] == spec.default:
+        house.pop(spec.name)
+    await store.set_house_rules(sc.chat_id, session.variant, house)
     await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
                rules_rows(t, session))
     await query.answer()
