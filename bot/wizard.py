@@ -398,9 +398,9 @@ def prune(model: type[BaseModel], obj: dict[str, Any]) -> dict[str, Any]:
         if spec.kind is Kind.ITEMS and spec.model is not None:
             value = [prune(spec.model, item) for item in value]
         elif spec.kind is Kind.SEAT_MAP and spec.model is not None:
-            value = {k: None if item is None else prune(spec.model, item)
-                     for k, item in sorted(value.items())}
-        elif spec.kind is Kind.OBJECT and spec.model is not None and value is not None:
+            value = {k: prune(spec.model, item) if isinstance(item, dict) else item
+                     for k, item in sorted(value.items())}  # None, or a word such as 花猫
+        elif spec.kind is Kind.OBJECT and spec.model is not None and isinstance(value, dict):
             value = prune(spec.model, value)
         if spec.name == "type" or spec.required or value != spec.default:
             out[spec.name] = value

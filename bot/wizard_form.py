@@ -228,11 +228,13 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
             state = "▫️ " + t("not listed")
         elif entry is None:
             state = "✗ " + t("not ready") if spec.name == "ready" else "✗"
+        elif not isinstance(entry, dict):  # a word in place of a hand (花猫)
+            state = "✗ " + value_label(ctx, entry)
         else:
             summary = summarize(ctx, spec.model, entry) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
         row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
-        if present and entry is not None and spec.model is not None and forms.fields_of(spec.model):
+        if isinstance(entry, dict) and spec.model is not None and forms.fields_of(spec.model):
             row.append(Button("✎", cb("o", ref, s)))
         rows.append(row)
     return rows
@@ -287,6 +289,8 @@ def _entry_text(ctx: Ctx, spec: Spec, entry: Any) -> str:
         return str(entry)
     if entry is None:
         return ctx.t("not ready") if spec.name == "ready" else "✗"
+    if not isinstance(entry, dict):
+        return value_label(ctx, entry)
     return summarize(ctx, spec.model, entry) or (ctx.t("ready") if spec.name == "ready" else "✓")
 
 

@@ -97,7 +97,8 @@ async def test_a_refused_import_says_why_in_the_chat_language(bot: object, tg: F
     players = ["美玲", "阿傑", "小芳", "<b>老陳"]
     doc = {"format": "mjledger-session/1", "variant": "luzhou", "players": players, "hands": [
         {"record": {"variant": "luzhou", "events": [
-            {"type": "win", "by": "self_draw", "winners": [{"seat": 0, "form": "all_pungs"}]}]}},
+            {"type": "win", "by": "self_draw", "winners": [{"seat": 0, "form": "all_pungs"}]},
+            {"type": "exhausted", "ready": {"1": {}, "2": {}, "3": {}}}]}},
         {"record": {"variant": "luzhou", "events": [
             {"type": "win", "by": "discard", "from": 3, "winners": [{"seat": 3}]}]}}]}
     await tg.send_document(group, mei, json.dumps(doc).encode(), "session.json",
