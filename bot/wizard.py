@@ -219,6 +219,8 @@ def _at_once(draft: dict[str, Any], ctx: Ctx) -> None:
     _commit(draft, ctx)
     if draft["error"]:
         draft.update(pending=None, step="main", path=[])
+    elif hand_state(ctx, draft["events"])[0] and not _after_end_offered(ctx):
+        draft["step"] = "preview"  # that ended the hand and nothing can follow: Confirm next
 
 
 def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
@@ -442,6 +444,11 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
     return v.win_types(v.Rules.model_validate(ctx.base.get("rules") or {}))
 
 
+def _after_end_offered(ctx: Ctx) -> bool:
+    """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
+    return any(name in AFTER_END for name in _extras(ctx))
+
+
 def _extras(ctx: Ctx) -> list[str]:
     """The other events this table can have: not one its house rules switch off."""
     rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
@@ -627,7 +634,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
         nav.append(_ok(t("Confirm"), cb("ok")))
-        if AFTER_END & set(_event_types(v)):
+        if _after_end_offered(ctx):
             nav.append(Button("＋ " + t("More"), cb("d")))
     else:
         nav.append(Button("✔ " + (t("Done") if path else t("Add")), cb("d"), "primary"))
