@@ -303,7 +303,7 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
         else:
             raise FormError(op)
         return None
-    if op in ("t", "c", "i", "s", "m", "k", "n"):
+    if op in ("t", "c", "i", "s", "m", "k", "n", "f"):
         forms.apply(model, obj, op, a, b)
         pending = draft["pending"]
         if not draft["path"] and "from" in _skipped(pending) and pending["type"] != "win":

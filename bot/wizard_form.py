@@ -168,7 +168,7 @@ def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: Callbac
                          for s in range(4) if s not in hidden or s in (value or [])])
         elif spec.kind is Kind.SEAT_MAP:
             rows.append([heading_row(name, cb)])
-            rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden))
+            rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden, event))
         elif spec.kind is Kind.TILE:
             rows.append([Button(f"{name}{colon(t)}{tile_label(ctx, value)} ✎", cb("o", ref))])
         elif spec.kind is Kind.OBJECT:
@@ -210,7 +210,7 @@ def _packed(buttons: list[Button]) -> list[list[Button]]:
 
 
 def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
-              cb: Callbacks, hidden: set[int]) -> list[list[Button]]:
+              cb: Callbacks, hidden: set[int], event: str | None = None) -> list[list[Button]]:
     t = ctx.t
     rows = []
     for s in range(4):
@@ -234,6 +234,12 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
             summary = summarize(ctx, spec.model, entry) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
         row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
+        counter = forms.first_counter(spec.model)
+        if counter is not None and (entry is None or isinstance(entry, dict)):
+            count = (entry or {}).get(counter.name) or 0
+            name = label(ctx, counter.name, event)
+            row = ([Button("−", cb("f", ref, f"{s}-"))] if count else []) + row
+            row.append(Button("+" + name, cb("f", ref, f"{s}+")))
         if isinstance(entry, dict) and spec.model is not None and forms.fields_of(spec.model):
             row.append(Button("✎", cb("o", ref, s)))
         rows.append(row)

@@ -655,3 +655,18 @@ def test_several_win_on_one_discard_without_a_next_button() -> None:
     assert d["error"] is None, d["error"]
     assert d["events"] == [{"type": "win", "by": "discard", "from": 3, "winners": [
         {"seat": 1, "form": "all_pungs"}, {"seat": 2, "pure": True}]}]
+
+
+def test_a_seats_first_count_is_on_its_row() -> None:
+    ctx, d = make_ctx("guiyang"), new_draft()
+    self_draw(d, ctx, "Bob")
+    tap(d, ctx, find(d, ctx, "More"))
+    tap(d, ctx, find(d, ctx, "Chickens"))
+    tap(d, ctx, in_row(d, ctx, "West Carol", "+1 bamboo"))  # one tap: Carol holds a 幺鸡
+    tap(d, ctx, in_row(d, ctx, "West Carol", "+1 bamboo"))
+    assert d["pending"]["seats"]["2"]["yaoji"] == 2
+    assert "West Carol: ✅ 1 bamboo×2" in labels(d, ctx)
+    for _ in range(2):
+        tap(d, ctx, in_row(d, ctx, "West Carol", "−"))
+    assert d["pending"]["seats"] == {}  # back to nothing: off the map
+    assert not any(label == "−" for label in labels(d, ctx))
