@@ -1,0 +1,198 @@
+"""Tiles from a photo: image bytes in, the tiles the `mahjong-detector` model sees out.
+
+Pure apart from loading the model once: no Telegram, no database. The detector is an optional
+extra (`pip install -e '.[photo]'`); without it every call raises PhotoError(UNAVAILABLE), whose
+message tells the chat how to enable it. It knows the 34 suited and honour tiles only (no
+flowers, no joker choice): those stay for the player to add.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import io
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..i18n import N_
+
+# The project's tile names (spec/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
+SUITS = "mpsz"
+TILE_KINDS: tuple[str, ...] = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10)) + tuple(
+    f"{n}z" for n in range(1, 8))
+# The detector's class names → ours (its honours carry their Japanese names).
+DETECTOR_LABELS: dict[str, str] = {
+    **{k: k for k in TILE_KINDS if not k.endswith("z")},
+    "tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z", "haku": "5z", "hatsu": "6z", "chun": "7z",
+}
+TIME_LIMIT = 20.0  # seconds for one photo, waiting for the model included
+UNCERTAIN = 0.7  # below this confidence a tile is worth a second look
+MAX_PIXELS = 40_000_000  # a phone photo is ~12 MP; refuse decompression bombs before decoding
+INSTALL_HINT = "pip install -e '.[photo]'"
+
+# Message ids of PhotoError (translated by the caller: t(exc.msgid, **exc.params)).
+UNAVAILABLE = N_("Reading tiles from a photo is not enabled on this bot. "
+                 "Whoever runs it can enable it with: {command}")
+NOT_AN_IMAGE = N_("That file is not a picture I can read. Send the hand as a photo.")
+TOO_LARGE = N_("That picture is too large to read. Send it as an ordinary photo.")
+TOO_SLOW = N_("Reading the photo took too long. Try again, or enter the tiles by hand.")
+NO_TILES = N_("I could not see any tiles in this photo. Lay the hand out in one row, face up, "
+              "and take the photo from above.")
+
+
+class PhotoError(Exception):
+    """A photo that could not be read; `msgid` and `params` make the chat's message."""
+
+    def __init__(self, msgid: str, **params: object) -> None:
+        super().__init__(msgid.format(**params) if params else msgid)
+        self.msgid = msgid
+        self.params = params
+
+
+@dataclass(frozen=True)
+class DetectedTile:
+    tile: str  # project notation: "5p", "7z"
+    confidence: float  # the model's class score, 0…1
+    box: tuple[int, int, int, int]  # x1, y1, x2, y2 in the original image's pixels
+
+    @property
+    def uncertain(self) -> bool:
+        return self.confidence < UNCERTAIN
+
+
+@dataclass(frozen=True)
+class PhotoReading:
+    """What the detector saw, in reading order (rows top to bottom, each left to right)."""
+    tiles: tuple[DetectedTile, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [d.tile for d in self.tiles]
+
+    @property
+    def sorted_tiles(self) -> list[DetectedTile]:
+        return sorted(self.tiles, key=lambda d: tile_order(d.tile))
+
+    @property
+    def tile_string(self) -> str:
+        """The tiles in the project's notation, sorted: `123m55p789s11777z`."""
+        return tile_string(self.names)
+
+    @property
+    def uncertain(self) -> list[int]:
+        """Positions (in `tiles`) of the tiles the model was unsure of."""
+        return [i for i, d in enumerate(self.tiles) if d.uncertain]
+
+
+def tile_order(tile: str) -> tuple[int, int]:
+    return SUITS.index(tile[1]), int(tile[0])
+
+
+def tile_string(tiles: Iterable[str]) -> str:
+    """Tiles (each like "5p") as one sorted notation string, digits grouped per suit."""
+    ordered = sorted(tiles, key=tile_order)
+    out: list[str] = []
+    for i, tile in enumerate(ordered):
+        out.append(tile[0])
+        if i + 1 == len(ordered) or ordered[i + 1][1] != tile[1]:
+            out.append(tile[1])
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class _Model:
+    session: Any  # onnxruntime.InferenceSession
+    predict: Any  # the package's predict module (tensor layout, post-processing, class names)
+    preprocess: Any
+    lock: threading.Lock  # one inference at a time: the machine's cores are better spent on one
+
+
+@cache
+def _model() -> _Model:
+    try:
+        onnxruntime = importlib.import_module("onnxruntime")
+        predict = importlib.import_module("mahjong_detector.predict")
+        preprocess = importlib.import_module("mahjong_detector.preprocess")
+    except ImportError:
+        raise PhotoError(UNAVAILABLE, command=INSTALL_HINT) from None
+    session = onnxruntime.InferenceSession(str(predict.model_path), providers=["CPUExecutionProvider"])
+    return _Model(session, predict, preprocess, threading.Lock())
+
+
+def load_model() -> None:
+    """Load the detector now (blocking, ~0.3 s the first time); PhotoError(UNAVAILABLE) without
+    the extra."""
+    _model()
+
+
+def photo_support() -> bool:
+    """Whether the photo extra is installed (the model loads)."""
+    try:
+        load_model()
+    except PhotoError:
+        return False
+    return True
+
+
+def _open_image(data: bytes) -> Any:
+    from PIL import Image, ImageOps, UnidentifiedImageError  # Pillow comes with the extra
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        if image.width * image.height > MAX_PIXELS:
+            raise PhotoError(TOO_LARGE)
+        image.load()
+        # A phone stores "rotate me" in EXIF rather than turning the pixels.
+        return ImageOps.exif_transpose(image)
+    except Image.DecompressionBombError:
+        raise PhotoError(TOO_LARGE) from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        raise PhotoError(NOT_AN_IMAGE) from None
+
+
+def read_tiles(data: bytes) -> PhotoReading:
+    """The tiles in an image (PNG, JPEG, …). Blocking (~0.1 s of CPU): call it off the event loop,
+    as read_tiles_async does. Raises PhotoError."""
+    model = _model()
+    image = _open_image(data)
+    padded, padding = model.preprocess.preprocess_image(image)
+    tensor = model.predict.create_input_tensor(padded)
+    with model.lock:
+        output = model.session.run(None, {model.session.get_inputs()[0].name: tensor})[0]
+    names = model.predict.CLASS_NAMES
+    found = model.predict.postprocess(output[0], padding, num_classes=len(names))
+    tiles = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
+                          (d.x1, d.y1, d.x2, d.y2)) for d in found]
+    return PhotoReading(tuple(reading_order(tiles)))
+
+
+async def read_tiles_async(data: bytes, *, timeout: float = TIME_LIMIT) -> PhotoReading:
+    """read_tiles in a worker thread under a time limit; the event loop keeps serving meanwhile.
+    A timed-out read still finishes in its thread (a thread cannot be stopped), but nobody waits."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(read_tiles, data), timeout)
+    except TimeoutError:
+        raise PhotoError(TOO_SLOW) from None
+
+
+def reading_order(tiles: Sequence[DetectedTile]) -> list[DetectedTile]:
+    """Rows top to bottom, each left to right: a tile starts a new row when its centre lies below
+    the current row's tiles by more than half a tile's height."""
+    by_y = sorted(tiles, key=lambda d: (d.box[1] + d.box[3]) / 2)
+    rows: list[list[DetectedTile]] = []
+    for d in by_y:
+        centre, height = (d.box[1] + d.box[3]) / 2, d.box[3] - d.box[1]
+        if rows:
+            last = rows[-1]
+            row_centre = sum((e.box[1] + e.box[3]) / 2 for e in last) / len(last)
+            if centre - row_centre <= height / 2:
+                last.append(d)
+                continue
+        rows.append([d])
+    return [d for row in rows for d in sorted(row, key=lambda d: d.box[0])]
