@@ -92,10 +92,10 @@ async def test_send_photo_takes_only_pictures(tg: FakeTelegram) -> None:
 
 async def test_get_file_refuses_unknown_ids_and_big_files(tg: FakeTelegram, bot: Bot) -> None:
     alice = tg.user(11, "Alice")
-    with pytest.raises(BadRequest, match="(?i)invalid file_id"):
+    with pytest.raises(BadRequest, match=r"(?i)invalid file_id"):
         await bot.get_file("FAKEFILE999999")
     big = await tg.send_document(tg.private_chat(alice), alice, b"x" * (20 * 1024 * 1024 + 1), "big.json")
-    with pytest.raises(BadRequest, match="(?i)file is too big"):
+    with pytest.raises(BadRequest, match=r"(?i)file is too big"):
         await bot.get_file(big.file.file_id)
     ok = await tg.send_document(tg.private_chat(alice), alice, b"{}", "small.json")
     assert (await download(bot, ok.file.file_id)) == b"{}"
