@@ -34,7 +34,7 @@ DETECTOR_LABELS: dict[str, str] = {
 TIME_LIMIT = 20.0  # seconds for one photo, waiting for the model included
 # The least confidence a detection needs to count as a tile. The model's own 0.5 misses more tiles
 # than it spares false ones: on the generated photos (tests/bench/photo_accuracy.py) 0.3 leaves
-# 2.9 corrections per hand against 3.7; the unsure ones are marked for the player anyway.
+# 1.5 corrections per hand against 2.2; the unsure ones are marked for the player anyway.
 THRESHOLD = 0.3
 UNCERTAIN = 0.7  # below this confidence a tile is worth a second look
 INPUT_PX = 640  # the model's input is a 640×640 square
