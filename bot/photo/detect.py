@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import io
+import math
 import statistics
 import threading
 from collections.abc import Iterable, Sequence
@@ -39,6 +40,7 @@ THRESHOLD = 0.3
 UNCERTAIN = 0.7  # below this confidence a tile is worth a second look
 INPUT_PX = 640  # the model's input is a 640×640 square
 TILE_PX = 22  # tile width (in input pixels) the model reads best: measured, see read_tiles
+MIN_SLANT = 2.5  # degrees: rows slanting more than this are turned level before a last look
 MAX_PIXELS = 40_000_000  # a phone photo is ~12 MP; refuse decompression bombs before decoding
 INSTALL_HINT = "pip install -e '.[photo]'"
 
@@ -164,29 +166,69 @@ def _open_image(data: bytes) -> Any:
 
 
 def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
-    """The tiles in an image (PNG, JPEG, …). Blocking (~0.2 s of CPU): call it off the event loop,
-    as read_tiles_async does. Raises PhotoError.
+    """The tiles in an image (PNG, JPEG, …). Blocking (0.1–0.3 s of CPU): call it off the event
+    loop, as read_tiles_async does. Raises PhotoError.
 
-    The model reads tiles best at about TILE_PX pixels wide in its 640-pixel input; a close-up
-    photo (a hand filling the frame) gives it tiles twice that. So when the first look finds
-    tiles much wider, it looks again at the photo set on a larger black canvas, which brings them
-    to that size (on the generated photos this halves the corrections needed)."""
+    The model reads tiles best at about TILE_PX pixels wide in its 640-pixel input, and in rows
+    that run level. A close-up (the hand filling the frame) gives it tiles twice that wide, so
+    when the first look finds tiles much wider the photo is set on a larger black canvas and
+    looked at again; when the tiles' rows slant, it is turned level and looked at once more. On
+    the generated photos (tests/bench/photo_accuracy.py) the two halve the corrections needed."""
     model = _model()
     pre = model.preprocess
     image = pre.stretch_contrast(pre.convert_to_grayscale(_open_image(data)))
-    found, scale = _detect(model, image, threshold)
+    view = image
+    found, scale = _detect(model, view, threshold)
     if found:
         width = statistics.median(d.x2 - d.x1 for d in found) * scale
         if width > TILE_PX * 1.2:
             factor = width / TILE_PX
-            canvas = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
-            canvas.paste(image, (0, 0))
-            found, _ = _detect(model, canvas, threshold)
+            view = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
+            view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
+            found, _ = _detect(model, view, threshold)
+    angle = _slant(found)
+    turned = view.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=0) if angle else view
+    if angle:
+        found, _ = _detect(model, turned, threshold)
     names = model.predict.CLASS_NAMES
-    tiles = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
-                          (d.x1, d.y1, min(d.x2, image.width), min(d.y2, image.height)))
-             for d in found if d.x1 < image.width and d.y1 < image.height]
-    return PhotoReading(tuple(reading_order(tiles)))
+    level = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
+                          (d.x1, d.y1, d.x2, d.y2)) for d in found]
+    tiles = [_back(d, angle, view.size, turned.size, image.size) for d in reading_order(level)]
+    return PhotoReading(tuple(d for d in tiles if d is not None))
+
+
+def _slant(found: Sequence[Any]) -> float:
+    """The angle (degrees, counter-clockwise) the tiles' rows run at: the median direction from
+    each tile to its nearest neighbour on the right in the same row; 0 when under MIN_SLANT or
+    too few tiles to tell."""
+    centres = [((d.x1 + d.x2) / 2, (d.y1 + d.y2) / 2, d.y2 - d.y1) for d in found]
+    angles = []
+    for x, y, height in centres:
+        right = [(bx - x, by - y) for bx, by, _ in centres if bx > x and abs(by - y) < height * 0.6]
+        if right:
+            dx, dy = min(right)
+            angles.append(math.degrees(math.atan2(dy, dx)))
+    if len(angles) < 3:
+        return 0.0
+    angle = statistics.median(angles)
+    return angle if abs(angle) >= MIN_SLANT else 0.0
+
+
+def _back(tile: DetectedTile, angle: float, size: tuple[int, int], turned: tuple[int, int],
+          photo: tuple[int, int]) -> DetectedTile | None:
+    """A tile found in the turned view, with its box moved back to the photo (same size, centred
+    where the tile is in the photo); None when it lies outside the photo (on the added canvas)."""
+    x1, y1, x2, y2 = tile.box
+    cx, cy = (x1 + x2) / 2 - turned[0] / 2, (y1 + y2) / 2 - turned[1] / 2
+    a = math.radians(angle)
+    x = size[0] / 2 + cx * math.cos(a) - cy * math.sin(a)
+    y = size[1] / 2 + cx * math.sin(a) + cy * math.cos(a)
+    if not (0 <= x < photo[0] and 0 <= y < photo[1]):
+        return None
+    w, h = (x2 - x1) / 2, (y2 - y1) / 2
+    box = (max(0, round(x - w)), max(0, round(y - h)),
+           min(photo[0], round(x + w)), min(photo[1], round(y + h)))
+    return DetectedTile(tile.tile, tile.confidence, box)
 
 
 def _detect(model: _Model, image: Image.Image, threshold: float) -> tuple[list[Any], float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import io
+import math
 import sys
 from collections.abc import Iterator
 
@@ -56,6 +57,27 @@ def test_clean_photos_are_read_above_a_measured_floor() -> None:
     assert result.precision >= 0.80
     assert result.corrections <= 3.0
     assert all(t.matched >= 9 for t in result.trials)
+
+
+def test_turned_photos_are_straightened_above_a_measured_floor() -> None:
+    """Six photos turned 4–12° with each tile askew (seeds 1–6). Measured: 81% of the tiles read
+    right with the turn taken out, 73% without it."""
+    result = tally(trial("rotated", scene_for("rotated", seed)) for seed in range(1, 7))
+    assert result.recall >= 0.77, [t.matched for t in result.trials]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_boxes_of_a_straightened_photo_lie_along_its_row(seed: int) -> None:
+    scene = scene_for("rotated", seed)
+    data = render(scene)
+    width, height = Image.open(io.BytesIO(data)).size
+    reading = read_tiles(data)
+    centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in reading.tiles]
+    assert all(0 <= x <= width and 0 <= y <= height for x, y in centres)
+    (x0, y0), (x1, y1) = centres[0], centres[-1]
+    # PIL turns counter-clockwise; in image coordinates (y down) the row then runs at -angle.
+    assert math.degrees(math.atan2(y1 - y0, x1 - x0)) == pytest.approx(-scene.angle, abs=2)
+    assert [x for x, _ in centres] == sorted(x for x, _ in centres)
 
 
 def test_a_hand_of_well_read_tiles_comes_back_exactly() -> None:
