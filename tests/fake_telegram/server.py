@@ -66,7 +66,7 @@ class FakeTelegram:
       await add_bot(chat, by)                          my_chat_member: the bot joins a group
       await migrate_chat(old_chat_id, new_chat_id=None, *, by=None) -> new chat id
       await inject(update_body) -> update              any other update (update_id is added)
-      await send_document(chat, user, data, filename, *, caption="") -> StoredMessage
+      await send_document(chat, user, data, filename, *, caption="", mime_type=None) -> StoredMessage
       await send_photo(chat, user, data, *, caption="", reply_to=None) -> StoredMessage
           (photo sizes smallest first, the largest is `data`; each size is a downloadable file)
 
@@ -300,13 +300,17 @@ class FakeTelegram:
         return new_chat_id
 
     async def send_document(self, chat: dict[str, Any] | int, user: dict[str, Any], data: bytes,
-                            filename: str, *, caption: str = "") -> StoredMessage:
+                            filename: str, *, caption: str = "",
+                            mime_type: str | None = None) -> StoredMessage:
         """A user uploads a file the bot can getFile and download; a /command caption gets its
-        bot_command entity."""
+        bot_command entity. `mime_type` (e.g. "image/png" for a picture sent as a file) is shown
+        to the bot as Telegram does; without it the file is served as JSON."""
         chat = self._chat_for_user(chat, user)
-        stored = self._new_file(UploadedFile(filename, "application/json", data), "documents")
+        stored = self._new_file(UploadedFile(filename, mime_type or "application/json", data), "documents")
         document = {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
                     "file_name": filename, "file_size": stored.size}
+        if mime_type:
+            document["mime_type"] = mime_type
         msg = self._store(chat, user, caption=caption or None, raw_caption=caption or None,
                           caption_entities=_command_entities(caption), media={"document": document},
                           file=stored)

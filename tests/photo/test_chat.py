@@ -52,7 +52,8 @@ async def app(tg: FakeTelegram) -> AsyncIterator[Application]:
     application = (ApplicationBuilder().token(tg.token).base_url(tg.base_url)
                    .base_file_url(tg.base_file_url).build())
     application.add_handler(CommandHandler("hu", hu))
-    application.add_handler(MessageHandler(filters.PHOTO & filters.CaptionRegex(r"^/hu(@\w+)?\b"), hu))
+    captioned = filters.CaptionRegex(r"^/hu(@\w+)?\b")
+    application.add_handler(MessageHandler((filters.PHOTO | filters.Document.IMAGE) & captioned, hu))
     async with application:
         await application.start()
         await application.updater.start_polling(poll_interval=0.0, timeout=1)
@@ -98,6 +99,17 @@ async def test_hu_answering_a_photo_reads_that_photo(tg: FakeTelegram) -> None:
     photo = await tg.send_photo(table, alice, data)
     await tg.send_message(table, alice, "/hu", reply_to=photo.message_id)
     assert await answer(tg) == read_tiles(data).tile_string
+
+
+@pytest.mark.usefixtures("app")
+async def test_a_picture_sent_as_a_file_is_read_too(tg: FakeTelegram) -> None:
+    alice, table = tg.user(11, "Alice"), tg.group("Thursday table")
+    data = render(scene_for("large", 3))
+    await tg.send_document(table, alice, data, "hand.png", caption="/hu", mime_type="image/png")
+    assert await answer(tg) == read_tiles(data).tile_string
+    not_a_picture = await tg.send_document(table, alice, b"{}", "session.json", caption="/hu")
+    await tg.send_message(table, alice, "/hu", reply_to=not_a_picture.message_id)
+    assert await answer(tg) == gettext("en", NO_PHOTO, command="/hu")
 
 
 @pytest.mark.usefixtures("app")

@@ -19,6 +19,7 @@ from bot.photo import (
     TILE_KINDS,
     DetectedTile,
     PhotoError,
+    PhotoReading,
     photo_support,
     read_tiles,
     tile_string,
@@ -101,6 +102,15 @@ def test_two_rows_are_read_top_row_first() -> None:
     reading = read_tiles(render(scene))
     top = [d for d in reading.tiles if d.box[3] < reading.tiles[-1].box[1]]
     assert len(top) >= len(scene.tiles) - 2 and reading.tiles[:len(top)] == tuple(top)
+
+
+def test_unsure_tiles_are_marked_and_sorting_keeps_confidence() -> None:
+    reading = PhotoReading((DetectedTile("7z", 0.95, (0, 0, 1, 1)), DetectedTile("8s", 0.41, (2, 0, 3, 1)),
+                            DetectedTile("1m", 0.69, (4, 0, 5, 1))))
+    assert reading.uncertain == [1, 2]
+    by_tile = [(d.tile, d.confidence) for d in reading.sorted_tiles]
+    assert by_tile == [("1m", 0.69), ("8s", 0.41), ("7z", 0.95)]
+    assert reading.tile_string == "1m8s7z"
 
 
 def test_reading_order_groups_rows_despite_a_slant() -> None:
