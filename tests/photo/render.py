@@ -4,6 +4,10 @@ on ivory tile bodies, laid on a table-coloured cloth, then turned, scaled, lit u
 noised or JPEG-compressed as a phone photo would be. Deterministic: a scene and its seed give the
 same bytes every time.
 
+Licence: the faces are FluffyStuff's riichi-mahjong-tiles, which their author put in the public
+domain; pymdownx-mahjong ships them recoloured and minified in a package licensed CC BY-NC 4.0.
+They are only drawn here at test time: no face or photo is stored in the repository or shipped.
+
     .venv/bin/python -m tests.photo.render 42 /tmp/hand.png   # look at one
 """
 
