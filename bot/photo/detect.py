@@ -40,6 +40,8 @@ THRESHOLD = 0.3
 UNCERTAIN = 0.7  # below this confidence a tile is worth a second look
 INPUT_PX = 640  # the model's input is a 640×640 square
 TILE_PX = 22  # tile width (in input pixels) the model reads best: measured, see read_tiles
+MAX_ZOOM_OUT = 4.0  # a tile filling the frame is no hand: do not shrink past this
+WORK_PX = 1600  # photos are first shrunk to this on their longer side (the model sees 640)
 MIN_SLANT = 2.5  # degrees: rows slanting more than this are turned level before a last look
 MAX_PIXELS = 40_000_000  # a phone photo is ~12 MP; refuse decompression bombs before decoding
 INSTALL_HINT = "pip install -e '.[photo]'"
@@ -176,13 +178,17 @@ def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
     the generated photos (tests/bench/photo_accuracy.py) the two halve the corrections needed."""
     model = _model()
     pre = model.preprocess
-    image = pre.stretch_contrast(pre.convert_to_grayscale(_open_image(data)))
+    photo = _open_image(data)
+    image = pre.stretch_contrast(pre.convert_to_grayscale(photo))
+    shrink = max(image.size) / WORK_PX
+    if shrink > 1:  # the model sees 640 pixels anyway: spare the canvas below a 12-megapixel photo
+        image = image.resize((round(image.width / shrink), round(image.height / shrink)), Image.BILINEAR)
     view = image
     found, scale = _detect(model, view, threshold)
     if found:
         width = statistics.median(d.x2 - d.x1 for d in found) * scale
         if width > TILE_PX * 1.2:
-            factor = width / TILE_PX
+            factor = min(width / TILE_PX, MAX_ZOOM_OUT)
             view = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
             view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
             found, _ = _detect(model, view, threshold)
@@ -193,7 +199,8 @@ def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
     names = model.predict.CLASS_NAMES
     level = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
                           (d.x1, d.y1, d.x2, d.y2)) for d in found]
-    tiles = [_back(d, angle, view.size, turned.size, image.size) for d in reading_order(level)]
+    tiles = [_back(d, angle, view.size, turned.size, image.size, max(1.0, shrink), photo.size)
+             for d in reading_order(level)]
     return PhotoReading(tuple(d for d in tiles if d is not None))
 
 
@@ -215,17 +222,17 @@ def _slant(found: Sequence[Any]) -> float:
 
 
 def _back(tile: DetectedTile, angle: float, size: tuple[int, int], turned: tuple[int, int],
-          photo: tuple[int, int]) -> DetectedTile | None:
-    """A tile found in the turned view, with its box moved back to the photo (same size, centred
-    where the tile is in the photo); None when it lies outside the photo (on the added canvas)."""
+          image: tuple[int, int], shrink: float, photo: tuple[int, int]) -> DetectedTile | None:
+    """A tile found in the turned view, with its box moved back to the photo's pixels (same size,
+    centred where the tile is in the photo); None when it lies on the added canvas."""
     x1, y1, x2, y2 = tile.box
     cx, cy = (x1 + x2) / 2 - turned[0] / 2, (y1 + y2) / 2 - turned[1] / 2
     a = math.radians(angle)
     x = size[0] / 2 + cx * math.cos(a) - cy * math.sin(a)
     y = size[1] / 2 + cx * math.sin(a) + cy * math.cos(a)
-    if not (0 <= x < photo[0] and 0 <= y < photo[1]):
+    if not (0 <= x < image[0] and 0 <= y < image[1]):
         return None
-    w, h = (x2 - x1) / 2, (y2 - y1) / 2
+    x, y, w, h = x * shrink, y * shrink, (x2 - x1) / 2 * shrink, (y2 - y1) / 2 * shrink
     box = (max(0, round(x - w)), max(0, round(y - h)),
            min(photo[0], round(x + w)), min(photo[1], round(y + h)))
     return DetectedTile(tile.tile, tile.confidence, box)

@@ -8,6 +8,7 @@ import importlib
 import io
 import math
 import sys
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -79,6 +80,23 @@ def test_boxes_of_a_straightened_photo_lie_along_its_row(seed: int) -> None:
     # PIL turns counter-clockwise; in image coordinates (y down) the row then runs at -angle.
     assert math.degrees(math.atan2(y1 - y0, x1 - x0)) == pytest.approx(-scene.angle, abs=2)
     assert [x for x, _ in centres] == sorted(x for x, _ in centres)
+
+
+def test_a_big_photo_is_read_with_boxes_in_its_own_pixels() -> None:
+    """A 17-megapixel photo with the hand in its lower middle: read on a shrunk copy, boxes
+    given back in the photo's pixels."""
+    hand = Image.open(io.BytesIO(render(scene_for("large", 5))))
+    photo = Image.new("RGB", (4800, 3600), CLOTHS["green"])
+    left, top = 1200, 1600
+    photo.paste(hand, (left, top))
+    reading = read_tiles(png(photo))
+    alone = read_tiles(png(hand))
+    assert len(reading.tiles) == len(alone.tiles) >= 12
+    for big, small in zip(reading.tiles, alone.tiles, strict=True):  # the same tiles, moved
+        assert big.box[0] == pytest.approx(small.box[0] + left, abs=12)
+        assert big.box[3] == pytest.approx(small.box[3] + top, abs=12)
+    truth = scene_for("large", 5).tiles
+    assert sum((Counter(reading.names) & Counter(truth)).values()) >= 11
 
 
 def test_a_hand_of_well_read_tiles_comes_back_exactly() -> None:
