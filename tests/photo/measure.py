@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from bot.photo import corrections_between, read_tiles
+from bot.photo.detect import DETECTOR_LABELS
 
 from .render import Scene, render
 
@@ -87,11 +89,22 @@ class Tally:
         return out
 
 
-def trial(condition: str, scene: Scene) -> Trial:
+def ours(data: bytes) -> list[str]:
+    return read_tiles(data).names
+
+
+def package_as_is(data: bytes) -> list[str]:
+    """The detector package's own entry point (its 0.5 threshold, one look): the baseline."""
+    from mahjong_detector import detect_tiles
+
+    return [DETECTOR_LABELS[name] for name in detect_tiles(io.BytesIO(data))]
+
+
+def trial(condition: str, scene: Scene, reader: Callable[[bytes], list[str]] = ours) -> Trial:
     data = render(scene)
     start = time.perf_counter()
-    reading = read_tiles(data)
-    return Trial(condition, tuple(scene.all_tiles), tuple(reading.names), time.perf_counter() - start)
+    names = reader(data)
+    return Trial(condition, tuple(scene.all_tiles), tuple(names), time.perf_counter() - start)
 
 
 def tally(trials: Iterable[Trial]) -> Tally:
