@@ -216,4 +216,5 @@ async def test_a_slow_read_gives_up_with_a_message() -> None:
     with pytest.raises(PhotoError) as err:
         await read_tiles_async(render(scene_for("large", 4)), timeout=0.001)
     assert err.value.msgid == D.TOO_SLOW
-    assert "手动" in gettext("zh-Hans", err.value.msgid) or "手" in gettext("zh-Hans", err.value.msgid)
+    assert "手动输入" in gettext("zh-Hans", err.value.msgid)
+    assert "手動輸入" in gettext("zh-Hant", err.value.msgid)
