@@ -201,7 +201,7 @@ def _winner(variant: Variant, words: Words, tokens: list[str],
     winner: dict[str, Any] = {"seat": seat}
     specs = {s.name: s for s in forms.fields_of(variant.Winner)}
     rest = iter(tokens[1:])
-    for raw in rest:
+    for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
         word = norm(name)
         if eq and word in specs and word != "seat":  # name=value, the keys themselves
@@ -233,13 +233,17 @@ def _winner(variant: Variant, words: Words, tokens: list[str],
             key = words.counts[norm(count.group(1))]
             winner[key] = _value(specs[key], count.group(2), names)
             continue
-        raise unknown(words, raw)
+        raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
 
 
-def unknown(words: Words, raw: str) -> LineError:
-    """An unknown word, with the closest known words (as the screens write them)."""
+def unknown(words: Words, raw: str, after: str = "") -> LineError:
+    """An unknown word, with the closest known words (as the screens write them); a slip in a
+    name of two words ("al pungs") is looked up with the word after it."""
     word = norm(raw.partition("=")[0])
+    if after and difflib.get_close_matches(word + norm(after), list(words.spelled), n=1,
+                                           cutoff=0.75):
+        word += norm(after)
     own = {norm(w): w for lang in words.shown for w in words.shown[lang]}
     shown = {**words.spelled, **own}
     close: list[str] = []

@@ -587,7 +587,7 @@ def test_one_line_in_the_players_words(variant: str, line: str, event: dict) -> 
 
 @pytest.mark.parametrize(("variant", "line", "close"), [
     ("luzhou", "西 清一涩", "清一色"), ("luzhou", "w purr", "pure suit"),
-    ("guiyang", "西 點炮 北 碰碰湖", "碰碰胡"),
+    ("guiyang", "西 點炮 北 碰碰湖", "碰碰胡"), ("guiyang", "W from N al pungs", "all pungs"),
 ])
 def test_an_unknown_word_is_answered_with_the_closest(variant: str, line: str,
                                                       close: str) -> None:
