@@ -19,7 +19,7 @@ from scoring.stats import ScoredHand, merge, player_stats
 from .charts import render_balance_chart
 from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
 from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
-from .render import MINUS, colon, esc, money, reason, signed, term, unit, with_unit
+from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
 from .wizard import Button
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                                                name=context.args[0])))
             return
         wanted = [one]
-    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=len(hands)))]
+    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(hands_count(t, len(hands)))]
     for pid in sorted(wanted, key=lambda p: -merge(stats[p].values()).points):
         total = merge(stats[pid].values())
         # each variant counts in its own unit (颗, 个, 点, 分); a mix of them in plain points

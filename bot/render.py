@@ -98,6 +98,11 @@ def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
     return re.sub(r"\s*(「[^」]*」)\s*", r"\1", out) if is_zh(t) else out
 
 
+def hands_count(t: Tr, n: int) -> str:
+    """"1 hand", "4 hands" (Chinese: "4 局")."""
+    return t("1 hand") if n == 1 else t("{n} hands", n=n)
+
+
 def signed(n: int) -> str:
     return f"+{n}" if n > 0 else ("±0" if n == 0 else f"−{-n}")
 

@@ -27,7 +27,7 @@ from .common import (
 )
 from .forms import Kind
 from .i18n import LANG_NAMES, LANGS, N_
-from .render import colon, esc, money, seat_label, totals_block, unit
+from .render import colon, esc, hands_count, money, seat_label, totals_block, unit
 from .wizard import Button
 
 RULE_LABELS = {
@@ -370,7 +370,7 @@ async def cmd_end(update: Update, context: Context) -> None:
         await store.delete_draft(draft.chat_id, draft.message_id)
     session = await store.end_session(session.id)
     lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · "
-             + esc(t("{n} hands", n=await store.standing_hands(session.id))), ""]
+             + esc(hands_count(t, await store.standing_hands(session.id))), ""]
     lines += totals_block(t, names, totals, session.stake_cents,
                           u=unit(get_variant(session.variant), sc.lang))
     lines += ["", esc(t("/settle says who pays whom."))]

@@ -21,7 +21,7 @@ from .common import (
     store_of,
     table_state,
 )
-from .render import colon, esc, outcome_lines, seat_label, totals_block, unit, wind
+from .render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
 
 HISTORY_PAGE = 5
 
@@ -37,7 +37,7 @@ async def cmd_table(update: Update, context: Context) -> None:
     totals = await store.totals(session.id)
     variant = get_variant(session.variant)
     title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-    lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=await store.standing_hands(session.id))), ""]
+    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await store.standing_hands(session.id))), ""]
     lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
                           unit(variant, sc.lang))
     lines.append("")
