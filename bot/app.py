@@ -56,6 +56,7 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
   /hu West self-draw pure suit all pungs
   /hu Carol from North seven pairs
   /hu S quads=2 pure · two winners on one discard: /hu 1 all pungs + 3 pure from E
+  win after win (Luzhou): /hu S self-draw pure; W from N all pungs; E self-draw
   seats: E S W N, 0–3 or a player's name; counts as quads=2 or quads2
 /table — standings; /history — recent hands; /undo — void the last hand
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session

@@ -26,7 +26,7 @@ from .common import (
     wizard_ctx,
 )
 from .forms import FormError
-from .oneline import LineError, parse_hu
+from .oneline import LineError, parse_wins
 from .render import esc, outcome_lines, totals_block, unit
 from .wizard import Ctx, hand_state, new_draft, press, screen
 
@@ -75,19 +75,19 @@ async def cmd_hu(update: Update, context: Context) -> None:
         return
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
-        event = parse_hu(ctx.variant, context.args or [], ctx.names)
+        events = parse_wins(ctx.variant, context.args or [], ctx.names)
     except LineError as exc:
         await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **exc.kwargs)) + "\n"
                     + esc(sc.t("See /help for the one-line format.")))
         return
-    ended, exc = hand_state(ctx, [event])
+    ended, exc = hand_state(ctx, events)
     if exc is not None:
         await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return
     # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
     # how the hand went on
     await _open_wizard(update, context, sc, session,
-                       new_draft([event], step="preview" if ended else "main"))
+                       new_draft(events, step="preview" if ended else "main"))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:

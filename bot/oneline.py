@@ -35,7 +35,8 @@ KONG = {"kong", "gang", "杠", "槓"}
 AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上炮", "槓上炮"}
 PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
-SPLIT = re.compile(r"[,，、;；]+")
+SPLIT = re.compile(r"[,，、]+")
+THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
 
 
 class LineError(ValueError):
@@ -152,6 +153,22 @@ def _joined(tokens: list[str], words: Words, names: list[str | None] | None) -> 
             out.append(tokens[i])
             i += 1
     return out
+
+
+def parse_wins(variant: Variant, tokens: list[str],
+               names: list[str | None] | None = None) -> list[dict[str, Any]]:
+    """Tokens after /hu → the win events they name, one per part between semicolons (Luzhou's
+    blood battle goes on after a win: `/hu 南 自摸 清一色; 西 点炮 北 大对子; 东 自摸`)."""
+    parts: list[list[str]] = [[]]
+    for raw in tokens:
+        pieces = THEN.split(raw)
+        for i, piece in enumerate(pieces):
+            if i:
+                parts.append([])
+            if piece.strip():
+                parts[-1].append(piece)
+    return [parse_hu(variant, part, names) for part in parts if part] or [
+        parse_hu(variant, [], names)]
 
 
 def parse_hu(variant: Variant, tokens: list[str],

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bot import forms
 from bot.forms import FormError
-from bot.oneline import LineError, parse_hu
+from bot.oneline import LineError, parse_hu, parse_wins
 from bot.wizard import Ctx, new_draft, press, screen
 from bot.wizard_form import label as field_label
 from bot.wizard_form import value_label
@@ -670,3 +670,15 @@ def test_a_seats_first_count_is_on_its_row() -> None:
         tap(d, ctx, in_row(d, ctx, "West Carol", "−"))
     assert d["pending"]["seats"] == {}  # back to nothing: off the map
     assert not any(label == "−" for label in labels(d, ctx))
+
+
+def test_win_after_win_in_one_line_makes_a_whole_blood_battle() -> None:
+    ctx = make_ctx()
+    events = parse_wins(ctx.variant, "南 自摸 清一色； 西 点炮 北 大对子;东 自摸".split(), list(NAMES))
+    assert events == [
+        {"type": "win", "by": "self_draw", "winners": [{"seat": 1, "pure": True}]},
+        {"type": "win", "by": "discard", "from": 3, "winners": [{"seat": 2, "form": "all_pungs"}]},
+        {"type": "win", "by": "self_draw", "winners": [{"seat": 0}]}]
+    assert sum(score(ctx.record(events)).deltas) == 0  # a whole hand: three have won
+    with pytest.raises(LineError):
+        parse_wins(ctx.variant, [";"])

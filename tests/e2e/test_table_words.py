@@ -163,3 +163,16 @@ async def test_points_stand_in_the_variants_unit_and_settle_before_a_stake(
     assert "Carol：+" in settle.text and "Dan → Carol" in settle.text, settle.text
     stats = await table.say(carol, "/stats")
     assert "分" in stats.text and "points" not in stats.text, stats.text
+
+
+async def test_a_whole_blood_battle_in_one_line(bot: object, tg: FakeTelegram,
+                                                store: Store) -> None:
+    table = Table(tg, tg.group("血战"), players(tg, "zh-hans"))
+    alice = table.players[0]
+    await seat(table, "luzhou")
+    preview = await table.say(alice, "/hu 南 自摸 清一色；西 点炮 北 大对子；东 自摸")
+    assert "收付明细" in preview.text, preview.text
+    answer = await table.tap(alice, preview, "确认")
+    assert not answer.get("show_alert"), answer
+    events = (await last_record(store, table))["events"]
+    assert [e["winners"][0]["seat"] for e in events] == [1, 2, 0]
