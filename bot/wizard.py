@@ -43,6 +43,7 @@ from .wizard_form import (
     _is_tile,
     form_rows,
     heading,
+    heading_row,
     label,
     summarize_event,
     tile_label,
@@ -599,7 +600,7 @@ def _tile_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     for suit, name in TILE_SUITS:  # two rows a suit, each tile named in full: "5p", not "5"
         tiles = [Button(tile_label(ctx, f"{r}{suit}"), cb("v", "", f"{r}{suit}"))
                  for r in range(1, 10)]
-        rows += [[Button(t(name), cb("_")), *tiles[:4]], tiles[4:]]
+        rows += [[heading_row(t(name), cb), *tiles[:4]], tiles[4:]]
     rows.append([Button("— " + t("None (wall empty)"), cb("v", "", "-")),
                  Button("◀ " + t("Back"), cb("b"))])
     text = _header(draft, ctx) + "\n\n" + esc(t("Which tile was flipped?"))
