@@ -682,3 +682,17 @@ def test_win_after_win_in_one_line_makes_a_whole_blood_battle() -> None:
     assert sum(score(ctx.record(events)).deltas) == 0  # a whole hand: three have won
     with pytest.raises(LineError):
         parse_wins(ctx.variant, [";"])
+
+
+def test_a_draft_saved_by_the_earlier_flow_picks_up_at_how() -> None:
+    """A hand half-entered before this version (winners, then from) still opens and finishes."""
+    ctx = make_ctx("hainan")
+    d = new_draft(step="from")
+    d["pending"] = {"type": "win", "by": "discard", "from": None, "after_kong": False,
+                    "winners": [{"seat": 2}]}
+    assert "← North Dan (discard)" in labels(d, ctx)
+    tap(d, ctx, find(d, ctx, "← North Dan (discard)"))
+    tap(d, ctx, find(d, ctx, "half flush"))
+    assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
+    assert d["events"] == [{"type": "win", "by": "discard", "from": 3,
+                            "winners": [{"seat": 2, "half_flush": True}]}]
