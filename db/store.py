@@ -754,8 +754,8 @@ class Store:
     async def create_draft(self, chat_id: int, *, session_id: int,
                            data: dict[str, Any]) -> tuple[Draft, list[Draft]]:
         """A new hand entry, stored before its message exists: it gets a placeholder (negative)
-        message id until `attach_draft`. The session's other open entries are closed in the same transaction; they are
-        returned, so their messages can say so."""
+        message id until `attach_draft`. The session's other open entries are closed in the
+        same transaction; they are returned, so their messages can say so."""
         data = _json_copy(data, "draft")
         placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
 
