@@ -78,6 +78,7 @@ class FakeTelegram:
       messages(chat_id, *, include_users=False) -> list[StoredMessage] (current state, after edits)
       message(chat_id, message_id), last_message(chat_id) -> StoredMessage
       callback_answers {query id: params}, unanswered_callbacks(), assert_callbacks_answered()
+      expire_callbacks(*query_ids)                     queries a dead bot process never answered
       commands {(scope json, language_code): [BotCommand]}, webhook (setWebhook's params or None)
       internal_errors: the fake's own failures (should stay empty)
 
@@ -428,6 +429,11 @@ class FakeTelegram:
 
     def unanswered_callbacks(self) -> list[str]:
         return list(self._open_callbacks)
+
+    def expire_callbacks(self, *query_ids: str) -> None:
+        """Telegram gives up on queries nobody answered (a bot process that died with them)."""
+        for query_id in query_ids:
+            self._open_callbacks.remove(query_id)
 
     def assert_callbacks_answered(self) -> None:
         if self._open_callbacks:
