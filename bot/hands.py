@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from telegram import Update
@@ -30,6 +31,8 @@ from .limits import clip
 from .oneline import LineError, parse_hu
 from .render import esc, outcome_lines, totals_block
 from .wizard import Ctx, new_draft, press, screen
+
+ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
 
 async def _running(update: Update, context: Context, sc: ChatScope) -> Any | None:
@@ -109,7 +112,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = query.message
-    saved = await store.get_draft(message.chat.id, message.message_id)
+    saved = await _draft_of(store, message.chat.id, message.message_id)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return
@@ -148,6 +151,19 @@ async def on_wizard_button(update: Update, context: Context) -> None:
         await _confirm(query, context, sc, session, ctx, draft, saved, mark)
         return
     await _save_and_show(query, context, sc, saved, ctx, draft, mark)
+
+
+async def _draft_of(store: Any, chat_id: int, message_id: int) -> Any | None:
+    """The draft on this message. A tap can beat the opener's attach_draft by a few
+    milliseconds (the message is posted first, then given its draft): wait for that."""
+    saved = await store.get_draft(chat_id, message_id)
+    for _ in range(int(ATTACH_WAIT / 0.05) if saved is None else 0):
+        waiting = await store.unattached_draft(chat_id, seconds=ATTACH_WAIT)  # asked first: an
+        saved = await store.get_draft(chat_id, message_id)  # attach in between is seen here
+        if saved is not None or not waiting:
+            break
+        await asyncio.sleep(0.05)
+    return saved
 
 
 async def _save_and_show(query: Any, context: Context, sc: ChatScope, saved: Any, ctx: Ctx,
