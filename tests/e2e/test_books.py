@@ -264,3 +264,25 @@ async def test_odd_updates_are_answered_or_ignored(bot: object, tg: FakeTelegram
     await nothing_then(tg, table, alice, forwarded)
     hands = await store.history(session.id)
     assert [h.voided for h in hands] == [False]  # neither /undo undid anything
+
+
+async def test_import_parses_and_scores_off_the_event_loop(bot: object, tg: FakeTelegram,
+                                                           table: Table,
+                                                           monkeypatch: Any) -> None:
+    import threading
+
+    from bot import ledger
+
+    threads: list[int] = []
+    real = ledger.parse_import
+
+    def spy(data: bytes) -> Any:
+        threads.append(threading.get_ident())
+        return real(data)
+
+    monkeypatch.setattr(ledger, "parse_import", spy)
+    alice = table.players[0]
+    tg.set_admins(table.chat_id, [alice])
+    text = await upload(tg, table, alice, export(["Ann", "Bo", "Cy", "Di"]))
+    assert "Imported 2 hands" in text
+    assert threads and threads[0] != threading.get_ident()  # not the loop's thread
