@@ -12,6 +12,7 @@ import asyncio
 import json
 import random
 import uuid
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -1015,9 +1016,12 @@ class Store:
         return _hand(hand, void)
 
     async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
+        """Hands recorded, the last live one, and a checksum of what else a preview shows
+        (rules, stake, who sits where: all changeable between a preview and its Confirm)."""
         last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
             M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
-        return f"{row.hand_count}:{last_live or 0}"
+        rest = json.dumps([row.rules, row.stake_cents, _seats(row)], sort_keys=True)
+        return f"{row.hand_count}:{last_live or 0}:{zlib.crc32(rest.encode()):08x}"
 
     async def _add_to_totals(self, s: AsyncSession, session_id: int, deltas: Sequence[int]) -> None:
         table = M.SessionTotal.__table__

@@ -252,3 +252,16 @@ async def test_payments_booked_before_the_upgrade_stay_counted(db_url: str) -> N
     finally:
         await store.close()
     assert alembic(db_url, "downgrade", "0001").returncode == 0
+
+
+async def test_the_table_mark_follows_rules_stake_and_seats(store: Store) -> None:
+    s = await seated_session(store)
+    marks = {await store.table_mark(s.id)}
+    await store.set_session_rules(s.id, {"cap": 20})
+    marks.add(await store.table_mark(s.id))
+    await store.set_stake(s.id, 50)
+    marks.add(await store.table_mark(s.id))
+    await store.swap_seats(s.id, 0, 1)
+    marks.add(await store.table_mark(s.id))
+    assert len(marks) == 4
+    assert await store.table_mark(s.id) in marks  # reading it changes nothing
