@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from typing import Any
 
 from telegram import Update
@@ -69,14 +70,18 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
                     message_id=old.message_id)
             except Exception:
                 pass
-    message = await reply(update, context, view.text, view.rows)
+    try:
+        message = await reply(update, context, view.text, view.rows)
+    except Exception:
+        with suppress(StoreError):
+            await store.cancel_draft(saved)  # no message shows it: forget it
+        raise
     try:
         await store.attach_draft(saved, message.chat_id, message.message_id)
     except Exception:
-        try:
+        with suppress(Exception):  # a keyboard without its draft must not stay
             await context.bot.delete_message(message.chat_id, message.message_id)
-        finally:
-            raise
+        raise
 
 
 async def cmd_hand(update: Update, context: Context) -> None:

@@ -286,3 +286,30 @@ async def test_import_parses_and_scores_off_the_event_loop(bot: object, tg: Fake
     text = await upload(tg, table, alice, export(["Ann", "Bo", "Cy", "Di"]))
     assert "Imported 2 hands" in text
     assert threads and threads[0] != threading.get_ident()  # not the loop's thread
+
+
+async def test_the_wizard_message_exists_only_with_its_draft(bot: Any, tg: FakeTelegram,
+                                                             table: Table, monkeypatch: Any) -> None:
+    from db import StoreError
+
+    alice, bob = table.players[:2]
+    await table.seat_everyone("luzhou")
+    store = bot.bot_data["store"]
+
+    async def disk_full(*args: Any, **kw: Any) -> Any:
+        raise StoreError("disk full")
+
+    monkeypatch.setattr(store, "create_draft", disk_full)
+    answer = await table.say(bob, "/hu 1 zimo pure")
+    assert answer.buttons == [] and "could not be saved" in answer.text  # no orphan keyboard
+    monkeypatch.undo()
+
+    monkeypatch.setattr(store, "attach_draft", disk_full)
+    await tg.send_message(table.chat, bob, "/hu 1 zimo pure")
+    deleted = await tg.wait_for_request("deleteMessage", TIMEOUT)
+    posted = tg.requests_for("sendMessage")[-1]
+    assert deleted.params["message_id"] == posted.result["message_id"]
+    monkeypatch.undo()
+    preview = await table.say(bob, "/hu 1 zimo pure")
+    await table.tap(bob, preview, "Confirm")
+    assert "Hand 1 recorded" in table.message(preview.message_id).text
