@@ -91,6 +91,9 @@ async def cmd_help(update: Update, context: Context) -> None:
     await reply(update, context, text)
 
 
+FREE_TEXT = {"guest", "undo"}  # a name, a reason: any characters; every other argument is a word
+
+
 async def _chat_t(context: Context, chat_id: int, user: User | None) -> Any:
     chat = await store_of(context).ensure_chat(chat_id)
     return translator(chat.language or lang_from_code(user.language_code if user else None))
@@ -129,7 +132,7 @@ async def guard(update: Update, context: Context) -> None:
         await send(context, message.chat.id, esc(t("I cannot tell who sent this, so I do not act "
                                                    "on it. Send commands from your own account.")))
         raise ApplicationHandlerStop
-    if command.lower() != "guest" and any(has_foreign_digits(w) for w in words[1:]):
+    if command.lower() not in FREE_TEXT and any(has_foreign_digits(w) for w in words[1:]):
         t = await _chat_t(context, message.chat.id, sender)
         await send(context, message.chat.id,
                    esc(t("Please write numbers with the digits 0–9.")))
