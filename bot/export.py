@@ -111,11 +111,10 @@ def parse_import(data: bytes) -> ImportedSession:
     rules = doc.get("rules") or {}
     if not isinstance(rules, dict):
         raise ImportError_("rules must be an object")
-    try:
-        variant.Rules.model_validate(rules)
-    except ValueError:
-        raise ImportError_("the file's house rules do not fit {variant}",
-                           variant=variant.name) from None
+    try:  # the new session keeps every rule's value, like a session started in the chat
+        rules = variant.resolved_rules(rules)
+    except ScoringError as exc:
+        raise ImportError_("the session's rules: {reason}", scoring=exc, players=players) from None
     items = doc.get("hands") or []
     if not isinstance(items, list):
         raise ImportError_("hand {n} has no record", n=1)

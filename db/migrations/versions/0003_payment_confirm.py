@@ -1,8 +1,8 @@
 """Payments count only once the payee confirmed them: `confirmed` (existing payments were
 booked under the old rules and stay counted) and who confirmed.
 
-Revision ID: 0002_payment_confirm
-Revises: 0001
+Revision ID: 0003_payment_confirm
+Revises: 0002_rules_snapshot
 Create Date: 2026-11-23
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002_payment_confirm"
-down_revision: str | None = "0001"
+revision: str = "0003_payment_confirm"
+down_revision: str | None = "0002_rules_snapshot"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
