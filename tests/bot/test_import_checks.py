@@ -19,12 +19,12 @@ from bot.limits import (
     visible_name,
 )
 
-WIN = {"variant": "luzhou", "events": [{"type": "win", "by": "self_draw",
-                                        "winners": [{"seat": 0, "form": "all_pungs"}]}]}
+WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
+                                        "winners": [{"seat": 0}]}]}
 
 
 def doc(**over: Any) -> bytes:
-    base: dict[str, Any] = {"format": "mjledger-session/1", "variant": "luzhou",
+    base: dict[str, Any] = {"format": "mjledger-session/1", "variant": "guiyang",
                             "players": ["Ann", "Bo", "Cy", "Di"], "stake_cents": 50,
                             "hands": [{"seq": 1, "record": WIN}, {"seq": 2, "record": WIN}]}
     base.update(over)
@@ -73,7 +73,7 @@ def test_size_and_hand_count_are_limited() -> None:
 
 
 def test_every_hand_must_score() -> None:
-    bad = {"variant": "luzhou", "events": [{"type": "win", "by": "discard", "from": 3,
+    bad = {"variant": "guiyang", "events": [{"type": "win", "by": "discard", "from": 3,
                                             "winners": [{"seat": 3}]}]}
     assert refused(doc(hands=[{"record": WIN}, {"record": bad}])) == "hand {n}: {reason}"
 

@@ -11,12 +11,12 @@ from tests.fake_telegram import FakeTelegram
 
 from .table import TIMEOUT, Table
 
-WIN = {"variant": "luzhou", "events": [{"type": "win", "by": "self_draw",
-                                        "winners": [{"seat": 0, "form": "all_pungs"}]}]}
+WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
+                                        "winners": [{"seat": 0}]}]}
 
 
 def export(players: list[str], hands: int = 2) -> bytes:
-    return json.dumps({"format": "mjledger-session/1", "variant": "luzhou", "players": players,
+    return json.dumps({"format": "mjledger-session/1", "variant": "guiyang", "players": players,
                        "stake_cents": 50, "hands": [{"seq": i + 1, "record": WIN}
                                                     for i in range(hands)]}).encode()
 
@@ -99,7 +99,7 @@ async def test_an_import_for_another_bot_is_ignored(bot: object, tg: FakeTelegra
         await tg.send_document(table.chat, alice, export(["Ann", "Bo", "Cy", "Di"]), "s.json",
                                caption="/import@otherbot")
         await tg.send_message(table.chat, alice, "/import@otherbot")
-        await tg.send_message(table.chat, alice, "/new@otherbot luzhou")
+        await tg.send_message(table.chat, alice, "/new@otherbot guiyang")
 
     await nothing_then(tg, table, alice, other_bot)
     assert await imported_sessions(store, table.chat_id) == []
@@ -111,9 +111,9 @@ async def test_an_import_for_another_bot_is_ignored(bot: object, tg: FakeTelegra
 async def test_a_payment_counts_once_the_payee_confirms(bot: object, tg: FakeTelegram,
                                                         table: Table, store: Store) -> None:
     alice, bob, carol, dan = table.players
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("guiyang")
     await table.say(alice, "/stake 1")
-    await table.tap(bob, await table.say(bob, "/hu 1 zimo pure"), "Confirm")
+    await table.tap(bob, await table.say(bob, "/hu 1 zimo"), "Confirm")
     before = await store.money_balances(table.chat_id)
 
     noted = await table.say(alice, "/paid @bob 12.5")  # Alice says she paid Bob
@@ -144,7 +144,7 @@ async def test_a_payment_counts_once_the_payee_confirms(bot: object, tg: FakeTel
 async def test_only_seated_players_and_admins_change_the_language(
         bot: object, tg: FakeTelegram, table: Table, store: Store) -> None:
     alice = table.players[0]
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("guiyang")
     eve = tg.user(666, "Eve", "eve")
     answer = await table.say(eve, "/lang")
     assert "Only seated players and chat admins" in answer.text
@@ -164,9 +164,9 @@ async def test_only_seated_players_and_admins_change_the_language(
 async def test_confirm_after_an_undo_shows_a_fresh_preview(bot: object, table: Table,
                                                            store: Store) -> None:
     alice, bob, carol, dan = table.players
-    await table.seat_everyone("luzhou")
-    await table.tap(bob, await table.say(bob, "/hu 1 zimo pure"), "Confirm")
-    preview = await table.say(carol, "/hu 2 zimo all_pungs")
+    await table.seat_everyone("guiyang")
+    await table.tap(bob, await table.say(bob, "/hu 1 zimo"), "Confirm")
+    preview = await table.say(carol, "/hu 2 zimo")
     shown = preview.text
     await table.say(bob, "/undo")  # the hand the preview's totals were built on is gone
     answer = await table.tap(carol, preview, "Confirm")
@@ -185,8 +185,8 @@ async def test_confirm_after_an_undo_shows_a_fresh_preview(bot: object, table: T
 async def test_a_stale_screen_redraws_and_a_late_cancel_says_recorded(
         bot: object, tg: FakeTelegram, table: Table, store: Store) -> None:
     alice, bob = table.players[:2]
-    await table.seat_everyone("luzhou")
-    preview = await table.say(bob, "/hu 1 zimo pure")
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
     old_back = preview.callback_data("Back")
     cancel = preview.callback_data("Cancel")
     await table.tap(bob, preview, "Back")  # the draft moves on to a newer screen
@@ -209,7 +209,7 @@ async def test_a_stale_screen_redraws_and_a_late_cancel_says_recorded(
 async def test_bad_input_gets_a_short_answer_and_changes_nothing(
         bot: object, tg: FakeTelegram, table: Table, store: Store) -> None:
     alice, bob, carol, dan = table.players
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("guiyang")
     session = await store.running_session(table.chat_id)
     for text in ("/stake １２", "/stake ²", "/paid @bob ²", "/hu ３ zimo"):
         answer = await table.say(alice, text)
@@ -227,7 +227,7 @@ async def test_bad_input_gets_a_short_answer_and_changes_nothing(
 
     lobby = await table.say(alice, "/end")
     assert "Session over" in lobby.text
-    await table.say(alice, "/new luzhou")
+    await table.say(alice, "/new guiyang")
     answer = await table.say(alice, "/guest \u3164 \u200b")
     assert "Usage: /guest NAME" in answer.text
     assert (await store.running_session(table.chat_id)).seats == (None, None, None, None)
@@ -236,8 +236,8 @@ async def test_bad_input_gets_a_short_answer_and_changes_nothing(
 async def test_odd_updates_are_answered_or_ignored(bot: object, tg: FakeTelegram, table: Table,
                                                    store: Store) -> None:
     alice, bob = table.players[:2]
-    await table.seat_everyone("luzhou")
-    preview = await table.say(bob, "/hu 1 zimo pure")
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
     await table.tap(bob, preview, "Confirm")
     session = await store.running_session(table.chat_id)
 
@@ -293,23 +293,23 @@ async def test_the_wizard_message_exists_only_with_its_draft(bot: Any, tg: FakeT
     from db import StoreError
 
     alice, bob = table.players[:2]
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("guiyang")
     store = bot.bot_data["store"]
 
     async def disk_full(*args: Any, **kw: Any) -> Any:
         raise StoreError("disk full")
 
     monkeypatch.setattr(store, "create_draft", disk_full)
-    answer = await table.say(bob, "/hu 1 zimo pure")
+    answer = await table.say(bob, "/hu 1 zimo")
     assert answer.buttons == [] and "could not be saved" in answer.text  # no orphan keyboard
     monkeypatch.undo()
 
     monkeypatch.setattr(store, "attach_draft", disk_full)
-    await tg.send_message(table.chat, bob, "/hu 1 zimo pure")
+    await tg.send_message(table.chat, bob, "/hu 1 zimo")
     deleted = await tg.wait_for_request("deleteMessage", TIMEOUT)
     posted = tg.requests_for("sendMessage")[-1]
     assert deleted.params["message_id"] == posted.result["message_id"]
     monkeypatch.undo()
-    preview = await table.say(bob, "/hu 1 zimo pure")
+    preview = await table.say(bob, "/hu 1 zimo")
     await table.tap(bob, preview, "Confirm")
     assert "Hand 1 recorded" in table.message(preview.message_id).text

@@ -23,8 +23,8 @@ from .kills import BotProcess, run_bot
 
 books_tg, bots = kills.books_tg, kills.bots  # fixtures
 
-WIN = {"variant": "luzhou", "events": [{"type": "win", "by": "self_draw",
-                                        "winners": [{"seat": 0, "form": "all_pungs"}]}]}
+WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
+                                        "winners": [{"seat": 0}]}]}
 RETRY_WAIT = 3.0
 
 
@@ -87,8 +87,8 @@ async def test_killed_right_after_the_draft_is_saved(books_tg: FakeTelegram, bot
         table = make_table(tg)
         alice, bob = table.players[:2]
         bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_draft_saved")
-        await table.seat_everyone("luzhou")
-        await tg.send_message(table.chat, bob, "/hu 1 zimo pure")
+        await table.seat_everyone("guiyang")
+        await tg.send_message(table.chat, bob, "/hu 1 zimo")
         await bot.killed()
         assert await counts(url, table.chat_id) == {
             "sessions": 1, "hands": 0, "entries": 0, "guests": 0, "drafts": 1}  # never posted
@@ -96,7 +96,7 @@ async def test_killed_right_after_the_draft_is_saved(books_tg: FakeTelegram, bot
         await run_bot(bots, tg, url, tmp_path)
         answer = await redelivered(tg, table)
         preview = (table.message(answer.result["message_id"]) if answer
-                   else await table.say(bob, "/hu 1 zimo pure"))  # no answer: Bob asks again
+                   else await table.say(bob, "/hu 1 zimo"))  # no answer: Bob asks again
         assert "Confirm" in " ".join(preview.button_labels)
         reply = await table.tap(bob, preview, "Confirm")
         assert not reply.get("show_alert"), reply
@@ -117,8 +117,8 @@ async def test_killed_right_after_the_hand_is_stored(books_tg: FakeTelegram, bot
         table = make_table(tg)
         alice, bob = table.players[:2]
         bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_hand_stored")
-        await table.seat_everyone("luzhou")
-        preview = await table.say(bob, "/hu 1 zimo pure")
+        await table.seat_everyone("guiyang")
+        preview = await table.say(bob, "/hu 1 zimo")
         confirm = preview.callback_data("Confirm")
         lost = await tg.press(table.chat_id, preview.message_id, bob, confirm)
         await bot.killed()
@@ -131,7 +131,7 @@ async def test_killed_right_after_the_hand_is_stored(books_tg: FakeTelegram, bot
             reply = await table.press(bob, preview.message_id, confirm)
             assert reply.get("show_alert") and "Hand 1 is already recorded" in reply["text"]
         assert (await counts(url, table.chat_id))["hands"] == 1  # not twice
-        second = await table.say(alice, "/hu 0 zimo all_pungs")
+        second = await table.say(alice, "/hu 0 zimo")
         reply = await table.tap(alice, second, "Confirm")
         assert not reply.get("show_alert"), reply
         assert "Hand 2 recorded" in table.message(second.message_id).text
@@ -148,7 +148,7 @@ async def test_killed_in_the_middle_of_an_import(books_tg: FakeTelegram, bots: l
         table = make_table(tg)
         alice = table.players[0]
         tg.set_admins(table.chat_id, [alice])
-        data = json.dumps({"format": "mjledger-session/1", "variant": "luzhou",
+        data = json.dumps({"format": "mjledger-session/1", "variant": "guiyang",
                            "players": ["Ann", "Bo", "Cy", "Di"], "stake_cents": 50,
                            "hands": [{"seq": i + 1, "record": WIN, "voided": i == 1}
                                      for i in range(3)]}).encode()

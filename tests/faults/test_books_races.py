@@ -53,7 +53,7 @@ async def trial_table(tg: FakeTelegram, n: int) -> Table:
     players = [tg.user(201 + i, name, name.lower()) for i, name in
                enumerate(("Alice", "Bob", "Carol", "Dan"))]
     table = Table(tg, tg.group(f"Race {n}"), players)
-    await table.seat_everyone("luzhou")
+    await table.seat_everyone("guiyang")
     return table
 
 
@@ -92,7 +92,7 @@ async def test_double_confirm(books_tg: FakeTelegram, workers: Any) -> None:
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob = table.players[:2]
-        preview = await table.say(bob, "/hu 1 zimo pure")
+        preview = await table.say(bob, "/hu 1 zimo")
         data = preview.callback_data("Confirm")
         q1 = await race.queued(tg.press(table.chat_id, preview.message_id, alice, data))
         q2 = await race.queued(tg.press(table.chat_id, preview.message_id, bob, data))
@@ -115,7 +115,7 @@ async def test_confirm_against_cancel(books_tg: FakeTelegram, workers: Any) -> N
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob = table.players[:2]
-        preview = await table.say(bob, "/hu 1 zimo pure")
+        preview = await table.say(bob, "/hu 1 zimo")
         ok, cancel = preview.callback_data("Confirm"), preview.callback_data("Cancel")
         q1 = await race.queued(tg.press(table.chat_id, preview.message_id, bob, ok))
         q2 = await race.queued(tg.press(table.chat_id, preview.message_id, alice, cancel))
@@ -149,10 +149,10 @@ async def test_confirm_against_undo(books_tg: FakeTelegram, workers: Any) -> Non
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob, carol = table.players[:3]
-        await table.tap(bob, await table.say(bob, "/hu 1 zimo pure"), "Confirm")
+        await table.tap(bob, await table.say(bob, "/hu 1 zimo"), "Confirm")
         session = await store.running_session(table.chat_id)
         [first] = await store.history(session.id)
-        preview = await table.say(carol, "/hu 2 zimo all_pungs")
+        preview = await table.say(carol, "/hu 2 zimo")
         ok = preview.callback_data("Confirm")
         q1 = await race.queued(tg.press(table.chat_id, preview.message_id, carol, ok))
         u = await race.queued(tg.send_message(table.chat, bob, "/undo"))
