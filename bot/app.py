@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from telegram import BotCommand, Update
+from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -15,15 +16,17 @@ from telegram.ext import (
     filters,
 )
 
-from db import Store
+from db import DatabaseBusy, Store
+from db.config import fault
 from scoring import all_variants
 
 from . import hands, ledger, sessions, standings
-from .common import Context, reply, scope, store_of
+from .common import Context, fallback_language, reply, scope, send, store_of
 from .config import Settings
 from .i18n import LANGS, N_, translator
 from .oneline import features_help
 from .render import esc
+from .updates import PerChatProcessor
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +91,38 @@ async def on_migrate(update: Update, context: Context) -> None:
         await store_of(context).migrate_chat(message.migrate_from_chat_id, message.chat.id)
 
 
+BUSY = N_("The ledger is busy right now; please try again in a moment.")
+UNAVAILABLE = N_("The ledger's database is not available right now; please try again later.")
+FAILED = N_("Something went wrong with that; please try again.")
+
+
 async def on_error(update: object, context: Context) -> None:
-    log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
-    if isinstance(update, Update) and update.callback_query is not None:
+    """Every failed update still gets an answer, in the chat's language: busy (the database
+    was locked or slow for too long), unavailable (down, full, read-only) or a plain failure."""
+    kind = fault(context.error) if context.error is not None else None
+    if kind is None:
+        log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
+    else:
+        log.warning("update %s: %s: %s", getattr(update, "update_id", "?"), kind.__name__,
+                    context.error)
+    if not isinstance(update, Update):
+        return
+    t = translator(fallback_language(update, context))
+    text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE if kind is not None else FAILED)
+    query = update.callback_query
+    if query is not None:
         try:
-            await update.callback_query.answer(translator("en")("Something went wrong."))
-        except Exception:
+            await query.answer(text, show_alert=True)
+            return
+        except TelegramError:  # answered already (the failure came later): say it in the chat
             pass
+    if update.effective_chat is None:
+        return
+    try:
+        await send(context, update.effective_chat.id, esc(text))
+    except Exception:
+        log.warning("could not tell chat %s about the failure", update.effective_chat.id,
+                    exc_info=True)
 
 
 async def _post_init(app: Application) -> None:
@@ -128,6 +156,7 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     """The bot as one Application; pass `store` to share an open store (tests)."""
     builder = (ApplicationBuilder().token(settings.token).base_url(settings.base_url)
                .rate_limiter(rate_limiter())
+               .concurrent_updates(PerChatProcessor())
                .post_init(_post_init).post_shutdown(_post_shutdown))
     if settings.base_file_url:
         builder = builder.base_file_url(settings.base_file_url)

@@ -19,7 +19,7 @@ from telegram.ext import Application
 from db import Store
 
 from .app import build_application
-from .config import Settings
+from .config import Settings, check_webhook_secret
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -39,15 +39,18 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
         return web.json_response({"ok": ok}, status=200 if ok else 503)
 
     async def webhook(request: web.Request) -> web.Response:
-        secret = settings.webhook_secret or ""
+        secret = check_webhook_secret(settings.webhook_secret)
         given = request.headers.get(SECRET_HEADER, "")
-        if secret and not hmac.compare_digest(given.encode(), secret.encode()):
+        if not hmac.compare_digest(given.encode(), secret.encode()):
             return web.json_response({"ok": False}, status=403)
         try:
-            payload = await request.json()
+            payload = json.loads(await request.read())
+            if not looks_like_update(payload):
+                raise ValueError("not an update")
             update = Update.de_json(payload, app.bot)
-        except (json.JSONDecodeError, ValueError, TypeError, KeyError):
-            return web.json_response({"ok": False}, status=400)
+        except Exception:  # whatever the body is, it is not an update: the sender's fault
+            log.warning("webhook: a request with the secret but no update in its body")
+            return web.json_response({"ok": False, "description": "not an update"}, status=400)
         await app.update_queue.put(update)
         return web.json_response({"ok": True})
 
@@ -58,10 +61,40 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     return web_app
 
 
+def looks_like_update(payload: object) -> bool:
+    """The shape of a Telegram Update: an object with an integer update_id whose other fields
+    are objects, with the ids and texts the bot reads of the right types. (PTB's de_json takes
+    almost anything, and a wrong type would only fail later, in a handler.)"""
+    if not isinstance(payload, dict) or not _is_int(payload.get("update_id")):
+        return False
+    return all(isinstance(v, dict) and _fields_ok(v) for k, v in payload.items() if k != "update_id")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fields_ok(obj: dict[str, object], *, int_id: bool = False) -> bool:
+    """Nested objects are objects; chats and users have integer ids (a callback query's id is
+    a string); dates, message ids and texts have their types."""
+    for key in ("chat", "from", "message", "reply_to_message", "document", "sender_chat"):
+        if key in obj:
+            inner = obj[key]
+            if not (isinstance(inner, dict) and _fields_ok(inner, int_id=key in ("chat", "from"))):
+                return False
+    if "id" in obj and not (_is_int(obj["id"]) if int_id else isinstance(obj["id"], int | str)):
+        return False
+    if any(key in obj and not _is_int(obj[key]) for key in ("message_id", "date")):
+        return False
+    return all(isinstance(obj[key], str) for key in ("text", "data", "caption") if key in obj)
+
+
 @asynccontextmanager
 async def serve(settings: Settings, store: Store | None = None,
                 *, poll_timeout: int = 10) -> AsyncIterator[Application]:
     """Start the bot (and its HTTP side when it has a port) and stop it on leaving."""
+    if settings.mode == "webhook":
+        check_webhook_secret(settings.webhook_secret)  # never a webhook anyone can post to
     own_store = store is None
     store = store or await Store.open(settings.database_url)
     app = build_application(settings, store)

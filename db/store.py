@@ -9,8 +9,10 @@ FOR UPDATE (a session's writes are serialized on its row). Unique constraints ba
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -21,10 +23,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import and_, delete, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import SQLAlchemyError as SAError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from . import models as M
-from .config import make_engine
+from .config import LOCK_WAIT, RETRY_WINDOW, START_WAIT, make_engine, reconnectable, to_fault
 from .domain import (
     AlreadySeated,
     AlreadyVoided,
@@ -54,7 +57,6 @@ T = TypeVar("T")
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
-_RETRIES = 6  # deadlocks, serialization failures and SQLite lock timeouts are retried
 _NAME_MAX = 128
 
 # Every column that refers to a person (moved when two guests of a migrating chat merge).
@@ -108,11 +110,16 @@ class Store:
             command.upgrade(cfg, "head")
 
         async with self.engine.begin() as conn:
-            # Two processes starting at once: the second waits for the first, then finds the
-            # schema current. On SQLite the explicit transaction also makes the DDL all-or-nothing.
+            # Two processes starting at once: the second waits for the first (longer than a
+            # request would), then finds the schema current. On SQLite the explicit transaction
+            # also makes the DDL all-or-nothing.
             if self._sqlite:
+                await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(START_WAIT * 1000)}")
                 await conn.exec_driver_sql("BEGIN IMMEDIATE")
+                await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
             else:
+                await conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(START_WAIT)}s'")
+                await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # big tables
                 await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
             await conn.run_sync(upgrade)
 
@@ -682,23 +689,47 @@ class Store:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncSession]:
+        """A session for reading. Its connection is taken before the body runs, retried while
+        the server restarts; a database failure inside comes out as a `DatabaseFault`."""
         async with self._sessions() as s:
-            yield s
+            await self._connect(s)
+            try:
+                yield s
+            except (DBAPIError, SAError, OSError) as exc:
+                _raise_fault(exc)
+
+    async def _connect(self, s: AsyncSession) -> None:
+        deadline = time.monotonic() + RETRY_WINDOW
+        for attempt in itertools.count():
+            try:
+                await s.connection()
+                return
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc) or time.monotonic() > deadline:
+                    _raise_fault(exc)
+            await s.rollback()
+            await asyncio.sleep(_backoff(attempt))
 
     async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """Run `fn` in one transaction, retrying when the database asks to (deadlock,
-        serialization failure, SQLite lock wait timed out)."""
-        for attempt in range(_RETRIES):
+        """Run `fn` in one transaction, again when the database asks to (deadlock,
+        serialization failure, SQLite lock wait timed out) or the connection was lost, for up
+        to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable)."""
+        start = time.monotonic()
+        for attempt in itertools.count():
             try:
                 async with self._sessions() as s, s.begin():
                     if self._sqlite:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
                     return await fn(s)
-            except DBAPIError as exc:
-                if attempt + 1 == _RETRIES or not _transient(exc):
-                    raise
-            await asyncio.sleep(random.uniform(0.01, 0.05) * 2**attempt)
+            except (DBAPIError, SAError, OSError) as exc:
+                waited = time.monotonic() - start
+                # A conflict is tried again only while the lock waits so far were short: a
+                # request waits about 2 x LOCK_WAIT at most, not once per attempt.
+                if not ((_transient(exc) and waited < LOCK_WAIT)
+                        or (reconnectable(exc) and waited < RETRY_WINDOW)):
+                    _raise_fault(exc)
+            await asyncio.sleep(_backoff(attempt))
         raise AssertionError("unreachable")
 
     def _insert(self, table: Any) -> Any:
@@ -912,13 +943,26 @@ def _check_running(row: M.Session) -> None:
         raise SessionEnded("this session has ended")
 
 
-def _transient(exc: DBAPIError) -> bool:
-    if isinstance(exc, IntegrityError):
+def _transient(exc: BaseException) -> bool:
+    """A conflict that goes away when the transaction is simply run again."""
+    if not isinstance(exc, DBAPIError) or isinstance(exc, IntegrityError):
         return False
     code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
     if code in ("40001", "40P01"):  # serialization failure, deadlock
         return True
     return isinstance(exc, OperationalError) and "locked" in str(exc.orig)
+
+
+def _raise_fault(exc: BaseException) -> None:
+    """Re-raise a database failure as the DatabaseFault it is (anything else unchanged)."""
+    made = to_fault(exc)
+    if made is None:
+        raise exc
+    raise made from exc
+
+
+def _backoff(attempt: int) -> float:
+    return min(1.0, random.uniform(0.01, 0.05) * 2**attempt)
 
 
 def _short(exc: DBAPIError) -> str:
