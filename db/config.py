@@ -18,9 +18,9 @@ from .domain import DatabaseBusy, DatabaseFault, DatabaseUnavailable
 DEFAULT_URL = "sqlite+aiosqlite:///mjledger.sqlite3"  # relative: a file in the working directory
 
 # How long one statement waits for another writer's lock (SQLite busy timeout, PostgreSQL
-# lock_timeout), seconds. A write is tried again within RETRY_WINDOW, so a request waits at most
-# about twice this for a lock before the user hears "busy, try again".
-LOCK_WAIT = 2.0
+# lock_timeout), seconds; $DATABASE_LOCK_WAIT changes it. A write that hit a conflict quickly
+# is tried again, so a request waits at most about twice this before "busy, try again".
+LOCK_WAIT = float(os.environ.get("DATABASE_LOCK_WAIT") or 2.0)
 # PostgreSQL: the longest one statement may run (a stuck or overloaded server).
 STATEMENT_TIMEOUT = 8.0
 # How long a request keeps trying when the connection was lost or the server is restarting.
