@@ -83,6 +83,7 @@ class Store:
         self.engine = engine
         self._sqlite = engine.dialect.name == "sqlite"
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._outage: float | None = None  # when the database stopped answering, if it has
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -699,35 +700,53 @@ class Store:
                 _raise_fault(exc)
 
     async def _connect(self, s: AsyncSession) -> None:
-        deadline = time.monotonic() + RETRY_WINDOW
+        deadline = time.monotonic() + self._retry_window()
         for attempt in itertools.count():
             try:
                 await s.connection()
+                self._outage = None
                 return
             except (DBAPIError, SAError, OSError) as exc:
                 if not reconnectable(exc) or time.monotonic() > deadline:
+                    self._note_outage(exc)
                     _raise_fault(exc)
             await s.rollback()
             await asyncio.sleep(_backoff(attempt))
+
+    def _retry_window(self) -> float:
+        """How long a request may wait for a lost database to come back: RETRY_WINDOW early
+        in an outage (a restart), nothing once it has lasted longer than that, so that during
+        a long outage every request is answered at once instead of after the window."""
+        if self._outage is not None and time.monotonic() - self._outage > RETRY_WINDOW:
+            return 0.0
+        return RETRY_WINDOW
+
+    def _note_outage(self, exc: BaseException) -> None:
+        if self._outage is None and reconnectable(exc):
+            self._outage = time.monotonic()
 
     async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run `fn` in one transaction, again when the database asks to (deadlock,
         serialization failure, SQLite lock wait timed out) or the connection was lost, for up
         to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable)."""
         start = time.monotonic()
+        window = self._retry_window()
         for attempt in itertools.count():
             try:
                 async with self._sessions() as s, s.begin():
                     if self._sqlite:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
-                    return await fn(s)
+                    result = await fn(s)
+                self._outage = None
+                return result
             except (DBAPIError, SAError, OSError) as exc:
                 waited = time.monotonic() - start
                 # A conflict is tried again only while the lock waits so far were short: a
                 # request waits about 2 x LOCK_WAIT at most, not once per attempt.
                 if not ((_transient(exc) and waited < LOCK_WAIT)
-                        or (reconnectable(exc) and waited < RETRY_WINDOW)):
+                        or (reconnectable(exc) and waited < window)):
+                    self._note_outage(exc)
                     _raise_fault(exc)
             await asyncio.sleep(_backoff(attempt))
         raise AssertionError("unreachable")

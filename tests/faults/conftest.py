@@ -4,8 +4,8 @@ TCP proxy of its own: the shared server is never touched), or kills the process.
 
 Fixtures: `tg` (FakeTelegram), `bot_process` (a factory: `await bot_process(db_url)` starts one
 and waits until it polls), `sqlite_url`, `pg_proxy` (a TcpProxy in front of the PostgreSQL of
-TEST_DATABASE_URL; the test is skipped without one) and `pg_url` (a fresh schema reached
-through that proxy). Helpers: `Chat` (a chat as its members drive it; every call waits for
+TEST_DATABASE_URL; the test is skipped without one) and `pg_db` (a fresh schema: its URL
+direct and through that proxy). Helpers: `Chat` (a chat as its members drive it; every call waits for
 the bot's answer), `Trials` (counts repeated trials for the report).
 """
 
@@ -203,12 +203,18 @@ async def pg_proxy() -> AsyncIterator[TcpProxy]:
     await proxy.cut()
 
 
+@dataclass(frozen=True)
+class PgDatabase:
+    direct: str  # for the test's own checks
+    proxied: str  # for the bot: through the proxy the test cuts
+
+
 @pytest.fixture
-async def pg_url(pg_proxy: TcpProxy, tmp_path: Path) -> AsyncIterator[str]:
+async def pg_db(pg_proxy: TcpProxy, tmp_path: Path) -> AsyncIterator[PgDatabase]:
     """A fresh schema (made and dropped directly), reached by the bot through the proxy."""
     async with fresh_database("postgres", tmp_path) as url:
-        yield make_url(url).set(host="127.0.0.1", port=pg_proxy.port).render_as_string(
-            hide_password=False)
+        yield PgDatabase(url, make_url(url).set(host="127.0.0.1", port=pg_proxy.port)
+                         .render_as_string(hide_password=False))
 
 
 # -- chats ---------------------------------------------------------------------------------------
@@ -239,6 +245,15 @@ class Chat:
         return await self.tg.wait_for(
             lambda: next((r for r in self.tg.requests[mark:]
                           if r.method in methods and self._mine(r)), None), timeout)
+
+    async def answers_after(self, mark: int, n: int, timeout: float = ANSWER_TIMEOUT
+                            ) -> list[RecordedRequest]:
+        """The bot's first `n` messages to this chat among requests[mark:] (a chat's updates
+        are answered in order, so: the answers to the next `n` updates that send one)."""
+        def found() -> list[RecordedRequest] | None:
+            mine = [r for r in self.tg.requests[mark:] if r.method == "sendMessage" and self._mine(r)]
+            return mine[:n] if len(mine) >= n else None
+        return await self.tg.wait_for(found, timeout)
 
     async def say(self, user: dict[str, Any], text: str, timeout: float = ANSWER_TIMEOUT) -> str:
         """Send and return the text of the bot's answer."""

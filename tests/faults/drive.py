@@ -7,10 +7,15 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
+
 from bot.app import BUSY, FAILED, UNAVAILABLE
 from bot.i18n import translator
+from db.config import make_engine
+from db.models import Base
+from tests.fake_telegram import FakeTelegram
 
-from .conftest import Chat
+from .conftest import Chat, people
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -69,6 +74,24 @@ async def every_button(chat: Chat, user: dict[str, Any], per_message: int = 4) -
     return answers
 
 
+async def drive(chat: Chat, sender: dict[str, Any]) -> list[Answer]:
+    return [*await every_command(chat, sender), *await every_button(chat, sender)]
+
+
+async def three_chats(tg: FakeTelegram) -> list[tuple[Chat, str, dict[str, Any]]]:
+    """A chat per language, with a session, a hand and screens with buttons. The one who then
+    drives it is seated, but Telegram says they speak another language: answers in the chat's
+    language show the chat's setting was used."""
+    out = []
+    for n, (lang, other) in enumerate([("zh-Hans", "en"), ("zh-Hant", "en"), ("en", "zh-hans")]):
+        members = people(tg, 400 + 10 * n, lang)
+        members[3]["language_code"] = other
+        chat = Chat(tg, tg.group(f"chat {lang}"), members)
+        await prepare(chat)
+        out.append((chat, lang, members[3]))
+    return out
+
+
 def fault_texts(lang: str) -> dict[str, str]:
     t = translator(lang)
     return {"busy": t(BUSY), "unavailable": t(UNAVAILABLE), "failed": t(FAILED)}
@@ -89,3 +112,14 @@ def snapshot(sqlite_path: str) -> dict[str, list[tuple]]:
         tables = [r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
         return {t: sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+
+
+async def db_snapshot(url: str) -> dict[str, list[tuple]]:
+    """Every row of every table of the bot's schema (any backend), for before/after checks."""
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return {table.name: sorted((tuple(r) for r in await conn.execute(select(table))), key=repr)
+                    for table in Base.metadata.sorted_tables}
+    finally:
+        await engine.dispose()

@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from tests.fake_telegram import FakeTelegram
 
 from .conftest import Chat, Trials, people
-from .drive import Answer, check_language, every_button, every_command, fault_texts, prepare, snapshot
+from .drive import check_language, drive, fault_texts, snapshot, three_chats
 
 BUSY_BOUND = 10.0  # "a few seconds": LOCK_WAIT is 2 s; before the fix a write waited 30 s × 6
 
@@ -76,33 +76,15 @@ async def test_a_locked_file_holds_up_only_the_chat_that_writes(tg: FakeTelegram
     print(trials.report())
 
 
-async def _drive(chat: Chat, sender: dict[str, Any]) -> list[Answer]:
-    return [*await every_command(chat, sender), *await every_button(chat, sender)]
-
-
-async def _three_chats(tg: FakeTelegram) -> list[tuple[Chat, str, dict[str, Any]]]:
-    """A chat per language, with a session, a hand and screens with buttons. The one who then
-    drives it is seated, but Telegram says they speak another language: answers in the chat's
-    language show the chat's setting was used."""
-    out = []
-    for n, (lang, other) in enumerate([("zh-Hans", "en"), ("zh-Hant", "en"), ("en", "zh-hans")]):
-        members = people(tg, 400 + 10 * n, lang)
-        members[3]["language_code"] = other
-        chat = Chat(tg, tg.group(f"chat {lang}"), members)
-        await prepare(chat)
-        out.append((chat, lang, members[3]))
-    return out
-
-
 async def test_every_command_and_button_is_answered_while_the_file_is_locked(
         tg: FakeTelegram, bot_process: Any, sqlite_url: str) -> None:
     await bot_process(sqlite_url, DATABASE_LOCK_WAIT="0.5")
     path = db_path(sqlite_url)
-    chats = await _three_chats(tg)
+    chats = await three_chats(tg)
     trials = Trials("locked SQLite: every command and button answered")
     with write_lock(path):
         before = snapshot(path)
-        results = await asyncio.gather(*(_drive(chat, sender) for chat, _, sender in chats))
+        results = await asyncio.gather(*(drive(chat, sender) for chat, _, sender in chats))
         assert snapshot(path) == before
     for (_chat, lang, _), answers in zip(chats, results, strict=True):
         check_language(answers, lang)
@@ -125,7 +107,7 @@ async def test_every_command_and_button_is_answered_when_the_disk_is_full(
         tg: FakeTelegram, bot_process: Any, sqlite_url: str) -> None:
     bot = await bot_process(sqlite_url)
     path = db_path(sqlite_url)
-    chats = await _three_chats(tg)
+    chats = await three_chats(tg)
     assert bot.proc is not None
     before = snapshot(path)
     trials = Trials("full disk: every command and button answered")
@@ -134,7 +116,7 @@ async def test_every_command_and_button_is_answered_when_the_disk_is_full(
     soft, hard = resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE)
     resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE, (1, hard))  # the soft limit only
     try:
-        results = await asyncio.gather(*(_drive(chat, sender) for chat, _, sender in chats))
+        results = await asyncio.gather(*(drive(chat, sender) for chat, _, sender in chats))
     finally:
         resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE, (soft, hard))
     assert snapshot(path) == before
