@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -63,10 +64,30 @@ class BotProcess:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", cwd=ROOT, env=self.env(),
                 stdout=log, stderr=log, start_new_session=True)
+        webhook = self.extra_env.get("BOT_MODE") == "webhook"
         try:
-            await self.tg.wait_for_request("getUpdates", START_TIMEOUT, after=mark)
+            await self.tg.wait_for_request("setWebhook" if webhook else "getUpdates", START_TIMEOUT,
+                                           after=mark)
+            if webhook:
+                await self._wait_for_http()
         except TimeoutError:
             raise AssertionError(f"the bot did not start; its log:\n{self.log()}") from None
+
+    async def _wait_for_http(self) -> None:
+        """Webhook mode: ready once /healthz answers."""
+        url = f"http://127.0.0.1:{self.extra_env['PORT']}/healthz"
+        deadline = time.monotonic() + START_TIMEOUT
+        async with aiohttp.ClientSession() as http:
+            while True:
+                try:
+                    async with http.get(url) as resp:
+                        if resp.status == 200:
+                            return
+                except aiohttp.ClientError:
+                    pass
+                if time.monotonic() > deadline or not self.running:
+                    raise TimeoutError
+                await asyncio.sleep(0.1)
 
     @property
     def running(self) -> bool:
@@ -134,7 +155,7 @@ class TcpProxy:
 
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
-        self.port = _free_port()
+        self.port = free_port()
         self.server: asyncio.Server | None = None
         self.links: set[asyncio.StreamWriter] = set()
         self.accepted = 0
@@ -186,7 +207,7 @@ class TcpProxy:
             await self.open()
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
