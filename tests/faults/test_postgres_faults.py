@@ -20,9 +20,14 @@ async def test_every_command_and_button_is_answered_while_postgres_is_down(
     chats = await three_chats(tg)
     trials = Trials("PostgreSQL down: every command and button answered")
     before = await db_snapshot(pg_db.direct)
+    # a chat the bot has not seen since it started: its language is unknown, the sender's
+    # Telegram language (zh-Hant here) is used
+    stranger = tg.user(599, "陌生人", "stranger", language_code="zh-TW")
+    new_chat = Chat(tg, tg.group("新來的"), [stranger])
     await pg_proxy.cut()
     try:
         results = await asyncio.gather(*(drive(chat, sender) for chat, _, sender in chats))
+        assert await new_chat.say(stranger, "/table") == fault_texts("zh-Hant")["unavailable"]
     finally:
         await pg_proxy.reopen()
     for (_chat, lang, _), answers in zip(chats, results, strict=True):

@@ -115,8 +115,12 @@ async def test_every_command_and_button_is_answered_when_the_disk_is_full(
     # "database or disk is full" (Python ignores SIGXFSZ).
     soft, hard = resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE)
     resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE, (1, hard))  # the soft limit only
+    stranger = tg.user(599, "陌生人", "stranger", language_code="zh-TW")
+    new_chat = Chat(tg, tg.group("新來的"), [stranger])
     try:
         results = await asyncio.gather(*(drive(chat, sender) for chat, _, sender in chats))
+        # a new chat cannot be stored: answered in the sender's Telegram language
+        assert await new_chat.say(stranger, "/help") == fault_texts("zh-Hant")["unavailable"]
     finally:
         resource.prlimit(bot.proc.pid, resource.RLIMIT_FSIZE, (soft, hard))
     assert snapshot(path) == before
