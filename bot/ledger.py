@@ -279,7 +279,7 @@ async def cmd_import(update: Update, context: Context) -> None:
         return
     data = bytes(await (await context.bot.get_file(document.file_id)).download_as_bytearray())
     try:
-        imported = parse_import(data)
+        imported = await asyncio.to_thread(parse_import, data)  # parsing and scoring: off the loop
     except ImportError_ as exc:
         kwargs = dict(exc.kwargs)
         if exc.scoring is not None:
