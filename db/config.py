@@ -143,6 +143,10 @@ _PG_BUSY = {"55P03", "57014", "40001", "40P01", "53300"}  # lock/statement timeo
 _PG_RESTARTING = {"57P01", "57P02", "57P03"}  # admin shutdown, crash shutdown, cannot connect now
 
 
+_LOST = ("connection was closed", "connection is closed", "connection reset",
+         "server closed the connection", "connection refused")
+
+
 def _sqlstate(error: BaseException) -> str | None:
     orig = getattr(error, "orig", None)
     return getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
@@ -154,8 +158,9 @@ def reconnectable(error: BaseException) -> bool:
     if isinstance(error, exc.DBAPIError):
         if error.connection_invalidated or _sqlstate(error) in _PG_RESTARTING:
             return True
+        # lost while a new connection was being set up: SQLAlchemy does not flag those
         text = str(error.orig).lower()
-        return isinstance(error, exc.InterfaceError) and "connection" in text and "closed" in text
+        return any(words in text for words in _LOST)
     return isinstance(error, (ConnectionError, exc.DisconnectionError)) or (
         isinstance(error, OSError) and not isinstance(error, TimeoutError))
 

@@ -83,6 +83,7 @@ class Store:
         self.engine = engine
         self._sqlite = engine.dialect.name == "sqlite"
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(engine, class_=_ReadSession, expire_on_commit=False)
         self._outage: float | None = None  # when the database stopped answering, if it has
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -508,8 +509,8 @@ class Store:
         (four rows by primary key; no replay of the history)."""
         stmt = (select(M.SessionTotal.points).where(M.SessionTotal.session_id == session_id)
                 .order_by(M.SessionTotal.seat))
-        async with self.engine.connect() as conn:
-            points = (await conn.execute(stmt)).scalars().all()
+        async with self._read() as s:  # survives a restart like every other read
+            points = (await s.execute(stmt)).scalars().all()
         if len(points) != 4:
             raise NotFound(f"there is no session {session_id}")
         return (points[0], points[1], points[2], points[3])
@@ -690,14 +691,23 @@ class Store:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncSession]:
-        """A session for reading. Its connection is taken before the body runs, retried while
-        the server restarts; a database failure inside comes out as a `DatabaseFault`."""
-        async with self._sessions() as s:
+        """A session for reading. Its connection is taken before the body runs and a statement
+        that lost its connection runs again (the server restarted); a database failure that
+        remains comes out as a `DatabaseFault`."""
+        s = self._read_sessions()
+        try:
+            s.retry_window = self._retry_window()
             await self._connect(s)
             try:
                 yield s
             except (DBAPIError, SAError, OSError) as exc:
                 _raise_fault(exc)
+        finally:
+            try:
+                await s.close()
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc):  # lost after reading: what was read stands
+                    raise
 
     async def _connect(self, s: AsyncSession) -> None:
         deadline = time.monotonic() + self._retry_window()
@@ -732,20 +742,24 @@ class Store:
         start = time.monotonic()
         window = self._retry_window()
         for attempt in itertools.count():
+            committing = False
             try:
                 async with self._sessions() as s, s.begin():
                     if self._sqlite:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
                     result = await fn(s)
+                    committing = True
                 self._outage = None
                 return result
             except (DBAPIError, SAError, OSError) as exc:
                 waited = time.monotonic() - start
                 # A conflict is tried again only while the lock waits so far were short: a
-                # request waits about 2 x LOCK_WAIT at most, not once per attempt.
+                # request waits about 2 x LOCK_WAIT at most, not once per attempt. A connection
+                # lost during COMMIT is not: the server may have committed (a payment would
+                # be booked twice).
                 if not ((_transient(exc) and waited < LOCK_WAIT)
-                        or (reconnectable(exc) and waited < window)):
+                        or (reconnectable(exc) and not committing and waited < window)):
                     self._note_outage(exc)
                     _raise_fault(exc)
             await asyncio.sleep(_backoff(attempt))
@@ -955,6 +969,39 @@ def _check_seat(seat: int) -> None:
 def _check_cents(cents: int, *, allow_zero: bool) -> None:
     if type(cents) is not int or cents < 0 or (cents == 0 and not allow_zero):
         raise StoreError(f"an amount must be a whole number of cents{'' if allow_zero else ' above 0'}")
+
+
+class _ReadSession(AsyncSession):
+    """A session that only reads: a statement whose connection was lost (the server restarted
+    under it) runs again on a new connection for up to `retry_window` seconds. Reading twice is
+    harmless; rows loaded before are detached first, so they keep their values."""
+
+    retry_window = RETRY_WINDOW
+
+    async def _again(self, call: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        start = time.monotonic()
+        for attempt in itertools.count():
+            try:
+                return await call(*args, **kwargs)
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc) or time.monotonic() - start > self.retry_window:
+                    raise
+            self.expunge_all()
+            await self.rollback()
+            await asyncio.sleep(_backoff(attempt))
+        raise AssertionError("unreachable")
+
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().execute, *args, **kwargs)
+
+    async def scalar(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().scalar, *args, **kwargs)
+
+    async def scalars(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().scalars, *args, **kwargs)
+
+    async def get(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().get, *args, **kwargs)
 
 
 def _check_running(row: M.Session) -> None:
