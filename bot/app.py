@@ -10,13 +10,15 @@ from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ApplicationHandlerStop,
     CallbackQueryHandler,
     CommandHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
-from db import DatabaseBusy, Store
+from db import DatabaseBusy, DatabaseUnavailable, Store
 from db.config import fault
 from scoring import all_variants
 
@@ -105,8 +107,12 @@ async def on_error(update: object, context: Context) -> None:
     else:
         log.warning("update %s: %s: %s", getattr(update, "update_id", "?"), kind.__name__,
                     context.error)
-    if not isinstance(update, Update):
-        return
+    if isinstance(update, Update):
+        await tell_failure(update, context, kind)
+
+
+async def tell_failure(update: Update, context: Context, kind: type[Exception] | None) -> None:
+    """Say why nothing happened: as the answer to a button, else as a message to the chat."""
     t = translator(fallback_language(update, context))
     text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE if kind is not None else FAILED)
     query = update.callback_query
@@ -123,6 +129,15 @@ async def on_error(update: object, context: Context) -> None:
     except Exception:
         log.warning("could not tell chat %s about the failure", update.effective_chat.id,
                     exc_info=True)
+
+
+async def until_database_ready(update: Update, context: Context) -> None:
+    """Before the database could be migrated (it was down when the bot started), every update
+    is answered "not available" and goes no further."""
+    if context.bot_data.get("database_ready", True):
+        return
+    await tell_failure(update, context, DatabaseUnavailable)
+    raise ApplicationHandlerStop
 
 
 async def _post_init(app: Application) -> None:
@@ -165,6 +180,7 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     if store is not None:
         app.bot_data["store"] = store
         app.bot_data["owns_store"] = False
+    app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
     for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
         app.add_handler(handler)

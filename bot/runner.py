@@ -16,7 +16,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from db import Store
+from db import DatabaseUnavailable, Store
+from db.config import fault
 
 from .app import build_application
 from .config import Settings, check_webhook_secret
@@ -96,10 +97,17 @@ async def serve(settings: Settings, store: Store | None = None,
     if settings.mode == "webhook":
         check_webhook_secret(settings.webhook_secret)  # never a webhook anyone can post to
     own_store = store is None
-    store = store or await Store.open(settings.database_url)
+    ready = True
+    if store is None:
+        store = await Store.open(settings.database_url, migrate=False)
+        ready = await _migrate(store)
     app = build_application(settings, store)
+    app.bot_data["database_ready"] = ready
     runner: web.AppRunner | None = None
+    migrating: asyncio.Task | None = None
     try:
+        if not ready:
+            migrating = asyncio.create_task(_migrate_when_back(app, store))
         await app.initialize()
         if app.post_init:
             await app.post_init(app)
@@ -117,6 +125,10 @@ async def serve(settings: Settings, store: Store | None = None,
             await web.TCPSite(runner, settings.listen, settings.port).start()
         yield app
     finally:
+        if migrating is not None:
+            migrating.cancel()
+            with suppress(asyncio.CancelledError):
+                await migrating
         if runner is not None:
             await runner.cleanup()
         if app.updater is not None and app.updater.running:
@@ -126,6 +138,32 @@ async def serve(settings: Settings, store: Store | None = None,
         await app.shutdown()
         if own_store:
             await store.close()
+
+
+RETRY_MIGRATION = 2.0  # seconds between attempts while the database is down at start
+
+
+async def _migrate(store: Store, *, quiet: bool = False) -> bool:
+    """Bring the schema up to date: True when done, False when the database cannot be reached
+    (the bot then starts anyway and answers every update "not available" until it can)."""
+    try:
+        await store.migrate()
+        return True
+    except Exception as exc:
+        if fault(exc) is not DatabaseUnavailable:
+            raise
+        if not quiet:
+            log.warning("the database is not available (%s); every update is answered 'not "
+                        "available' until it is", str(exc).strip().splitlines()[0] if str(exc)
+                        else type(exc).__name__)
+        return False
+
+
+async def _migrate_when_back(app: Application, store: Store) -> None:
+    while not await _migrate(store, quiet=True):
+        await asyncio.sleep(RETRY_MIGRATION)
+    app.bot_data["database_ready"] = True
+    log.info("the database answers again; migrated")
 
 
 async def run_forever(settings: Settings) -> None:
