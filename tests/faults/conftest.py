@@ -291,7 +291,7 @@ class Chat:
     def last(self) -> StoredMessage:
         return self.tg.last_message(self.id)
 
-    async def seat_everyone(self, variant: str = "luzhou") -> StoredMessage:
+    async def seat_everyone(self, variant: str = "guiyang") -> StoredMessage:
         text = await self.say(self.people[0], f"/new {variant}")
         lobby = self.last()
         assert lobby.callback_datas, text

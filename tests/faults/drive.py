@@ -39,7 +39,7 @@ class Answer:
 async def prepare(chat: Chat) -> None:
     """A session with four players, one hand recorded, a wizard open, and the screens with
     buttons (/lang, /rules) posted: everything the fault run presses."""
-    await chat.seat_everyone("luzhou")
+    await chat.seat_everyone("guiyang")  # one self-draw is a whole hand
     await chat.say(chat.people[0], "/hu 0 zimo")
     preview = chat.last()
     confirm = next((d for d in preview.callback_datas if d.endswith(":ok")), None)
