@@ -32,6 +32,7 @@ from .domain import (
     AlreadySeated,
     AlreadyVoided,
     Chat,
+    DatabaseBusy,
     Draft,
     InvalidHand,
     LevelStanding,
@@ -85,6 +86,7 @@ class Store:
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         self._read_sessions = async_sessionmaker(engine, class_=_ReadSession, expire_on_commit=False)
         self._outage: float | None = None  # when the database stopped answering, if it has
+        self._write_turn = asyncio.Lock() if self._sqlite else None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -744,7 +746,7 @@ class Store:
         for attempt in itertools.count():
             committing = False
             try:
-                async with self._sessions() as s, s.begin():
+                async with self._writer_turn(), self._sessions() as s, s.begin():
                     if self._sqlite:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
@@ -764,6 +766,24 @@ class Store:
                     _raise_fault(exc)
             await asyncio.sleep(_backoff(attempt))
         raise AssertionError("unreachable")
+
+    @asynccontextmanager
+    async def _writer_turn(self) -> AsyncIterator[None]:
+        """SQLite: this process's writers take turns in arrival order, waiting on the event
+        loop instead of spinning in SQLite's busy handler (which favours no one, so under
+        load some would wait past the busy timeout). Bounded like a lock wait."""
+        if self._write_turn is None:
+            yield
+            return
+        try:
+            async with asyncio.timeout(LOCK_WAIT):
+                await self._write_turn.acquire()
+        except TimeoutError:
+            raise DatabaseBusy("other writers of this process held the database") from None
+        try:
+            yield
+        finally:
+            self._write_turn.release()
 
     def _insert(self, table: Any) -> Any:
         """INSERT with ON CONFLICT support for this database."""

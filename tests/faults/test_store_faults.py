@@ -102,3 +102,15 @@ async def test_an_unreachable_server_is_unavailable_at_once_after_the_window(
         assert time.monotonic() - start < 0.5
     finally:
         await store.close()
+
+
+async def test_many_writers_of_one_process_take_turns(tmp_path: Path) -> None:
+    """A burst of writes from one process (many chats at once) all succeed, in turn; none is
+    refused as busy while the file is only busy with this process's own writers."""
+    store = await Store.open(f"sqlite:///{tmp_path / 'turns.sqlite3'}")
+    try:
+        guests = await asyncio.gather(*(store.add_guest(chat, f"guest {chat}")
+                                        for chat in range(1, 201)))
+        assert len({g.id for g in guests}) == 200
+    finally:
+        await store.close()
