@@ -8,10 +8,13 @@ from .domain import (
     DatabaseFault,
     DatabaseUnavailable,
     Draft,
+    DraftClosed,
+    HandToImport,
     InvalidHand,
     LevelStanding,
     NotFound,
     Payment,
+    PaymentNotPending,
     Person,
     RecordedHand,
     SeatTaken,
@@ -24,8 +27,10 @@ from .domain import (
     SessionSettled,
     StaleDraft,
     StoreError,
+    TableChanged,
 )
-from .store import Store
+from .faults import crash_point
+from .store import Store, message_hand_key
 
 __all__ = [
     "AlreadySeated",
@@ -35,10 +40,13 @@ __all__ = [
     "DatabaseFault",
     "DatabaseUnavailable",
     "Draft",
+    "DraftClosed",
+    "HandToImport",
     "InvalidHand",
     "LevelStanding",
     "NotFound",
     "Payment",
+    "PaymentNotPending",
     "Person",
     "RecordedHand",
     "SeatTaken",
@@ -52,4 +60,7 @@ __all__ = [
     "StaleDraft",
     "Store",
     "StoreError",
+    "TableChanged",
+    "crash_point",
+    "message_hand_key",
 ]
