@@ -19,13 +19,13 @@ from telegram.ext import (
     filters,
 )
 
-from db import DatabaseBusy, DatabaseUnavailable, Store
+from db import DatabaseBusy, DatabaseUnavailable, Store, StoreError
 from db.config import fault
 from scoring import all_variants
 from scoring.settlement import format_cents
 
 from . import hands, ledger, sessions, standings
-from .common import Context, fallback_language, reply, scope, send, store_of
+from .common import Context, fallback_language, refusal, reply, scope, send, store_of
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
@@ -173,13 +173,19 @@ async def on_error(update: object, context: Context) -> None:
         log.warning("update %s: %s: %s", getattr(update, "update_id", "?"), kind.__name__,
                     context.error)
     if isinstance(update, Update):
-        await tell_failure(update, context, kind)
+        await tell_failure(update, context, kind, context.error)
 
 
-async def tell_failure(update: Update, context: Context, kind: type[Exception] | None) -> None:
+async def tell_failure(update: Update, context: Context, kind: type[Exception] | None,
+                       error: BaseException | None = None) -> None:
     """Say why nothing happened: as the answer to a button, else as a message to the chat."""
     t = translator(fallback_language(update, context))
-    text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE if kind is not None else FAILED)
+    if kind is not None:
+        text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE)
+    elif isinstance(error, StoreError):  # a refusal no handler explained
+        text = refusal(t, error)
+    else:
+        text = t(FAILED)
     query = update.callback_query
     if query is not None:
         try:
