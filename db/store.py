@@ -973,12 +973,13 @@ class Store:
     async def _writer_turn(self) -> AsyncIterator[None]:
         """SQLite: this process's writers take turns in arrival order, waiting on the event
         loop instead of spinning in SQLite's busy handler (which favours no one, so under
-        load some would wait past the busy timeout). Bounded like a lock wait."""
+        load some would wait past the busy timeout). Bounded: a queue that does not move
+        (another program holds the file) answers busy within seconds."""
         if self._write_turn is None:
             yield
             return
         try:
-            async with asyncio.timeout(LOCK_WAIT):
+            async with asyncio.timeout(RETRY_WINDOW):
                 await self._write_turn.acquire()
         except TimeoutError:
             raise DatabaseBusy("other writers of this process held the database") from None
