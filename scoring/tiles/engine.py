@@ -345,8 +345,8 @@ def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading
     tiles (one reading per distinct way of filling that changes a feature)."""
     real = tuple(t for t, n in enumerate(h.counts) for _ in range(n))
     out = []
-    for fill in fills:
-        group = Group("loose", real + tuple(fill[:h.wild]), (False,) * len(real) + (True,) * h.wild)
+    for fill in dict.fromkeys(f[:h.wild] for f in fills):
+        group = Group("loose", real + fill, (False,) * len(real) + (True,) * h.wild)
         out += _place_win(h, shape, (group, *h.melds))
     return out
 
