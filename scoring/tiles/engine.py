@@ -332,11 +332,25 @@ def _seven_pairs(h: Holding) -> list[Reading]:
     free = (h.wild - len(singles)) // 2
     out: list[Reading] = []
     seen: set[tuple[Group, ...]] = set()
-    for ids in combinations_with_replacement(_classes(h), free):
-        groups = tuple(sorted(pairs + [Group("pair", (t, t), (True, True)) for t in ids]))
-        if groups not in seen:
-            seen.add(groups)
-            out += _place_win(h, "seven_pairs", groups)
+    classes = _classes(h)
+    win = h.win if h.win is not None and not h.win_wild else None
+    if win is not None and win not in classes:
+        classes.append(win)  # the winning tile's kind is a class of its own
+    for ids in combinations_with_replacement(classes, free):
+        made = pairs + [Group("pair", (t, t), (True, True)) for t in ids]
+        ways = [made]
+        real_pair = Group("pair", (win, win), (False, False))
+        if win in ids and real_pair in made:
+            # two jokers may pair with the two real tiles instead (宝对掉头 on the winning pair)
+            mixed = list(made)
+            mixed.remove(real_pair)
+            mixed.remove(Group("pair", (win, win), (True, True)))
+            ways.append(mixed + [Group("pair", (win, win), (False, True))] * 2)
+        for way in ways:
+            groups = tuple(sorted(way))
+            if groups not in seen:
+                seen.add(groups)
+                out += _place_win(h, "seven_pairs", groups)
     return out
 
 
