@@ -98,42 +98,44 @@ def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
 
 
 def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: Any) -> None:
-    all_tiles = list(ts.hand) + [t for m in ts.melds for t in m.tiles]
+    all_tiles = list(ts.hand) + [x for m in ts.melds for x in m.tiles]
     if ts.win is not None:
         all_tiles.append(ts.win)
     if ts.flowers and variant != "hainan":
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
     if len(set(ts.flowers)) != len(ts.flowers):
         raise ScoringError("tiles", "there is only one of each flower")
-    if variant in ("luzhou", "guiyang"):
-        for t in all_tiles:
-            if t >= 27 and t not in jokers:
+    for x in all_tiles:
+        if x >= 27 and x not in jokers:
+            if variant == "luzhou":
+                raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three suits "
+                                   "and 红中 (7z) only", tile=tile_name(x))
+            if variant == "guiyang":
                 raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
-                                   "suits only{ghosts}", variant=variant, tile=tile_name(t),
-                                   ghosts=" and 红中 (7z)" if variant == "luzhou" else "")
-    for t in sorted(set(all_tiles)):
-        n = all_tiles.count(t)
-        if variant == "luzhou" and t == RED:
+                                   "suits only", variant=variant, tile=tile_name(x))
+    for x in sorted(set(all_tiles)):
+        n = all_tiles.count(x)
+        if variant == "luzhou" and x == RED:
             if n > rules.ghosts:
                 raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
                                    "(rule ghosts)", count=n, ghosts=rules.ghosts)
         elif n > 4:
             raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
-                               count=n, tile=tile_name(t))
+                               count=n, tile=tile_name(x))
 
 
 def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
           jokers: frozenset[int]) -> Group:
     """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""
-    text = "[" + "".join(tile_name(t) for t in tiles) + "]"
+    text = "[" + "".join(tile_name(x) for x in tiles) + "]"
     kind = "kong" if len(tiles) == 4 else "pung"
-    real = [t for t in tiles if t not in jokers]
+    real = [x for x in tiles if x not in jokers]
     if len(set(tiles)) == 1:
         stands = (tiles[0],) * len(tiles)
         wild = (False,) * len(tiles)
     elif real and len(set(real)) == 1:
         stands = (real[0],) * len(tiles)
-        wild = tuple(t != real[0] for t in tiles)
+        wild = tuple(x != real[0] for x in tiles)
     else:
         stands, wild = _chow(tiles, jokers, variant)
         kind = "chow"
@@ -160,11 +162,11 @@ def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
         for run in runs:
             left = list(run)
             wild = []
-            for t in sorted(tiles, key=lambda t: t in jokers):
-                if t in left and (natural or t not in jokers):
-                    left.remove(t)
+            for x in sorted(tiles, key=lambda x: x in jokers):
+                if x in left and (natural or x not in jokers):
+                    left.remove(x)
                     wild.append(False)
-                elif t in jokers and not natural:
+                elif x in jokers and not natural:
                     wild.append(True)
                 else:
                     break
@@ -202,11 +204,11 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
 
 
-def _kongs(t: Table) -> tuple[str, ...]:
-    if "kong" not in t.variant.event_types():
+def _kongs(table: Table) -> tuple[str, ...]:
+    if "kong" not in table.variant.event_types():
         return ()
     return tuple("concealed" if g.meld == "concealed_kong" else "exposed"
-                 for g in t.melds if g.kind == "kong")
+                 for g in table.melds if g.kind == "kong")
 
 
 # -- analysis -------------------------------------------------------------------------------------
@@ -225,48 +227,50 @@ class Scored:
                 **({"winning_group": self.reading.win} if self.reading.win >= 0 else {})}
 
 
-def split_win(t: Table, want: int) -> tuple[tuple[int, ...], int | None]:
+def split_win(table: Table, want: int) -> tuple[tuple[int, ...], int | None]:
     """The concealed tiles without the winning tile, and that tile. The tile after `+` is one
     more tile when the rest count 13, and names one of them when they count 14."""
-    n = len(t.hand) + 3 * len(t.melds)
-    if t.win is None:
+    n = len(table.hand) + 3 * len(table.melds)
+    if table.win is None:
         if n != want:
             raise _count_error(n, want)
-        return t.hand, None
+        return table.hand, None
     if want == 13:
         raise ScoringError("tiles", "a hand waiting for its tile has no winning tile: drop "
                            "the '+'")
     if n == 13:
-        return t.hand, t.win
+        return table.hand, table.win
     if n == 14:
-        if t.win not in t.hand:
+        if table.win not in table.hand:
             raise ScoringError("tiles", "the winning tile {tile} is not among the tiles",
-                               tile=tile_name(t.win))
-        rest = list(t.hand)
-        rest.remove(t.win)
-        return tuple(rest), t.win
+                               tile=tile_name(table.win))
+        rest = list(table.hand)
+        rest.remove(table.win)
+        return tuple(rest), table.win
     raise _count_error(n + 1, want)
 
 
 def _count_error(n: int, want: int) -> ScoringError:
-    return ScoringError("tiles", "{count} tiles (a kong counts as three) but {what} has {want}",
-                        count=n, what="a winning hand" if want == 14 else "a waiting hand",
-                        want=want)
+    if want == 14:
+        return ScoringError("tiles", "{count} tiles (a kong counts as three) but a winning hand "
+                            "has 14", count=n)
+    return ScoringError("tiles", "{count} tiles (a kong counts as three) but a waiting hand "
+                        "has 13", count=n)
 
 
-def _holdings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
+def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
     """One holding per way the jokers in hand split into standing in and standing as
     themselves (Luzhou's 红中 always stand in)."""
     tiles = list(hand) + ([win] if win is not None else [])
     base = [0] * 34
-    held = {j: 0 for j in sorted(t.jokers)}
+    held = {j: 0 for j in sorted(table.jokers)}
     for x in tiles:
         if x in held:
             held[x] += 1
         else:
             base[x] += 1
     out = []
-    own = [] if t.name == "luzhou" else list(held)
+    own = [] if table.name == "luzhou" else list(held)
     for natural in product(*(range(held[j] + 1) for j in own)):
         counts = list(base)
         for j, n in zip(own, natural, strict=True):
@@ -277,24 +281,24 @@ def _holdings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]
             ways = ([True] if wild else []) + ([False] if nat else [])
         else:
             ways = [False]
-        out += [Holding(tuple(counts), wild, t.melds, win, w) for w in ways]
+        out += [Holding(tuple(counts), wild, table.melds, win, w) for w in ways]
     return out
 
 
-def _context(t: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
-    joker_tiles = sum(1 for x in (*hand, *(g_t for g in t.melds for g_t in g.tiles))
-                      if x in t.jokers) + (win in t.jokers if win is not None else 0)
+def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
+    joker_tiles = sum(1 for x in (*hand, *(g_t for g in table.melds for g_t in g.tiles))
+                      if x in table.jokers) + (win in table.jokers if win is not None else 0)
     single = False
-    if win is not None and t.name == "feibao" and win not in t.jokers:
+    if win is not None and table.name == "feibao" and win not in table.jokers:
         counts = [0] * 34
         wild = 0
         for x in hand:
-            if x in t.jokers:
+            if x in table.jokers:
                 wild += 1
             else:
                 counts[x] += 1
-        single = len(waiting(counts, wild, t.melds, SHAPES[t.name], tuple(range(34)))) == 1
-    return Context(by, t.req.seat, t.req.dealer, t.req.round_wind, t.rules, t.flowers,
+        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], tuple(range(34)))) == 1
+    return Context(by, table.req.seat, table.req.dealer, table.req.round_wind, table.rules, table.flowers,
                    joker_tiles, single)
 
 
@@ -303,28 +307,29 @@ def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
                              if v not in (False, 0, None, "standard")}}
 
 
-def score_readings(t: Table, hand: tuple[int, ...], win: int | None,
+def score_readings(table: Table, hand: tuple[int, ...], win: int | None,
                    by: str) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
     """Every legal reading valued, best first; the readings found; the refusals met."""
-    ctx = _context(t, hand, win, by)
-    feats = FEATURES[t.name]
-    rules = json.dumps(t.rules.model_dump(), sort_keys=True)
-    kongs = _kongs(t)
+    ctx = _context(table, hand, win, by)
+    feats = FEATURES[table.name]
+    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
+    kongs = _kongs(table)
     found: list[Reading] = []
-    for h in _holdings(t, hand, win):
-        found += readings(h, SHAPES[t.name])
-    if t.name == "luzhou":
+    for h in _holdings(table, hand, win):
+        found += readings(h, SHAPES[table.name])
+    if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     scored: list[Scored] = []
     errors: list[ScoringError] = []
     seen: set[tuple[str, tuple[Group, ...], int]] = set()
     for r in found:
-        winner = _winner(feats(r, ctx), t.req.seat)
+        winner = _winner(feats(r, ctx), table.req.seat)
         key = json.dumps(winner, sort_keys=True)
         if (key, r.groups, r.win) in seen:
             continue
         seen.add((key, r.groups, r.win))
-        value = _value(t.name, rules, by, t.req.seat, t.req.dealer, t.req.round_wind, kongs, key)
+        req = table.req
+        value = _value(table.name, rules, by, req.seat, req.dealer, req.round_wind, kongs, key)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
@@ -333,38 +338,41 @@ def score_readings(t: Table, hand: tuple[int, ...], win: int | None,
     return scored, found, errors
 
 
-def _refusal(t: Table, found: list[Reading], errors: list[ScoringError], by: str) -> ScoringError:
+def _refusal(table: Table, found: list[Reading], errors: list[ScoringError], by: str) -> ScoringError:
     if not found:
         return ScoringError("tiles", "not a complete hand: these tiles make neither four sets "
                             "and a pair nor any other winning shape {variant} knows",
-                            variant=t.name)
+                            variant=table.name)
     first = errors[0]
-    if t.name == "hainan" and all(e.template.startswith("no 番") for e in errors):
-        return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win by {by} "
-                            "(有番才能胡)", by=by)
+    if table.name == "hainan" and all(e.template.startswith("no 番") for e in errors):
+        if by == "discard":
+            return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win off a "
+                                "discard (有番才能胡)")
+        return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win, not even "
+                            "self-drawn (有番才能胡)")
     return ScoringError("tiles", first.template, **first.params)
 
 
-def analyze_table(t: Table) -> dict[str, Any]:
-    _check_missing_suit(t)
-    hand, win = split_win(t, 14)
-    scored, found, errors = score_readings(t, hand, win, t.req.by)
+def analyze_table(table: Table) -> dict[str, Any]:
+    _check_missing_suit(table)
+    hand, win = split_win(table, 14)
+    scored, found, errors = score_readings(table, hand, win, table.req.by)
     if not scored:
-        raise _refusal(t, found, errors, t.req.by)
+        raise _refusal(table, found, errors, table.req.by)
     best = scored[0]
     return {"winner": best.winner, "value": best.value,
             "readings": [s.to_dict() for s in scored]}
 
 
-def _real_suits(t: Table) -> set[int]:
-    tiles = [*t.hand, *(x for g in t.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)]
-    if t.win is not None:
-        tiles.append(t.win)
-    return {x // 9 for x in tiles if x < 27 and x not in t.jokers}
+def _real_suits(table: Table) -> set[int]:
+    tiles = [*table.hand, *(x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)]
+    if table.win is not None:
+        tiles.append(table.win)
+    return {x // 9 for x in tiles if x < 27 and x not in table.jokers}
 
 
-def _check_missing_suit(t: Table) -> None:
-    if t.name == "luzhou" and len(_real_suits(t)) == 3:
+def _check_missing_suit(table: Table) -> None:
+    if table.name == "luzhou" and len(_real_suits(table)) == 3:
         raise ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
                            "all three")
 
@@ -376,42 +384,42 @@ def analyze(data: Any) -> dict[str, Any]:
 
 def waits(data: Any) -> dict[str, Any]:
     """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
-    t = read_request(data)
-    hand, _ = split_win(t, 13)
+    table = read_request(data)
+    hand, _ = split_win(table, 13)
     out: dict[str, Any] = {}
-    if t.name == "luzhou":
-        suits = _real_suits(t)
+    if table.name == "luzhou":
+        suits = _real_suits(table)
         out["flower_cat"] = len(suits) == 3
         if out["flower_cat"]:
             return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
-    tiles = _candidates(t, hand)
+    tiles = _candidates(table, hand)
     counts = [0] * 34
     wild = 0
     for x in hand:
-        if x in t.jokers:
+        if x in table.jokers:
             wild += 1
         else:
             counts[x] += 1
     found = []
-    for tile in waiting(counts, wild, t.melds, SHAPES[t.name], tiles):
-        scored, _, _ = score_readings(t, hand, tile, "self_draw")
+    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
+        scored, _, _ = score_readings(table, hand, tile, "self_draw")
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
     best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
     result: dict[str, Any] = {"waits": found, "ready": bool(found),
                               "best": ({"tile": best["tile"], "winner": best["winner"],
                                         "value": best["value"]} if best else None), **out}
-    if t.name in READY_FIELDS:
+    if table.name in READY_FIELDS:
         result["ready_entry"] = ({k: v for k, v in best["winner"].items()
-                                  if k in READY_FIELDS[t.name]} if best else None)
+                                  if k in READY_FIELDS[table.name]} if best else None)
     return result
 
 
-def _candidates(t: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
+def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
     held = [0] * 34
-    for x in (*hand, *(x for g in t.melds for x in g.tiles)):
+    for x in (*hand, *(x for g in table.melds for x in g.tiles)):
         held[x] += 1
-    tiles = range(27) if t.name in ("luzhou", "guiyang") else range(34)
-    suits = _real_suits(t)
-    return tuple(x for x in tiles if x not in t.jokers and held[x] < 4
-                 and not (t.name == "luzhou" and len(suits) == 2 and x // 9 not in suits))
+    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    suits = _real_suits(table)
+    return tuple(x for x in tiles if x not in table.jokers and held[x] < 4
+                 and not (table.name == "luzhou" and len(suits) == 2 and x // 9 not in suits))

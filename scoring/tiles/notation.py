@@ -91,9 +91,6 @@ class _Reader:
         self.text = text
         self.pos = 0
 
-    def fail(self, template: str, **params: object) -> ScoringError:
-        return ScoringError("tiles", template, **params)
-
     def tiles(self, stop: str) -> tuple[list[int], list[int]]:
         """Read tiles and flowers up to a character of `stop` (or the end)."""
         tiles: list[int] = []
@@ -110,14 +107,14 @@ class _Reader:
                 continue
             if c in "mpszf":
                 if not digits:
-                    raise self.fail("'{letter}' at position {at} has no digits before it",
+                    raise ScoringError("tiles", "'{letter}' at position {at} has no digits before it",
                                     letter=c, at=self.pos)
                 for d in digits:
                     self._numbered(int(d), c, tiles, flowers)
                 digits = ""
                 continue
             if digits:
-                raise self.fail("the digits {digits} before position {at} need a suit letter "
+                raise ScoringError("tiles", "the digits {digits} before position {at} need a suit letter "
                                 "(m, p, s, z or f)", digits=digits, at=self.pos)
             if c in _HONOR_CHARS:
                 tiles.append(_HONOR_CHARS[c])
@@ -129,31 +126,31 @@ class _Reader:
                 self.pos += 1
                 tiles.append(18)  # 幺鸡 = 1s
             else:
-                raise self.fail("unknown tile character '{char}' at position {at}", char=c,
+                raise ScoringError("tiles", "unknown tile character '{char}' at position {at}", char=c,
                                 at=self.pos)
         if digits:
-            raise self.fail("the digits {digits} at the end need a suit letter (m, p, s, z or f)",
+            raise ScoringError("tiles", "the digits {digits} at the end need a suit letter (m, p, s, z or f)",
                             digits=digits)
         return tiles, flowers
 
     def _numbered(self, d: int, letter: str, tiles: list[int], flowers: list[int]) -> None:
         if letter == "f":
             if not 1 <= d <= 8:
-                raise self.fail("flowers are 1f–8f (got {tile})", tile=f"{d}f")
+                raise ScoringError("tiles", "flowers are 1f–8f (got {tile})", tile=f"{d}f")
             flowers.append(d - 1)
         elif letter == "z":
             if not 1 <= d <= 7:
-                raise self.fail("honours are 1z–7z (got {tile})", tile=f"{d}z")
+                raise ScoringError("tiles", "honours are 1z–7z (got {tile})", tile=f"{d}z")
             tiles.append(26 + d)
         else:
             if d == 0:
-                raise self.fail("suited tiles are 1–9 (got {tile})", tile=f"0{letter}")
+                raise ScoringError("tiles", "suited tiles are 1–9 (got {tile})", tile=f"0{letter}")
             tiles.append(_SUIT_LETTERS[letter] * 9 + d - 1)
 
     def _chinese_suited(self, rank: int) -> int:
         suit = _SUIT_CHARS.get(self.text[self.pos:self.pos + 1])
         if suit is None:
-            raise self.fail("'{char}' at position {at} must be followed by 万, 筒 or 条",
+            raise ScoringError("tiles", "'{char}' at position {at} must be followed by 万, 筒 or 条",
                             char=self.text[self.pos - 1], at=self.pos)
         self.pos += 1
         return suit * 9 + rank
@@ -184,13 +181,13 @@ def parse_tiles(text: str) -> TileString:
             melds.append(_meld(r))
         elif c == "+":
             if win is not None:
-                raise r.fail("only one winning tile may follow '+'")
+                raise ScoringError("tiles", "only one winning tile may follow '+'")
             tiles, more_flowers = r.tiles("[]+()")
             if len(tiles) != 1 or more_flowers:
-                raise r.fail("exactly one tile follows '+' (the winning tile)")
+                raise ScoringError("tiles", "exactly one tile follows '+' (the winning tile)")
             win = tiles[0]
         else:
-            raise r.fail("unexpected '{char}' at position {at}", char=c, at=r.pos)
+            raise ScoringError("tiles", "unexpected '{char}' at position {at}", char=c, at=r.pos)
     return TileString(tuple(hand), tuple(melds), win, tuple(flowers))
 
 
@@ -200,17 +197,18 @@ def _meld(r: _Reader) -> RawMeld:
         r.pos += 1
     tiles, flowers = r.tiles("[]+()")
     if flowers:
-        raise r.fail("a flower cannot be part of a meld")
+        raise ScoringError("tiles", "a flower cannot be part of a meld")
     if concealed:
         if r.text[r.pos:r.pos + 1] != ")":
-            raise r.fail("a concealed kong is written [(5555p)]: ')' missing")
+            raise ScoringError("tiles", "a concealed kong is written [(5555p)]: ')' missing")
         r.pos += 1
         if len(tiles) != 4:
-            raise r.fail("a concealed kong [(…)] has four tiles (got {count})", count=len(tiles))
+            raise ScoringError("tiles", "a concealed kong [(…)] has four tiles (got {count})",
+                               count=len(tiles))
     if r.text[r.pos:r.pos + 1] != "]":
-        raise r.fail("a meld opened with '[' is not closed with ']'")
+        raise ScoringError("tiles", "a meld opened with '[' is not closed with ']'")
     r.pos += 1
     if len(tiles) not in (3, 4):
-        raise r.fail("a meld has three tiles (pung, chow) or four (kong); got {count}",
+        raise ScoringError("tiles", "a meld has three tiles (pung, chow) or four (kong); got {count}",
                      count=len(tiles))
     return RawMeld(tuple(tiles), concealed)

@@ -62,7 +62,7 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
         for g in groups:
             if rng.random() < 0.25 and (g[0] == g[1] or variant not in ("luzhou", "guiyang")):
                 if g[0] == g[1] and rng.random() < 0.3:
-                    melds.append("[(" + "".join(tile_name(x) for x in g + [g[0]]) + ")]")
+                    melds.append("[(" + "".join(tile_name(x) for x in [*g, g[0]]) + ")]")
                 else:
                     melds.append("[" + "".join(tile_name(x) for x in g) + "]")
             else:

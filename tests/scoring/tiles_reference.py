@@ -8,7 +8,7 @@ labelled "real" or "joker". Slow by design: it is the engine's oracle in the pro
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations_with_replacement, product
+from itertools import combinations_with_replacement, pairwise, product
 from typing import Any
 
 from scoring import ScoringError
@@ -122,7 +122,7 @@ def loose_shapes(t: Table, items: Counter[Item]) -> list[str]:
     if s.thirteen_orphans and set(ids) == set(ORPHAN_TILES):
         shapes.append("thirteen_orphans")
     if s.waves and len(set(ids)) == 14 and all(
-            b - a >= 3 for a, b in zip(ids, ids[1:], strict=False) if b < 27 and a // 9 == b // 9):
+            b - a >= 3 for a, b in pairwise(ids) if b < 27 and a // 9 == b // 9):
         shapes.append("waves")
     return shapes
 
