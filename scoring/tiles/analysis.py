@@ -144,8 +144,6 @@ def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
         if variant in ("luzhou", "guiyang"):
             raise ScoringError("tiles", "{variant} has no chow, so {meld} cannot be a meld",
                                variant=variant, meld=text)
-    if concealed and kind != "kong":
-        raise ScoringError("tiles", "{meld} is not a kong", meld=text)
     return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
 
 
