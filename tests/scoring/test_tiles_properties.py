@@ -78,7 +78,8 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
         indicator = rng.randrange(34)
         extra["indicator"] = tile_name(indicator)
         joker_tiles = [next_tile(indicator)] if variant == "cixi" else [indicator, next_tile(indicator)]
-    for i in rng.sample(range(len(concealed)), rng.randint(0, max_jokers) if joker_tiles else 0):
+    for i in rng.sample(range(len(concealed)),
+                        rng.randint(0, min(max_jokers, len(concealed))) if joker_tiles else 0):
         concealed[i] = rng.choice(joker_tiles)
     win = concealed.pop()
     text = "".join(tile_name(x) for x in concealed) + "".join(melds)
