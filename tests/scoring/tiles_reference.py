@@ -8,6 +8,7 @@ labelled "real" or "joker". Slow by design: it is the engine's oracle in the pro
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from itertools import combinations_with_replacement, pairwise, product
 from typing import Any
 
@@ -51,9 +52,33 @@ def _runs(x: int, feibao: bool) -> list[tuple[int, ...]]:
     return [r for r in runs if x in r]
 
 
+@cache
+def _splits_at_all(ids: tuple[int, ...], pair: bool, feibao: bool) -> bool:
+    """Whether sorted tiles `ids` are sets (and one pair when `pair`): the plain textbook
+    recursion, to skip the labelled search for the many substitutions that win no way."""
+    if not ids:
+        return not pair
+    x, rest = ids[0], list(ids[1:])
+    if pair and rest[:1] == [x] and _splits_at_all(tuple(rest[1:]), False, feibao):
+        return True
+    if rest[:2] == [x, x] and _splits_at_all(tuple(rest[2:]), pair, feibao):
+        return True
+    for run in _runs(x, feibao):
+        if run[0] == x and all(y in rest for y in run[1:]):
+            left = list(rest)
+            for y in run[1:]:
+                left.remove(y)
+            if _splits_at_all(tuple(left), pair, feibao):
+                return True
+    return False
+
+
 def standard_splits(items: Counter[Item], feibao: bool) -> set[tuple[Group, ...]]:
     """Every split of the labelled items into sets and exactly one pair."""
     out: set[tuple[Group, ...]] = set()
+    ids = tuple(sorted(x for (x, _), n in items.items() for _ in range(n)))
+    if not _splits_at_all(ids, True, feibao):
+        return out
 
     def take(kinds: tuple[int, ...], left: Counter[Item]):
         """Every way to pick one item of each tile in `kinds` (joker or not)."""
