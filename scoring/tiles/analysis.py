@@ -319,14 +319,17 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None,
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     scored: list[Scored] = []
     errors: list[ScoringError] = []
-    seen: set[tuple[str, tuple[Group, ...], int]] = set()
+    seen: dict[str, tuple[dict[str, Any], Reading]] = {}
     for r in found:
         winner = _winner(feats(r, ctx), table.req.seat)
         key = json.dumps(winner, sort_keys=True)
-        if (key, r.groups, r.win) in seen:
+        # one reading per winner object: readings that differ only in where the jokers or the
+        # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
+        if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
             continue
-        seen.add((key, r.groups, r.win))
-        req = table.req
+        seen[key] = (winner, r)
+    req = table.req
+    for key, (winner, r) in seen.items():
         value = _value(table.name, rules, by, req.seat, req.dealer, req.round_wind, kongs, key)
         if isinstance(value, ScoringError):
             errors.append(value)

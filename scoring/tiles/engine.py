@@ -195,8 +195,8 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
                 continue
             for combo in product(*splits):
                 fixed = [Group(kind, tiles, wild) for part in combo for kind, tiles, wild in part]
-                for pair_t, pungs in product(present if where is None else [None],
-                                             combinations_with_replacement(present, free // 3)):
+                pairs = [t for reps in present for t in reps[:2]] if where is None else [None]
+                for pair_t, pungs in product(pairs, _free_choices(present, free // 3)):
                     groups = fixed + [Group("pung", (t, t, t), (True, True, True)) for t in pungs]
                     if pair_t is not None:
                         groups.append(Group("pair", (pair_t, pair_t), (True, True)))
@@ -223,7 +223,13 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
             out: list[tuple[Raw, ...]] = []
             sets = (sum(key) + wild - 2 * pair) // 3
             _split(list(key), 0, offset, wild, pair, sets, [], out, ck[4])
-            got = list(dict.fromkeys(tuple(sorted(found)) for found in out))
+            # which tiles of a set are jokers changes no feature (only the total does, and the
+            # pair's: 宝掉头, 抛花), so sets that differ only there are one split
+            firsts: dict[tuple, tuple[Raw, ...]] = {}
+            for found in out:
+                key = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
+                firsts.setdefault(key, tuple(sorted(found)))
+            got = list(firsts.values())
         _SPLITS[ck] = got
     return got
 
@@ -288,21 +294,41 @@ def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]
     return [chow for chow in HONOR_CHOWS if i in chow]
 
 
-def _classes(h: Holding) -> list[int]:
-    """Tiles a group made only of jokers may stand for: up to three of each (suit, count held)
-    class of the suits in the hand — tiles of one class are interchangeable for every feature."""
+def _classes(h: Holding) -> list[list[int]]:
+    """Tiles a group made only of jokers may stand for, by class: tiles of one suit held the
+    same number of times are interchangeable for every feature (the winning tile's kind is a
+    class of its own), so a few of each class stand for all of it."""
     held = list(h.counts)
     for g in h.melds:
         for t in g.tiles:
             held[t] += 1
     suits = {t // 9 for t in range(34) if held[t]}
     if not suits:
-        return [0]
+        return [[0]]
+    win = h.win if h.win is not None and not h.win_wild else None
     by_class: dict[tuple[int, int], list[int]] = {}
     for t in range(34):
         if t // 9 in suits:
-            by_class.setdefault((t // 9, held[t]), []).append(t)
-    return [t for ts in by_class.values() for t in ts[:3]]
+            by_class.setdefault((t // 9, -1 if t == win else held[t]), []).append(t)
+    return [ts[:4] for ts in by_class.values()]
+
+
+# the ways k joker groups of one class can share its tiles (same tile, two tiles, …)
+_PARTITIONS = {1: [(1,)], 2: [(2,), (1, 1)], 3: [(3,), (2, 1), (1, 1, 1)],
+               4: [(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)]}
+
+
+def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
+    """What n groups made only of jokers stand for, one choice per distinct outcome."""
+    out: list[tuple[int, ...]] = []
+    for combo in combinations_with_replacement(range(len(classes)), n):
+        per_class = []
+        for c in sorted(set(combo)):
+            reps = classes[c]
+            per_class.append([tuple(t for t, k in zip(reps, parts, strict=False) for _ in range(k))
+                              for parts in _PARTITIONS[combo.count(c)] if len(parts) <= len(reps)])
+        out += [tuple(t for part in pick for t in part) for pick in product(*per_class)]
+    return out or [()]
 
 
 def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
@@ -311,12 +337,16 @@ def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Readin
     identity = _identity(groups)
     if h.win is None:
         return [Reading(shape, groups, -1, jokers, identity)]
-    out, seen = [], set()
+    # features ask only whether the winning tile completed a pair (and which pair), so one
+    # reading per pair that can hold it and one for "in a set"
+    out, seen, in_set = [], set(), False
     for idx, g in enumerate(groups):
-        if g.meld or g in seen:
+        if g.meld or g in seen or (in_set and g.kind != "pair"):
             continue
-        if any((w if h.win_wild else (t == h.win and not w)) for t, w in zip(g.tiles, g.wild, strict=True)):
+        if any((w if h.win_wild else (t == h.win and not w))
+               for t, w in zip(g.tiles, g.wild, strict=True)):
             seen.add(g)
+            in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
     return out
 
@@ -332,11 +362,8 @@ def _seven_pairs(h: Holding) -> list[Reading]:
     free = (h.wild - len(singles)) // 2
     out: list[Reading] = []
     seen: set[tuple[Group, ...]] = set()
-    classes = _classes(h)
     win = h.win if h.win is not None and not h.win_wild else None
-    if win is not None and win not in classes:
-        classes.append(win)  # the winning tile's kind is a class of its own
-    for ids in combinations_with_replacement(classes, free):
+    for ids in _free_choices(_classes(h), free):
         made = pairs + [Group("pair", (t, t), (True, True)) for t in ids]
         ways = [made]
         real_pair = Group("pair", (win, win), (False, False))
