@@ -417,8 +417,9 @@ def waits(data: Any) -> dict[str, Any]:
 
 
 def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
-    held = [0] * 34
-    for x in (*hand, *(x for g in table.melds for x in g.tiles)):
+    held = [0] * 34  # physical tiles: a joker in a meld is held as itself
+    melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
+    for x in (*hand, *melded):
         held[x] += 1
     tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
     suits = _real_suits(table)
