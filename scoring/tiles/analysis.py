@@ -191,7 +191,12 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     win: dict[str, Any] = {"type": "win", "by": by, "winners": [json.loads(winner)]}
     if by != "self_draw":
         win["from"] = (seat + 3) % 4
+    if by == "robbed_kong" and "kong" in get_variant(variant).event_types():
+        # the kong robbed: an added kong by the seat that pays, right before the win
+        events.append({"type": "kong", "seat": win["from"], "kind": "added", "robbed": True})
     events.append(win)
+    if variant == "luzhou":  # blood battle: the hand ends when the wall runs out, nobody ready
+        events.append({"type": "exhausted", "ready": {str(s): None for s in range(4) if s != seat}})
     record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
               "round_wind": round_wind, "events": events}
     try:

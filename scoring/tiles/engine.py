@@ -386,7 +386,7 @@ def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading
     tiles (one reading per distinct way of filling that changes a feature)."""
     real = tuple(t for t, n in enumerate(h.counts) for _ in range(n))
     out = []
-    for fill in dict.fromkeys(f[:h.wild] for f in fills):
+    for fill in dict.fromkeys((f + (0,) * h.wild)[:h.wild] for f in fills):
         group = Group("loose", real + fill, (False,) * len(real) + (True,) * h.wild)
         out += _place_win(h, shape, (group, *h.melds))
     return out
@@ -448,13 +448,26 @@ def _waves_room(h: Holding) -> tuple[int, int] | None:
     return (room, honors) if h.wild <= room + honors else None
 
 
+def _waves_suited(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Suited tiles jokers may stand for in a 十三浪 / 大乱 without two coming closer than three."""
+    out = []
+    for k in range(3):
+        ranks = [r for r in range(9) if counts[9 * k + r]]
+        for r in range(9):
+            if all(abs(r - q) >= 3 for q in ranks):
+                ranks.append(r)
+                out.append(9 * k + r)
+    return tuple(out)
+
+
 def _waves_fills(h: Holding) -> list[tuple[int, ...]]:
     """Jokers of a 十三浪: with and, where they reach, without all seven honours."""
     room, honors = _waves_room(h) or (0, 0)
     missing = tuple(t for t in range(27, 34) if not h.counts[t])
-    fills = [(0,) * h.wild] if h.wild <= room else []  # any suited stand-in will do
+    suited = _waves_suited(h.counts)
+    fills = [suited] if h.wild <= room else []
     if h.wild >= honors and h.wild - honors <= room:
-        fills.append(missing + (0,) * (h.wild - honors))
+        fills.append(missing + suited)
     elif h.wild <= honors:
         fills.append(missing[:h.wild])
     return fills

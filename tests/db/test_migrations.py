@@ -185,3 +185,81 @@ async def test_default_store_is_a_file_in_the_working_directory(tmp_path: Path,
         await store.close()
     assert (tmp_path / "mjledger.sqlite3").exists()
     assert await tables_and_version(f"sqlite:///{tmp_path / 'mjledger.sqlite3'}") == (TABLES, HEAD)
+
+
+# -- 0002: sessions keep the rules they were played with --------------------------------------
+
+async def _store_at_0001(db_url: str) -> Store:
+    done = alembic(db_url, "upgrade", "0001")
+    assert done.returncode == 0, done.stderr
+    return await Store.open(db_url, migrate=False)
+
+
+async def _seated_session(store: Store, chat_id: int, variant: str, rules: dict[str, Any]) -> Any:
+    session = await store.start_session(chat_id, variant, rules)
+    for seat in range(4):
+        guest = await store.add_guest(chat_id, f"{variant}{seat}")
+        session = await store.seat_player(session.id, seat, guest.id)
+    return session
+
+
+async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_url: str) -> None:
+    from scoring import score
+
+    store = await _store_at_0001(db_url)
+    try:
+        # a Luzhou hand as revision 1 scored it: 清闺对 (80) off a discard, each payment capped
+        # after halving: 40 (revision 2's default caps the value first: 20)
+        luzhou = await _seated_session(store, 1, "luzhou", {})
+        big = {"type": "win", "by": "discard", "from": 1,
+               "winners": [{"seat": 0, "form": "all_pungs", "pure": True, "quads": 1}]}
+        end = {"type": "exhausted", "ready": {"1": {}, "2": {}, "3": {}}}
+        record = {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1,
+                  "round_wind": 0, "events": [big, end]}
+        outcome = {**score(record).to_dict(), "deltas": [40, -40, 0, 0]}
+        await store.record_hand(luzhou.id, record, outcome, entered_by=None, idempotency_key="a")
+        # a table's own choice stays: Hainan with discarder_extra 2; revision 1 voided kongs on
+        # an exhausted wall
+        hainan = await _seated_session(store, 2, "hainan", {"discarder_extra": 2})
+        kong_then_empty = {"variant": "hainan", "rules": {"discarder_extra": 2},
+                           "events": [{"type": "kong", "seat": 1, "kind": "concealed"},
+                                      {"type": "exhausted"}]}
+        await store.record_hand(hainan.id, kong_then_empty,
+                                {**score({**kong_then_empty, "rules": {
+                                    "discarder_extra": 2, "kongs_on_exhausted": "void"}}).to_dict()},
+                                entered_by=None, idempotency_key="b")
+    finally:
+        await store.close()
+
+    done = alembic(db_url, "upgrade", "head")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url)
+    try:
+        lz = await store.get_session(luzhou.id)
+        assert lz.rules["cap_applies"] == "payment" and lz.rules["cap"] == 40
+        assert lz.rules["flower_cat"] == "not_ready" and lz.rules["kong_discard_steps"] == 2
+        hn = await store.get_session(hainan.id)
+        assert hn.rules == {"discarder_extra": 2, "dealer_extra": 0, "exposed_kong_discarder": 0,
+                            "self_draw_needs_fan": True, "concealed_kong_keeps_menqing": True,
+                            "kongs_on_exhausted": "void"}
+        # every stored hand scores again to what was stored, under today's scoring
+        for sid in (luzhou.id, hainan.id):
+            hand = await store.last_hand(sid)
+            assert hand is not None
+            assert score(hand.record).to_dict()["deltas"] == hand.outcome["deltas"]
+        stored = await store.last_hand(luzhou.id)
+        assert stored is not None and stored.record["rules"]["cap_applies"] == "payment"
+    finally:
+        await store.close()
+
+    # downgrading takes out what revision 1 did not know, keeping the rest
+    done = alembic(db_url, "downgrade", "0001")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url, migrate=False)
+    try:
+        assert "cap_applies" not in (await store.get_session(luzhou.id)).rules
+        hand = await store.last_hand(hainan.id)
+        assert hand is not None and "kongs_on_exhausted" not in hand.record["rules"]
+        assert hand.record["rules"]["discarder_extra"] == 2
+    finally:
+        await store.close()

@@ -36,7 +36,8 @@ def test_analyze_prints_the_best_winner_and_every_reading() -> None:
 def test_the_best_winner_scored_in_a_record_pays_the_stated_value() -> None:
     out = analyze({**LUZHOU, "tiles": "111m222m33m5m中中中中中+5m", "rules": {"ghosts": 8}})
     record = {"variant": "luzhou", "rules": {"ghosts": 8},
-              "events": [{"type": "win", "by": "self_draw", "winners": [out["winner"]]}]}
+              "events": [{"type": "win", "by": "self_draw", "winners": [out["winner"]]},
+                         {"type": "exhausted", "ready": {"0": None, "2": None, "3": None}}]}
     assert score(record).deltas[1] == out["value"] == 120
 
 

@@ -217,8 +217,9 @@ def test_cixi_chaos_and_all_honours() -> None:
     # the 龙 standing as itself (9s after 36s) beats standing in: 无龙会 +2 against one 龙
     assert out["winner"] == {"seat": 0, "chaos": True}
     assert out["value"] == 3 * (12 + 2 * 3)
-    lone = cixi("147m258p3s东南西北白9s9s+9s")
-    assert lone["winner"] == {"seat": 0, "jokers": 2, "chaos": True}
+    lone = cixi("147m258p3s东南西北白9s9s+9s")  # the two 龙 stand for 发 and 中: 七风
+    assert lone["winner"] == {"seat": 0, "jokers": 2, "chaos": True, "seven_winds": True}
+    assert lone["value"] == 3 * (12 + 2 * 8)
     assert cixi("东东东南南南西西西北北白白白")["winner"] == {"seat": 0, "all_honors": True}
     assert cixi("东东东南南南西西西北北白白白")["value"] == 300  # 全交: everything the others hold
 
