@@ -289,8 +289,10 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
 
 
 def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
-    joker_tiles = sum(1 for x in (*hand, *(g_t for g in table.melds for g_t in g.tiles))
-                      if x in table.jokers) + (win in table.jokers if win is not None else 0)
+    jokers = table.jokers
+    in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
+                   if w or x in jokers)  # a joker in a meld stands in, or stands as itself
+    joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
         counts = [0] * 34
@@ -300,8 +302,11 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
                 wild += 1
             else:
                 counts[x] += 1
-        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], tuple(range(34)))) == 1
-    return Context(by, table.req.seat, table.req.dealer, table.req.round_wind, table.rules, table.flowers,
+        # a 精 completes any ready hand: the waits that count are the other tiles
+        others = tuple(x for x in range(34) if x not in table.jokers)
+        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others)) == 1
+    req = table.req
+    return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,
                    joker_tiles, single)
 
 

@@ -76,6 +76,14 @@ def test_luzhou_single_tile_after_four_melds() -> None:
                              "single_tile": True}
 
 
+def test_luzhou_a_ghost_in_a_meld_is_no_no_ghost() -> None:
+    out = best("luzhou", "123m456m789m5p[11p中]+5p")
+    assert out["winner"] == {"seat": 0}
+    assert out["readings"][0]["sets"][-1] == {"kind": "pung", "tiles": "111p", "jokers": 1,
+                                               "meld": "exposed"}
+    assert best("luzhou", "123m456m789m5p[111p]+5p")["winner"] == {"seat": 0, "no_ghost": True}
+
+
 def test_luzhou_example_3_ready_check_from_tiles() -> None:
     pungs = waits({"variant": "luzhou", "tiles": "111m222m333p44p55p"})
     plain = waits({"variant": "luzhou", "tiles": "123m456m789p123p4p"})
