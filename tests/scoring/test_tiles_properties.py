@@ -22,7 +22,7 @@ from scoring.tiles.engine import Holding, Shapes, is_complete
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.tables import ORPHANS, is_agari, need
 
-from .tiles_reference import brute_best
+from .tiles_reference import brute_best, jokers_held
 
 VARIANTS = ("luzhou", "guiyang", "cixi", "feibao", "hainan")
 PROPERTY = settings(max_examples=60, deadline=None,
@@ -115,7 +115,8 @@ def usable(data: dict[str, Any]) -> bool:
 @given(seed=st.integers(0, 2 ** 32))
 def test_analysis_agrees_with_brute_force(variant: str, seed: int) -> None:
     data = random_hand(random.Random(seed), variant)
-    if not usable(data):
+    # the random hand may hold joker tiles of its own; the reference tries 34^jokers hands
+    if not usable(data) or jokers_held(data) > 3:
         return
     got = outcome(data)
     assert got == brute_best(data), data
@@ -169,7 +170,7 @@ def test_luzhou_eight_ghost_hands_agree_with_brute_force() -> None:
     for _ in range(25):
         data = random_hand(rng, "luzhou", max_jokers=3)
         data["rules"] = {"ghosts": 8}
-        if usable(data):
+        if usable(data) and jokers_held(data) <= 3:
             assert outcome(data) == brute_best(data), data
             checked += 1
     assert checked > 10

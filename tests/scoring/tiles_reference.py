@@ -8,6 +8,7 @@ labelled "real" or "joker". Slow by design: it is the engine's oracle in the pro
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 from itertools import combinations_with_replacement, pairwise, product
 from typing import Any
@@ -25,8 +26,9 @@ def tile_set(variant: str) -> range:
     return range(27) if variant in ("luzhou", "guiyang") else range(34)
 
 
-def substitutions(t: Table, tiles: list[int]) -> list[Counter[Item]]:
-    """Every labelled multiset the concealed tiles can stand for."""
+def substitutions(t: Table, tiles: list[int]) -> Iterator[Counter[Item]]:
+    """Every labelled multiset the concealed tiles can stand for (34^jokers of them: keep the
+    jokers few)."""
     plain = Counter((x, False) for x in tiles if x not in t.jokers)
     per_kind = []
     for j in sorted(t.jokers):
@@ -35,13 +37,11 @@ def substitutions(t: Table, tiles: list[int]) -> list[Counter[Item]]:
         if t.name != "luzhou":
             options.append((j, False))
         per_kind.append(list(combinations_with_replacement(options, n)))
-    out = []
     for choice in product(*per_kind):
         items = Counter(plain)
         for chosen in choice:
             items.update(chosen)
-        out.append(items)
-    return out
+        yield items
 
 
 def _runs(x: int, feibao: bool) -> list[tuple[int, ...]]:
@@ -192,6 +192,12 @@ def brute_readings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Rea
     if t.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     return found
+
+
+def jokers_held(data: dict[str, Any]) -> int:
+    """How many joker tiles the request's concealed hand holds (the reference's cost)."""
+    t = read_request(data)
+    return sum(1 for x in (*t.hand, *(() if t.win is None else (t.win,))) if x in t.jokers)
 
 
 def brute_best(data: dict[str, Any]) -> int | None:
