@@ -65,12 +65,33 @@ async def scope(update: Update, context: Context) -> ChatScope:
     store = store_of(context)
     lang = lang_from_code(user.language_code if user else None)
     info = await store.ensure_chat(chat.id, language=lang)
+    _known_languages(context)[chat.id] = info.language or lang
     person_id = None
     if user is not None and not user.is_bot:
         person = await store.upsert_user(user.id, display_name(user), username=user.username,
                                          language_code=user.language_code)
         person_id = person.id
     return ChatScope(chat.id, info.language or lang, person_id, chat.type == Chat.PRIVATE)
+
+
+_KNOWN_LANGUAGES_MAX = 50_000
+
+
+def _known_languages(context: Context) -> dict[int, str]:
+    """Each chat's language as last read from the database: what a reply uses when the
+    database cannot be asked (insertion-ordered; the oldest are forgotten first)."""
+    known: dict[int, str] = context.application.bot_data.setdefault("chat_languages", {})
+    while len(known) > _KNOWN_LANGUAGES_MAX:
+        del known[next(iter(known))]
+    return known
+
+
+def fallback_language(update: Update, context: Context) -> str:
+    """The chat's language without asking the database: as last seen, else the sender's
+    Telegram language."""
+    chat, user = update.effective_chat, update.effective_user
+    known = _known_languages(context).get(chat.id) if chat is not None else None
+    return known or lang_from_code(user.language_code if user else None)
 
 
 async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:

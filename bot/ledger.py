@@ -348,9 +348,13 @@ async def cmd_export(update: Update, context: Context) -> None:
     names = [n or "?" for n in await seat_names(store_of(context), session)]
     hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
              for h in await _session_hands(context, session)]
-    doc = to_json(session.variant, session.rules, session.stake_cents, names, hands)
-    body = json.dumps(doc, ensure_ascii=False, indent=1).encode()
-    csv_text = to_csv(names, hands, session.stake_cents).encode("utf-8-sig")
+
+    def build() -> tuple[bytes, bytes]:  # in a thread: other chats go on meanwhile
+        doc = to_json(session.variant, session.rules, session.stake_cents, names, hands)
+        return (json.dumps(doc, ensure_ascii=False, indent=1).encode(),
+                to_csv(names, hands, session.stake_cents).encode("utf-8-sig"))
+
+    body, csv_text = await asyncio.to_thread(build)
     base = f"mjledger-{session.variant}-{session.id}"
     await context.bot.send_document(sc.chat_id, InputFile(csv_text, filename=f"{base}.csv"))
     await context.bot.send_document(sc.chat_id, InputFile(body, filename=f"{base}.json"),
