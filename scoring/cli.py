@@ -1,10 +1,15 @@
-"""`python -m scoring score [FILE]`: one hand record in, one JSON outcome out (exit 2 on error)."""
+"""`python -m scoring score [FILE]`: one hand record in, one JSON outcome out (exit 2 on error).
+
+`python -m scoring analyze [FILE]` and `python -m scoring waits [FILE]` read tiles
+(shared/spec/tiles.md): one JSON object, or JSON Lines — one output line per input line, a bad
+line answered by its own `{"error": …}`, exit 2 if any line failed."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from . import ScoringError, score
@@ -28,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser("score", help="score one hand record (JSON) from FILE or stdin")
     cmd.add_argument("file", nargs="?", help="a JSON file; standard input when absent")
+    for name, text in (("analyze", "the best reading of a winning hand's tiles"),
+                       ("waits", "the tiles a 13-tile hand waits for")):
+        tiles = sub.add_parser(name, help=f"{text} (JSON or JSON Lines) from FILE or stdin")
+        tiles.add_argument("file", nargs="?", help="a JSON file; standard input when absent")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed its usage message
@@ -36,17 +45,48 @@ def main(argv: list[str] | None = None) -> int:
         text = _read(args.file)
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(f"cannot read {args.file}: {exc}")
+    if args.command != "score":
+        from .tiles import analyze, waits  # the tile engine loads only when asked for
+
+        return _tiles(text, analyze if args.command == "analyze" else waits)
     try:
         record: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         return _fail(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    result = _answer(lambda: score(record).to_dict())
+    print(json.dumps(result, ensure_ascii=False))
+    return 2 if "error" in result else 0
+
+
+def _answer(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`run`'s result, or the contract's `{"error": …}` for anything it refuses."""
     try:
-        outcome = score(record)
+        return run()
     except ScoringError as exc:
-        return _fail(str(exc))
+        return {"error": str(exc)}
     except RecursionError:
-        return _fail("record: nested too deeply")
+        return {"error": "record: nested too deeply"}
     except Exception as exc:  # a bug must still answer in the contract's shape
-        return _fail(f"internal error while scoring: {type(exc).__name__}: {exc}")
-    print(json.dumps(outcome.to_dict(), ensure_ascii=False))
-    return 0
+        return {"error": f"internal error while scoring: {type(exc).__name__}: {exc}"}
+
+
+def _tiles(text: str, command: Callable[[Any], dict[str, Any]]) -> int:
+    """One JSON object, or JSON Lines: one answer line per input line."""
+    try:
+        lines = [json.loads(text)]
+    except json.JSONDecodeError:
+        lines = [line for line in text.splitlines() if line.strip()]
+    failed = False
+    for line in lines or [text]:
+        if isinstance(line, str):
+            try:
+                line = json.loads(line)
+            except json.JSONDecodeError as exc:
+                print(json.dumps({"error": f"invalid JSON: {exc.msg} at column {exc.colno}"},
+                                 ensure_ascii=False))
+                failed = True
+                continue
+        result = _answer(lambda data=line: command(data))
+        failed = failed or "error" in result
+        print(json.dumps(result, ensure_ascii=False))
+    return 2 if failed else 0

@@ -1,0 +1,11 @@
+"""Tile analysis (shared/spec/tiles.md): read the tiles, find every reading under a variant's
+rules, and return the winner features of the most valuable one; list a ready hand's waits.
+
+    >>> from scoring.tiles import analyze
+    >>> analyze({"variant": "luzhou", "tiles": "123m456m789m[555p]中+5m"})["winner"]
+"""
+
+from .analysis import analyze, waits
+from .notation import parse_tiles
+
+__all__ = ["analyze", "parse_tiles", "waits"]

@@ -1,0 +1,437 @@
+"""`analyze` and `waits` (shared/spec/tiles.md): from the tiles to the best winner object.
+
+Each reading's winner features are valued by building a one-win hand record and scoring it with
+the variant's own `score` — the value tables live only in the variant modules.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from pydantic import Field, ValidationError
+
+from ..errors import ScoringError
+from ..model import Seat, StrictModel, WinBy
+from ..validation import _msg, _raise, parse_record
+from ..variant import Variant, get_variant
+from .engine import Group, Holding, Reading, readings, waiting
+from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
+from .notation import RED, TileString, next_tile, parse_tiles, tile_name
+
+WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
+
+
+class Request(StrictModel):
+    variant: str
+    rules: dict[str, Any] = Field(default_factory=dict)
+    tiles: str
+    by: WinBy = "self_draw"
+    seat: Seat = 0
+    dealer: Seat = 0
+    indicator: str | None = None
+    round_wind: int = Field(default=0, ge=0, le=3)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A request read and checked: the variant, its rules, the jokers and the tiles."""
+
+    req: Request
+    variant: Variant
+    rules: Any
+    jokers: frozenset[int]
+    hand: tuple[int, ...]  # concealed tiles, the winning tile not among them
+    melds: tuple[Group, ...]
+    win: int | None
+    flowers: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return self.variant.name
+
+
+def read_request(data: Any) -> Table:
+    if not isinstance(data, dict):
+        raise ScoringError("request", "a request must be a JSON object")
+    if not isinstance(data.get("variant"), str):
+        raise ScoringError("variant", "is required")
+    variant = get_variant(data["variant"])
+    try:
+        req = Request.model_validate(data)
+    except ValidationError as exc:
+        _raise(exc, "", _msg("unknown field"))
+    try:
+        rules = variant.Rules.model_validate(req.rules)
+    except ValidationError as exc:
+        _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+    jokers = _jokers(variant.name, req.indicator)
+    ts = parse_tiles(req.tiles)
+    _check_tiles(variant.name, ts, jokers, rules)
+    melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
+    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers)
+
+
+def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
+    if variant == "luzhou":
+        if indicator is not None:
+            raise ScoringError("indicator", "luzhou's jokers are always 红中; it turns no "
+                               "indicator")
+        return frozenset((RED,))
+    if variant not in ("cixi", "feibao"):
+        if indicator is not None:
+            raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
+                               "indicator", variant=variant)
+        return frozenset()
+    if indicator is None:
+        raise ScoringError("indicator", "{variant} needs the turned tile (indicator) to know "
+                           "its jokers", variant=variant)
+    ts = parse_tiles(indicator)
+    if len(ts.hand) != 1 or ts.melds or ts.win is not None or ts.flowers:
+        raise ScoringError("indicator", "the indicator is one tile, like \"9m\" or \"北\"")
+    turned = ts.hand[0]
+    return frozenset((next_tile(turned),)) if variant == "cixi" else frozenset(
+        (turned, next_tile(turned)))
+
+
+def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: Any) -> None:
+    all_tiles = list(ts.hand) + [x for m in ts.melds for x in m.tiles]
+    if ts.win is not None:
+        all_tiles.append(ts.win)
+    if ts.flowers and variant != "hainan":
+        raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
+    if len(set(ts.flowers)) != len(ts.flowers):
+        raise ScoringError("tiles", "there is only one of each flower")
+    for x in all_tiles:
+        if x >= 27 and x not in jokers:
+            if variant == "luzhou":
+                raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three suits "
+                                   "and 红中 (7z) only", tile=tile_name(x))
+            if variant == "guiyang":
+                raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
+                                   "suits only", variant=variant, tile=tile_name(x))
+    for x in sorted(set(all_tiles)):
+        n = all_tiles.count(x)
+        if variant == "luzhou" and x == RED:
+            if n > rules.ghosts:
+                raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
+                                   "(rule ghosts)", count=n, ghosts=rules.ghosts)
+        elif n > 4:
+            raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
+                               count=n, tile=tile_name(x))
+
+
+def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
+          jokers: frozenset[int]) -> Group:
+    """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""
+    text = "[" + "".join(tile_name(x) for x in tiles) + "]"
+    kind = "kong" if len(tiles) == 4 else "pung"
+    real = [x for x in tiles if x not in jokers]
+    if len(set(tiles)) == 1:
+        stands = (tiles[0],) * len(tiles)
+        wild = (False,) * len(tiles)
+    elif real and len(set(real)) == 1:
+        stands = (real[0],) * len(tiles)
+        wild = tuple(x != real[0] for x in tiles)
+    else:
+        stands, wild = _chow(tiles, jokers, variant)
+        kind = "chow"
+        if not stands:
+            raise ScoringError("tiles", "{meld} is not a pung, kong or chow", meld=text)
+        if variant in ("luzhou", "guiyang"):
+            raise ScoringError("tiles", "{variant} has no chow, so {meld} cannot be a meld",
+                               variant=variant, meld=text)
+    return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
+
+
+def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
+          variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    from .tables import HONOR_CHOWS
+
+    if len(tiles) != 3:
+        return (), ()
+    runs = [(s, s + 1, s + 2) for s in range(27) if s % 9 <= 6]
+    if variant == "feibao":
+        runs += [tuple(27 + j for j in c) for c in HONOR_CHOWS]  # type: ignore[misc]
+    for natural in (True, False):
+        for run in runs:
+            left = list(run)
+            wild = []
+            for x in sorted(tiles, key=lambda x: x in jokers):
+                if x in left and (natural or x not in jokers):
+                    left.remove(x)
+                    wild.append(False)
+                elif x in jokers and not natural:
+                    wild.append(True)
+                else:
+                    break
+            else:
+                if natural and not left:
+                    return run, (False, False, False)
+                if not natural and len(wild) == 3:
+                    return run, tuple(sorted(wild))
+    return (), ()
+
+
+# -- valuing a winner object --------------------------------------------------------------------
+
+@lru_cache(maxsize=65536)
+def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind: int,
+           kongs: tuple[str, ...], winner: str) -> int | ScoringError:
+    """What the winner collects from the win alone, scored by the variant itself."""
+    events: list[dict[str, Any]] = []
+    for kind in kongs:
+        kong: dict[str, Any] = {"type": "kong", "seat": seat, "kind": kind}
+        if kind == "exposed":
+            kong["from"] = (seat + 3) % 4
+        events.append(kong)
+    win: dict[str, Any] = {"type": "win", "by": by, "winners": [json.loads(winner)]}
+    if by != "self_draw":
+        win["from"] = (seat + 3) % 4
+    if by == "robbed_kong" and "kong" in get_variant(variant).event_types():
+        # the kong robbed: an added kong by the seat that pays, right before the win
+        events.append({"type": "kong", "seat": win["from"], "kind": "added", "robbed": True})
+    events.append(win)
+    if variant == "luzhou":  # blood battle: the hand ends when the wall runs out, nobody ready
+        events.append({"type": "exhausted", "ready": {str(s): None for s in range(4) if s != seat}})
+    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
+              "round_wind": round_wind, "events": events}
+    try:
+        v, hand = parse_record(record)
+        outcome = v.score(hand)
+    except ScoringError as exc:
+        return exc
+    return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
+
+
+def _kongs(table: Table) -> tuple[str, ...]:
+    if "kong" not in table.variant.event_types():
+        return ()
+    return tuple("concealed" if g.meld == "concealed_kong" else "exposed"
+                 for g in table.melds if g.kind == "kong")
+
+
+# -- analysis -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scored:
+    winner: dict[str, Any]
+    value: int
+    reading: Reading
+    key: str  # the winner as sorted JSON: a fixed order between equal values
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "value": self.value,
+                "shape": self.reading.shape,
+                "sets": [g.to_dict() for g in self.reading.groups],
+                **({"winning_group": self.reading.win} if self.reading.win >= 0 else {})}
+
+
+def split_win(table: Table, want: int) -> tuple[tuple[int, ...], int | None]:
+    """The concealed tiles without the winning tile, and that tile. The tile after `+` is one
+    more tile when the rest count 13, and names one of them when they count 14."""
+    n = len(table.hand) + 3 * len(table.melds)
+    if table.win is None:
+        if n != want:
+            raise _count_error(n, want)
+        return table.hand, None
+    if want == 13:
+        raise ScoringError("tiles", "a hand waiting for its tile has no winning tile: drop "
+                           "the '+'")
+    if n == 13:
+        return table.hand, table.win
+    if n == 14:
+        if table.win not in table.hand:
+            raise ScoringError("tiles", "the winning tile {tile} is not among the tiles",
+                               tile=tile_name(table.win))
+        rest = list(table.hand)
+        rest.remove(table.win)
+        return tuple(rest), table.win
+    raise _count_error(n + 1, want)
+
+
+def _count_error(n: int, want: int) -> ScoringError:
+    if want == 14:
+        return ScoringError("tiles", "{count} tiles (a kong counts as three) but a winning hand "
+                            "has 14", count=n)
+    return ScoringError("tiles", "{count} tiles (a kong counts as three) but a waiting hand "
+                        "has 13", count=n)
+
+
+def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
+    """One holding per way the jokers in hand split into standing in and standing as
+    themselves (Luzhou's 红中 always stand in)."""
+    tiles = list(hand) + ([win] if win is not None else [])
+    base = [0] * 34
+    held = {j: 0 for j in sorted(table.jokers)}
+    for x in tiles:
+        if x in held:
+            held[x] += 1
+        else:
+            base[x] += 1
+    out = []
+    own = [] if table.name == "luzhou" else list(held)
+    for natural in product(*(range(held[j] + 1) for j in own)):
+        counts = list(base)
+        for j, n in zip(own, natural, strict=True):
+            counts[j] += n
+        wild = sum(held.values()) - sum(natural)
+        if win is not None and win in held:
+            nat = dict(zip(own, natural, strict=True)).get(win, 0)
+            ways = ([True] if wild else []) + ([False] if nat else [])
+        else:
+            ways = [False]
+        out += [Holding(tuple(counts), wild, table.melds, win, w) for w in ways]
+    return out
+
+
+def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
+    jokers = table.jokers
+    in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
+                   if w or x in jokers)  # a joker in a meld stands in, or stands as itself
+    joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
+    single = False
+    if win is not None and table.name == "feibao" and win not in table.jokers:
+        counts = [0] * 34
+        wild = 0
+        for x in hand:
+            if x in table.jokers:
+                wild += 1
+            else:
+                counts[x] += 1
+        # a 精 completes any ready hand: the waits that count are the other tiles
+        others = tuple(x for x in range(34) if x not in table.jokers)
+        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others)) == 1
+    req = table.req
+    return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,
+                   joker_tiles, single)
+
+
+def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
+    return {"seat": seat, **{k: v for k, v in features.items()
+                             if v not in (False, 0, None, "standard")}}
+
+
+def score_readings(table: Table, hand: tuple[int, ...], win: int | None,
+                   by: str) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
+    """Every legal reading valued, best first; the readings found; the refusals met."""
+    ctx = _context(table, hand, win, by)
+    feats = FEATURES[table.name]
+    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
+    kongs = _kongs(table)
+    found: list[Reading] = []
+    for h in _holdings(table, hand, win):
+        found += readings(h, SHAPES[table.name])
+    if table.name == "luzhou":
+        found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
+    scored: list[Scored] = []
+    errors: list[ScoringError] = []
+    seen: dict[str, tuple[dict[str, Any], Reading]] = {}
+    for r in found:
+        winner = _winner(feats(r, ctx), table.req.seat)
+        key = json.dumps(winner, sort_keys=True)
+        # one reading per winner object: readings that differ only in where the jokers or the
+        # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
+        if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
+            continue
+        seen[key] = (winner, r)
+    req = table.req
+    for key, (winner, r) in seen.items():
+        value = _value(table.name, rules, by, req.seat, req.dealer, req.round_wind, kongs, key)
+        if isinstance(value, ScoringError):
+            errors.append(value)
+        else:
+            scored.append(Scored(winner, value, r, key))
+    scored.sort(key=lambda s: (-s.value, -named(s.winner), s.key, s.reading.groups, s.reading.win))
+    return scored, found, errors
+
+
+def _refusal(table: Table, found: list[Reading], errors: list[ScoringError], by: str) -> ScoringError:
+    if not found:
+        return ScoringError("tiles", "not a complete hand: these tiles make neither four sets "
+                            "and a pair nor any other winning shape {variant} knows",
+                            variant=table.name)
+    first = errors[0]
+    if table.name == "hainan" and all(e.template.startswith("no 番") for e in errors):
+        if by == "discard":
+            return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win off a "
+                                "discard (有番才能胡)")
+        return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win, not even "
+                            "self-drawn (有番才能胡)")
+    return ScoringError("tiles", first.template, **first.params)
+
+
+def analyze_table(table: Table) -> dict[str, Any]:
+    _check_missing_suit(table)
+    hand, win = split_win(table, 14)
+    scored, found, errors = score_readings(table, hand, win, table.req.by)
+    if not scored:
+        raise _refusal(table, found, errors, table.req.by)
+    best = scored[0]
+    return {"winner": best.winner, "value": best.value,
+            "readings": [s.to_dict() for s in scored]}
+
+
+def _real_suits(table: Table) -> set[int]:
+    tiles = [*table.hand, *(x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)]
+    if table.win is not None:
+        tiles.append(table.win)
+    return {x // 9 for x in tiles if x < 27 and x not in table.jokers}
+
+
+def _check_missing_suit(table: Table) -> None:
+    if table.name == "luzhou" and len(_real_suits(table)) == 3:
+        raise ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
+                           "all three")
+
+
+def analyze(data: Any) -> dict[str, Any]:
+    """The best reading of a winning hand and every legal reading, best first."""
+    return analyze_table(read_request(data))
+
+
+def waits(data: Any) -> dict[str, Any]:
+    """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
+    table = read_request(data)
+    hand, _ = split_win(table, 13)
+    out: dict[str, Any] = {}
+    if table.name == "luzhou":
+        suits = _real_suits(table)
+        out["flower_cat"] = len(suits) == 3
+        if out["flower_cat"]:
+            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
+    tiles = _candidates(table, hand)
+    counts = [0] * 34
+    wild = 0
+    for x in hand:
+        if x in table.jokers:
+            wild += 1
+        else:
+            counts[x] += 1
+    found = []
+    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
+        scored, _, _ = score_readings(table, hand, tile, "self_draw")
+        if scored:
+            found.append({"tile": tile_name(tile), **scored[0].to_dict()})
+    best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
+    result: dict[str, Any] = {"waits": found, "ready": bool(found),
+                              "best": ({"tile": best["tile"], "winner": best["winner"],
+                                        "value": best["value"]} if best else None), **out}
+    if table.name in READY_FIELDS:
+        result["ready_entry"] = ({k: v for k, v in best["winner"].items()
+                                  if k in READY_FIELDS[table.name]} if best else None)
+    return result
+
+
+def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
+    held = [0] * 34  # physical tiles: a joker in a meld is held as itself
+    melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
+    for x in (*hand, *melded):
+        held[x] += 1
+    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    suits = _real_suits(table)
+    return tuple(x for x in tiles if x not in table.jokers and held[x] < 4
+                 and not (table.name == "luzhou" and len(suits) == 2 and x // 9 not in suits))

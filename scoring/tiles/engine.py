@@ -1,0 +1,473 @@
+"""The decomposition engine: every reading of a hand, jokers included.
+
+Input is a `Holding`: the concealed tiles as 34 counts (jokers standing as themselves counted
+there), the number of jokers standing in (`wild`), the melds already resolved, and the winning
+tile. A reading is a shape and its groups, each group with the tiles it stands for and which
+of them are jokers; the variant's feature mapping turns a reading into winner features.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations_with_replacement, pairwise, product
+from typing import NamedTuple
+
+from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
+from .tables import HONOR_CHOWS, honor_need, need, suit_need
+
+
+class Group(NamedTuple):
+    """One set, pair or loose run of tiles of a reading. `tiles` are what the group stands for,
+    `wild[i]` is true where a joker stands in; `meld` is "" (in hand), "exposed" or
+    "concealed_kong". A tuple, so readings hash and sort fast."""
+
+    kind: str  # pair, pung, kong, chow, loose
+    tiles: tuple[int, ...]
+    wild: tuple[bool, ...]
+    meld: str = ""
+
+    @property
+    def jokers(self) -> int:
+        return sum(self.wild)
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"kind": self.kind, "tiles": group_text(self.tiles)}
+        if any(self.wild):
+            out["jokers"] = sum(self.wild)
+        if self.meld:
+            out["meld"] = self.meld
+        return out
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Which shapes a variant knows besides four sets and a pair."""
+
+    seven_pairs: bool = True
+    honor_chows: bool = False  # Feibao: three different winds, or 中发白
+    thirteen_orphans: bool = False  # Hainan 十三幺
+    orphans: bool = False  # Feibao 九幺: terminals and honours in any order
+    waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
+    all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
+
+
+@dataclass(frozen=True)
+class Holding:
+    counts: tuple[int, ...]  # concealed tiles (winning tile included) standing as themselves
+    wild: int  # jokers in the concealed hand standing in for other tiles
+    melds: tuple[Group, ...] = ()
+    win: int | None = None  # the winning tile (what it stands as)
+    win_wild: bool = False  # the winning tile is a joker standing in
+
+    @property
+    def size(self) -> int:
+        return sum(self.counts) + self.wild
+
+
+@dataclass(frozen=True)
+class Reading:
+    shape: str  # standard, seven_pairs, thirteen_orphans, orphans, waves, all_honors
+    groups: tuple[Group, ...]  # melds included
+    win: int = -1  # index of the group holding the winning tile; -1 unknown
+    jokers: int = 0  # jokers standing in, melds included
+    identity: tuple[int, ...] = field(default=(), compare=False)  # 34 counts of what it stands for
+
+    @property
+    def win_group(self) -> Group | None:
+        return self.groups[self.win] if self.win >= 0 else None
+
+
+def _identity(groups: tuple[Group, ...]) -> tuple[int, ...]:
+    c = [0] * 34
+    for g in groups:
+        for t in g.tiles:
+            c[t] += 1
+    return tuple(c)
+
+
+def is_complete(h: Holding, shapes: Shapes) -> bool:
+    """Whether `h` is a winning shape (fast; no readings built)."""
+    if h.size % 3 != 2:
+        return False
+    if need(h.counts, shapes.honor_chows) <= h.wild:
+        return True
+    if h.melds:
+        return (shapes.orphans and _orphans_ok(h)) or (shapes.all_honors and _honors_ok(h))
+    if h.size != 14:
+        return False
+    if shapes.seven_pairs and sum(n & 1 for n in h.counts) <= h.wild:
+        return True
+    return any(ok(h) for on, ok in ((shapes.thirteen_orphans, _thirteen_ok),
+                                    (shapes.orphans, _orphans_ok), (shapes.waves, _waves_ok),
+                                    (shapes.all_honors, _honors_ok)) if on)
+
+
+def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shapes,
+            candidates: tuple[int, ...]) -> list[int]:
+    """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3).
+
+    Only the suit of the added tile changes, so the others' needs are looked up once."""
+    b = bytearray(counts)
+    parts = [suit_need(bytes(b[0:9])), suit_need(bytes(b[9:18])), suit_need(bytes(b[18:27])),
+             honor_need(bytes(b[27:34]), shapes.honor_chows)]
+    odd = sum(n & 1 for n in counts)
+    special = shapes.thirteen_orphans or shapes.orphans or shapes.waves or shapes.all_honors
+    pairs_ok = shapes.seven_pairs and not melds and sum(counts) + wild == 13
+    out = []
+    for t in candidates:
+        k = t // 9
+        lo = 9 * k
+        b[t] += 1
+        if k < 3:
+            part = suit_need(bytes(b[lo:lo + 9]))
+        else:
+            part = honor_need(bytes(b[27:34]), shapes.honor_chows)
+        b[t] -= 1
+        total0 = part[0] - parts[k][0] + sum(p[0] for p in parts)
+        best = min(min(p[1] - p[0] for j, p in enumerate(parts) if j != k), part[1] - part[0])
+        if total0 + best <= wild or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild):
+            out.append(t)
+        elif special:
+            c = list(counts)
+            c[t] += 1
+            if is_complete(Holding(tuple(c), wild, melds), shapes):
+                out.append(t)
+    return out
+
+
+# -- readings -----------------------------------------------------------------------------------
+
+def readings(h: Holding, shapes: Shapes) -> list[Reading]:
+    """Every distinct reading of a complete hand (empty when it is not complete)."""
+    found: list[Reading] = []
+    if h.size % 3 != 2:
+        return found
+    if need(h.counts, shapes.honor_chows) <= h.wild:
+        found += _standard(h, shapes)
+    if not h.melds and h.size == 14:
+        if shapes.seven_pairs and sum(n & 1 for n in h.counts) <= h.wild:
+            found += _seven_pairs(h)
+        if shapes.thirteen_orphans and _thirteen_ok(h):
+            found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
+        if shapes.waves and _waves_ok(h):
+            found += _loose(h, "waves", _waves_fills(h))
+    if shapes.orphans and _orphans_ok(h):
+        found += _loose(h, "orphans", _orphan_fills(h))
+    if shapes.all_honors and _honors_ok(h):
+        found += _loose(h, "all_honors", [tuple(range(27, 34))])
+    return found
+
+
+Raw = tuple[str, tuple[int, ...], tuple[bool, ...]]  # a group while splitting: kind, tiles, wild
+_PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))
+
+
+def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
+    """Four sets and a pair (melds included). Each suit is split on its own — the splits are
+    cached per suit vector — and the jokers are shared out between the suits, the pair's place
+    and groups made only of jokers."""
+    c = h.counts
+    sizes = [sum(c[a:b]) for a, b in _PARTS]
+    keys = [bytes(c[a:b]) for a, b in _PARTS]
+    hc = shapes.honor_chows
+    needs = [suit_need(k) for k in keys[:3]] + [honor_need(keys[3], hc)]
+    present = _classes(h)
+    results: list[Reading] = []
+    seen: set[tuple[Group, ...]] = set()
+    for where in (0, 1, 2, 3, None):  # the pair's part; None: a pair of jokers
+        if where is not None and not sizes[where]:
+            continue
+        lows = []
+        for k in range(4):
+            pair = where == k
+            if not sizes[k]:
+                lows.append([0])
+                continue
+            low = needs[k][pair]
+            lows.append([w for w in range(low, h.wild + 1) if (sizes[k] + w - 2 * pair) % 3 == 0])
+        for alloc in product(*lows):
+            free = h.wild - sum(alloc) - (2 if where is None else 0)
+            if free < 0 or free % 3:
+                continue
+            splits = [_part_splits(a, keys[k], alloc[k], where == k, hc)
+                      for k, (a, _) in enumerate(_PARTS)]
+            if not all(splits):
+                continue
+            for combo in product(*splits):
+                fixed = [Group(kind, tiles, wild) for part in combo for kind, tiles, wild in part]
+                pairs = [t for reps in present for t in reps[:2]] if where is None else [None]
+                for pair_t, pungs in product(pairs, _free_choices(present, free // 3)):
+                    groups = fixed + [Group("pung", (t, t, t), (True, True, True)) for t in pungs]
+                    if pair_t is not None:
+                        groups.append(Group("pair", (pair_t, pair_t), (True, True)))
+                    key = tuple(sorted(groups))
+                    if key not in seen:
+                        seen.add(key)
+                        results += _place_win(h, "standard", key + h.melds)
+    return results
+
+
+_SPLITS: dict[tuple[int, bytes, int, bool, bool], list[tuple[Raw, ...]]] = {}
+
+
+def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
+                 honor_chows: bool) -> list[tuple[Raw, ...]]:
+    """Every way one suit (or the honours) with `wild` jokers is sets (and the pair), each group
+    holding at least one of the suit's own tiles. Cached: a suit vector is split once."""
+    ck = (offset, key, wild, pair, honor_chows and offset == 27)
+    got = _SPLITS.get(ck)
+    if got is None:
+        if not any(key):
+            got = [()] if not wild and not pair else []
+        else:
+            out: list[tuple[Raw, ...]] = []
+            sets = (sum(key) + wild - 2 * pair) // 3
+            _split(list(key), 0, offset, wild, pair, sets, [], out, ck[4])
+            # which tiles of a set are jokers changes no feature (only the total does, and the
+            # pair's: 宝掉头, 抛花), so sets that differ only there are one split
+            firsts: dict[tuple, tuple[Raw, ...]] = {}
+            for found in out:
+                key = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
+                firsts.setdefault(key, tuple(sorted(found)))
+            got = list(firsts.values())
+        _SPLITS[ck] = got
+    return got
+
+
+def _split(c: list[int], i: int, offset: int, wild: int, pair: bool, sets: int, acc: list[Raw],
+           out: list[tuple[Raw, ...]], honor_chows: bool) -> None:
+    n = len(c)
+    while i < n and not c[i]:
+        i += 1
+    if i == n:
+        if not wild and not pair and not sets:
+            out.append(tuple(acc))
+        return
+    if wild:
+        key = bytes(c)
+        low = (suit_need(key) if offset < 27 else honor_need(key, honor_chows))[pair]
+        if low > wild:
+            return
+    ci, t = c[i], offset + i
+    if pair:
+        for real in range(min(ci, 2), 0, -1):
+            if 2 - real <= wild:
+                c[i] -= real
+                acc.append(("pair", (t, t), (False,) * real + (True,) * (2 - real)))
+                _split(c, i, offset, wild - 2 + real, False, sets, acc, out, honor_chows)
+                acc.pop()
+                c[i] += real
+    if not sets:
+        return
+    for real in range(min(ci, 3), 0, -1):
+        if 3 - real <= wild:
+            c[i] -= real
+            acc.append(("pung", (t, t, t), (False,) * real + (True,) * (3 - real)))
+            _split(c, i, offset, wild - 3 + real, pair, sets - 1, acc, out, honor_chows)
+            acc.pop()
+            c[i] += real
+    for chow in _chows_with(i, offset, honor_chows):
+        # tiles below i are used up, so jokers stand for them; above i a tile or a joker
+        options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
+                   for j in chow]
+        for wilds in product(*options):
+            jokers = sum(wilds)
+            if jokers > wild:
+                continue
+            for j, w in zip(chow, wilds, strict=True):
+                if not w:
+                    c[j] -= 1
+            acc.append(("chow", tuple(offset + j for j in chow), wilds))
+            _split(c, i, offset, wild - jokers, pair, sets - 1, acc, out, honor_chows)
+            acc.pop()
+            for j, w in zip(chow, wilds, strict=True):
+                if not w:
+                    c[j] += 1
+
+
+def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]:
+    """Chows (local indices) holding local tile i."""
+    if offset < 27:
+        return [(s, s + 1, s + 2) for s in range(max(0, i - 2), min(i, 6) + 1)]
+    if not honor_chows:
+        return []
+    return [chow for chow in HONOR_CHOWS if i in chow]
+
+
+def _classes(h: Holding) -> list[list[int]]:
+    """Tiles a group made only of jokers may stand for, by class: tiles of one suit held the
+    same number of times are interchangeable for every feature (the winning tile's kind is a
+    class of its own), so a few of each class stand for all of it."""
+    held = list(h.counts)
+    for g in h.melds:
+        for t in g.tiles:
+            held[t] += 1
+    suits = {t // 9 for t in range(34) if held[t]}
+    if not suits:
+        return [[0]]
+    win = h.win if h.win is not None and not h.win_wild else None
+    by_class: dict[tuple[int, int], list[int]] = {}
+    for t in range(34):
+        if t // 9 in suits:
+            by_class.setdefault((t // 9, -1 if t == win else held[t]), []).append(t)
+    return [ts[:4] for ts in by_class.values()]
+
+
+# the ways k joker groups of one class can share its tiles (same tile, two tiles, …)
+_PARTITIONS = {1: [(1,)], 2: [(2,), (1, 1)], 3: [(3,), (2, 1), (1, 1, 1)],
+               4: [(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)]}
+
+
+def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
+    """What n groups made only of jokers stand for, one choice per distinct outcome."""
+    out: list[tuple[int, ...]] = []
+    for combo in combinations_with_replacement(range(len(classes)), n):
+        per_class = []
+        for c in sorted(set(combo)):
+            reps = classes[c]
+            per_class.append([tuple(t for t, k in zip(reps, parts, strict=False) for _ in range(k))
+                              for parts in _PARTITIONS[combo.count(c)] if len(parts) <= len(reps)])
+        out += [tuple(t for part in pick for t in part) for pick in product(*per_class)]
+    return out or [()]
+
+
+def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
+    """One reading per distinct group that can hold the winning tile (melds cannot)."""
+    jokers = sum(g.jokers for g in groups)
+    identity = _identity(groups)
+    if h.win is None:
+        return [Reading(shape, groups, -1, jokers, identity)]
+    # features ask only whether the winning tile completed a pair (and which pair), so one
+    # reading per pair that can hold it and one for "in a set"
+    out, seen, in_set = [], set(), False
+    for idx, g in enumerate(groups):
+        if g.meld or g in seen or (in_set and g.kind != "pair"):
+            continue
+        if any((w if h.win_wild else (t == h.win and not w))
+               for t, w in zip(g.tiles, g.wild, strict=True)):
+            seen.add(g)
+            in_set = in_set or g.kind != "pair"
+            out.append(Reading(shape, groups, idx, jokers, identity))
+    return out
+
+
+def _seven_pairs(h: Holding) -> list[Reading]:
+    pairs: list[Group] = []
+    singles: list[int] = []
+    for t, n in enumerate(h.counts):
+        pairs += [Group("pair", (t, t), (False, False))] * (n // 2)
+        if n & 1:
+            singles.append(t)
+            pairs.append(Group("pair", (t, t), (False, True)))
+    free = (h.wild - len(singles)) // 2
+    out: list[Reading] = []
+    seen: set[tuple[Group, ...]] = set()
+    win = h.win if h.win is not None and not h.win_wild else None
+    for ids in _free_choices(_classes(h), free):
+        made = pairs + [Group("pair", (t, t), (True, True)) for t in ids]
+        ways = [made]
+        real_pair = Group("pair", (win, win), (False, False))
+        if win in ids and real_pair in made:
+            # two jokers may pair with the two real tiles instead (宝对掉头 on the winning pair)
+            mixed = list(made)
+            mixed.remove(real_pair)
+            mixed.remove(Group("pair", (win, win), (True, True)))
+            ways.append(mixed + [Group("pair", (win, win), (False, True))] * 2)
+        for way in ways:
+            groups = tuple(sorted(way))
+            if groups not in seen:
+                seen.add(groups)
+                out += _place_win(h, "seven_pairs", groups)
+    return out
+
+
+def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading]:
+    """Shapes without sets: the concealed tiles as one loose group, jokers standing for `fill`
+    tiles (one reading per distinct way of filling that changes a feature)."""
+    real = tuple(t for t, n in enumerate(h.counts) for _ in range(n))
+    out = []
+    for fill in dict.fromkeys((f + (0,) * h.wild)[:h.wild] for f in fills):
+        group = Group("loose", real + fill, (False,) * len(real) + (True,) * h.wild)
+        out += _place_win(h, shape, (group, *h.melds))
+    return out
+
+
+def _thirteen_ok(h: Holding) -> bool:
+    c = h.counts
+    if any(c[t] for t in range(34) if t not in ORPHAN_TILES) or max(c) > 2:
+        return False
+    missing = sum(1 for t in ORPHAN_TILES if not c[t])
+    return missing + (0 if 2 in c else 1) <= h.wild  # a joker fills each gap, or the pair
+
+
+def _orphans_ok(h: Holding) -> bool:
+    return all(is_terminal_or_honor(t) for t in range(34) if h.counts[t]) and all(
+        is_terminal_or_honor(t) for g in h.melds for t in g.tiles)
+
+
+def _orphan_fills(h: Holding) -> list[tuple[int, ...]]:
+    """Jokers in 九幺: first on missing honours (七字全), else a terminal."""
+    missing = tuple(t for t in range(27, 34) if not h.counts[t])
+    return [missing + (0,) * h.wild] if missing else [(0,) * h.wild]
+
+
+def _honors_ok(h: Holding) -> bool:
+    return not any(h.counts[:27]) and all(t >= 27 for g in h.melds for t in g.tiles)
+
+
+def _suit_room(ranks: list[int]) -> int:
+    """How many ranks a suit can still take so that no two are closer than three apart."""
+    best = 0
+    for k in range(1, 4):
+        from itertools import combinations
+
+        for extra in combinations([r for r in range(9) if r not in ranks], k):
+            full = sorted(ranks + list(extra))
+            if all(b - a >= 3 for a, b in pairwise(full)):
+                best = k
+                break
+    return best
+
+
+def _waves_ok(h: Holding) -> bool:
+    return _waves_room(h) is not None
+
+
+def _waves_room(h: Holding) -> tuple[int, int] | None:
+    """(room in the suits, room in the honours) of a 十三浪 / 大乱 hand, or None."""
+    c = h.counts
+    if max(c) > 1:
+        return None
+    room = 0
+    for k in range(3):
+        ranks = [r for r in range(9) if c[9 * k + r]]
+        if any(b - a < 3 for a, b in pairwise(ranks)):
+            return None
+        room += _suit_room(ranks)
+    honors = 7 - sum(c[27:])
+    return (room, honors) if h.wild <= room + honors else None
+
+
+def _waves_suited(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Suited tiles jokers may stand for in a 十三浪 / 大乱 without two coming closer than three."""
+    out = []
+    for k in range(3):
+        ranks = [r for r in range(9) if counts[9 * k + r]]
+        for r in range(9):
+            if all(abs(r - q) >= 3 for q in ranks):
+                ranks.append(r)
+                out.append(9 * k + r)
+    return tuple(out)
+
+
+def _waves_fills(h: Holding) -> list[tuple[int, ...]]:
+    """Jokers of a 十三浪: with and, where they reach, without all seven honours."""
+    room, honors = _waves_room(h) or (0, 0)
+    missing = tuple(t for t in range(27, 34) if not h.counts[t])
+    suited = _waves_suited(h.counts)
+    fills = [suited] if h.wild <= room else []
+    if h.wild >= honors and h.wild - honors <= room:
+        fills.append(missing + suited)
+    elif h.wild <= honors:
+        fills.append(missing[:h.wild])
+    return fills

@@ -1,0 +1,178 @@
+"""Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair).
+
+A suit is a 9-digit count vector (each digit 0–4), keyed as `bytes`. The tables are filled
+lazily and cached, so importing `scoring` (and `python -m scoring score`) costs nothing.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import combinations, combinations_with_replacement
+
+from .notation import ORPHAN_TILES as ORPHANS
+
+INF = 99
+_SUIT: dict[bytes, tuple[int, int]] = {}
+_HON: dict[tuple[bytes, bool], tuple[int, int]] = {}
+
+
+def suit_need(key: bytes) -> tuple[int, int]:
+    """(jokers to make only sets, jokers to make sets and one pair) for one suit's counts."""
+    got = _SUIT.get(key)
+    if got is None:
+        got = _SUIT[key] = _solve_suit(key)
+    return got
+
+
+def _solve_suit(key: bytes) -> tuple[int, int]:
+    c = list(key)
+    i = next((j for j, n in enumerate(c) if n), None)
+    if i is None:
+        return 0, 2  # nothing left; a pair would be two jokers
+    best0 = best1 = INF
+    ci = c[i]
+    for real in range(1, min(ci, 3) + 1):  # pung of tile i, jokers for the rest
+        c[i] -= real
+        a0, a1 = suit_need(bytes(c))
+        c[i] += real
+        best0, best1 = min(best0, a0 + 3 - real), min(best1, a1 + 3 - real)
+    for start in range(max(0, i - 2), min(i, 6) + 1):  # chows holding tile i, the lowest left
+        used = [j for j in range(start, start + 3) if j >= i and c[j]]
+        for j in used:
+            c[j] -= 1
+        a0, a1 = suit_need(bytes(c))
+        for j in used:
+            c[j] += 1
+        cost = 3 - len(used)
+        best0, best1 = min(best0, a0 + cost), min(best1, a1 + cost)
+    for real in range(1, min(ci, 2) + 1):  # the pair
+        c[i] -= real
+        a0, _ = suit_need(bytes(c))
+        c[i] += real
+        best1 = min(best1, a0 + 2 - real)
+    return best0, best1
+
+
+def honor_need(key: bytes, honor_chows: bool) -> tuple[int, int]:
+    """The same for the seven honours (东南西北白发中); `honor_chows`: Feibao's chows of three
+    different winds or of 中发白."""
+    got = _HON.get((key, honor_chows))
+    if got is None:
+        got = _HON[(key, honor_chows)] = (_solve_honor_chows(key) if honor_chows
+                                          else _solve_honors(key))
+    return got
+
+
+def _solve_honors(key: bytes) -> tuple[int, int]:
+    need0 = sum((3 - n % 3) % 3 for n in key)
+    # the pair: on a held honour (its count drops by 2, or 1 plus a joker) or two jokers
+    extra = 2
+    for n in key:
+        if n >= 2:
+            extra = min(extra, (3 - (n - 2) % 3) % 3 - (3 - n % 3) % 3)
+        elif n == 1:
+            extra = min(extra, 1 - 2)
+    return need0, need0 + extra
+
+
+HONOR_CHOWS = (*tuple(combinations(range(4), 3)), (4, 5, 6))
+
+
+def _solve_honor_chows(key: bytes) -> tuple[int, int]:
+    c = list(key)
+    i = next((j for j, n in enumerate(c) if n), None)
+    if i is None:
+        return 0, 2
+    best0 = best1 = INF
+    ci = c[i]
+    for real in range(1, min(ci, 3) + 1):
+        c[i] -= real
+        a0, a1 = honor_need(bytes(c), True)
+        c[i] += real
+        best0, best1 = min(best0, a0 + 3 - real), min(best1, a1 + 3 - real)
+    for chow in HONOR_CHOWS:
+        if i not in chow or any(j < i for j in chow):
+            continue  # i is the lowest tile left, so a chow below it is all jokers there
+        used = [j for j in chow if c[j]]
+        for j in used:
+            c[j] -= 1
+        a0, a1 = honor_need(bytes(c), True)
+        for j in used:
+            c[j] += 1
+        cost = 3 - len(used)
+        best0, best1 = min(best0, a0 + cost), min(best1, a1 + cost)
+    for real in range(1, min(ci, 2) + 1):
+        c[i] -= real
+        a0, _ = honor_need(bytes(c), True)
+        c[i] += real
+        best1 = min(best1, a0 + 2 - real)
+    return best0, best1
+
+
+def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
+    """Fewest jokers that make `counts` (34 tiles) into sets and exactly one pair."""
+    b = bytes(counts)
+    parts = (suit_need(b[0:9]), suit_need(b[9:18]), suit_need(b[18:27]),
+             honor_need(b[27:34], honor_chows))
+    total0 = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
+    return total0 + min(p[1] - p[0] for p in parts)
+
+
+def need_sets(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
+    """Fewest jokers that make `counts` into sets only (the pair is already placed)."""
+    b = bytes(counts)
+    return (suit_need(b[0:9])[0] + suit_need(b[9:18])[0] + suit_need(b[18:27])[0]
+            + honor_need(b[27:34], honor_chows)[0])
+
+
+# -- joker-free agari: every complete suit vector, generated once -------------------------------
+
+@cache
+def complete_suits() -> dict[bytes, int]:
+    """Every suit count vector that is only sets (→ 0) or sets and one pair (→ 1)."""
+    sets = [(i, i, i) for i in range(9)] + [(i, i + 1, i + 2) for i in range(7)]
+    out: dict[bytes, int] = {}
+    for n in range(5):
+        for combo in combinations_with_replacement(sets, n):
+            base = [0] * 9
+            for s in combo:
+                for t in s:
+                    base[t] += 1
+            if max(base) > 4:
+                continue
+            out[bytes(base)] = 0
+            for p in range(9):
+                if base[p] <= 2:
+                    base[p] += 2
+                    out[bytes(base)] = 1
+                    base[p] -= 2
+    return out
+
+
+@cache
+def complete_honors() -> dict[bytes, int]:
+    """Honour vectors made of pungs and pairs (no chows), → the number of pairs."""
+    out: dict[bytes, int] = {}
+    for digits in range(3 ** 7):
+        v, pairs = [], 0
+        for _ in range(7):
+            d = (0, 2, 3)[digits % 3]
+            digits //= 3
+            v.append(d)
+            pairs += d == 2
+        out[bytes(v)] = pairs
+    return out
+
+
+def is_agari(counts: list[int]) -> bool:
+    """A joker-free 14-tile hand (34 counts) is four sets and a pair, seven distinct pairs or
+    thirteen orphans — the shapes riichi's agari check knows."""
+    b = bytes(counts)
+    suits = complete_suits()
+    m, p, s = suits.get(b[0:9]), suits.get(b[9:18]), suits.get(b[18:27])
+    if m is not None and p is not None and s is not None:
+        z = complete_honors().get(b[27:34])
+        if z is not None and m + p + s + z == 1:
+            return True
+    return b.count(2) == 7 or (b.count(0) == 21 and all(counts[t] for t in ORPHANS))
+

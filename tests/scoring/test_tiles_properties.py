@@ -1,0 +1,225 @@
+"""Properties of the tile engine against a brute-force reference and the `mahjong` library.
+
+- analysis accepts exactly the hands the brute-force enumerator accepts;
+- the chosen reading's value is the maximum over every reading the enumerator finds;
+- waits are exactly the tiles t for which hand + t is accepted;
+- on joker-free hands the agari check agrees with `mahjong`'s `Agari.is_agari`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import ScoringError
+from scoring.tiles import analyze, waits
+from scoring.tiles.analysis import _candidates, read_request, split_win
+from scoring.tiles.engine import Holding, Shapes, is_complete
+from scoring.tiles.notation import group_text, next_tile, tile_name
+from scoring.tiles.tables import ORPHANS, is_agari, need
+
+from .tiles_reference import brute_best, jokers_held
+
+VARIANTS = ("luzhou", "guiyang", "cixi", "feibao", "hainan")
+PROPERTY = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+BRUTE = settings(PROPERTY, max_examples=30)  # the reference tries every joker as every tile
+
+
+def _sets(rng: random.Random, tiles: list[int], chows: bool) -> list[list[int]]:
+    out = []
+    for _ in range(4):
+        x = rng.choice(tiles)
+        if chows and x < 27 and x % 9 <= 6 and rng.random() < 0.6:
+            out.append([x, x + 1, x + 2])
+        else:
+            out.append([x, x, x])
+    return out
+
+
+def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
+                complete: bool = True) -> dict[str, Any]:
+    """A request: most often a winning hand, with melds, jokers and shapes of the variant."""
+    suits = rng.sample([0, 1, 2], 2) if variant == "luzhou" else [0, 1, 2]
+    tiles = [9 * k + r for k in suits for r in range(9)]
+    if variant in ("cixi", "feibao", "hainan"):
+        tiles += list(range(27, 34))
+    if rng.random() < 0.3:  # a one-suit hand now and then (清一色)
+        tiles = [x for x in tiles if x // 9 == tiles[0] // 9]
+    shape = rng.random()
+    melds: list[str] = []
+    if shape < 0.15:  # seven pairs
+        concealed = [x for x in rng.choices(tiles, k=7) for _ in range(2)]
+    elif shape < 0.22 and variant in ("cixi", "feibao"):  # nothing connects
+        pool = [9 * k + r for k in (0, 1, 2) for r in rng.choice([(0, 3, 6), (1, 4, 7), (2, 5, 8)])]
+        concealed = rng.sample(pool + list(range(27, 34)), 14)
+    else:
+        groups = _sets(rng, tiles, True)
+        concealed = [rng.choice(tiles)] * 2
+        for g in groups:
+            if rng.random() < 0.25 and (g[0] == g[1] or variant not in ("luzhou", "guiyang")):
+                if g[0] == g[1] and rng.random() < 0.3:
+                    melds.append("[(" + "".join(tile_name(x) for x in [*g, g[0]]) + ")]")
+                else:
+                    melds.append("[" + "".join(tile_name(x) for x in g) + "]")
+            else:
+                concealed += g
+    if not complete or rng.random() < 0.2:  # break it
+        concealed[rng.randrange(len(concealed))] = rng.choice(tiles)
+    rng.shuffle(concealed)
+    extra: dict[str, Any] = {}
+    joker_tiles: list[int] = []
+    if variant == "luzhou":
+        joker_tiles = [33]
+    elif variant in ("cixi", "feibao"):
+        indicator = rng.randrange(34)
+        extra["indicator"] = tile_name(indicator)
+        joker_tiles = [next_tile(indicator)] if variant == "cixi" else [indicator, next_tile(indicator)]
+    for i in rng.sample(range(len(concealed)),
+                        rng.randint(0, min(max_jokers, len(concealed))) if joker_tiles else 0):
+        concealed[i] = rng.choice(joker_tiles)
+    win = concealed.pop()
+    text = "".join(tile_name(x) for x in concealed) + "".join(melds)
+    if rng.random() < 0.8:
+        text += "+" + tile_name(win)
+    else:
+        text += tile_name(win)
+    by = rng.choice(["self_draw", "self_draw", "discard", "robbed_kong"])
+    return {"variant": variant, "tiles": text, "by": by, "seat": rng.randrange(4),
+            "dealer": rng.randrange(4), "round_wind": rng.randrange(4), **extra}
+
+
+def outcome(data: dict[str, Any]) -> int | None:
+    try:
+        return analyze(data)["value"]
+    except ScoringError:
+        return None
+
+
+def usable(data: dict[str, Any]) -> bool:
+    """The request passes the checks before analysis (counts, tile set)."""
+    try:
+        t = read_request(data)
+        split_win(t, 14)
+    except ScoringError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@BRUTE
+@given(seed=st.integers(0, 2 ** 32))
+def test_analysis_agrees_with_brute_force(variant: str, seed: int) -> None:
+    data = random_hand(random.Random(seed), variant)
+    # the random hand may hold joker tiles of its own; the reference tries 34^jokers hands
+    if not usable(data) or jokers_held(data) > 3:
+        return
+    got = outcome(data)
+    assert got == brute_best(data), data
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32))
+def test_best_reading_is_the_maximum_and_scores_as_stated(variant: str, seed: int) -> None:
+    data = random_hand(random.Random(seed), variant, max_jokers=3)
+    if not usable(data):
+        return
+    try:
+        out = analyze(data)
+    except ScoringError:
+        return
+    values = [r["value"] for r in out["readings"]]
+    assert out["value"] == max(values) == values[0]
+    assert values == sorted(values, reverse=True)
+    assert out["winner"] == out["readings"][0]["winner"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32))
+def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> None:
+    rng = random.Random(seed)
+    data = random_hand(rng, variant, max_jokers=4 if variant == "luzhou" else 2)
+    data["tiles"] = data["tiles"].split("+")[0]
+    data["by"] = "self_draw"
+    try:
+        t = read_request(data)
+        t = read_request({**data, "tiles": data["tiles"][:-2]}) if len(t.hand) + 3 * len(
+            t.melds) == 14 else t
+        hand, _ = split_win(t, 13)
+    except ScoringError:
+        return
+    text = data["tiles"] if t.req.tiles == data["tiles"] else data["tiles"][:-2]
+    got = waits({**data, "tiles": text})
+    expected = set()
+    for x in _candidates(t, hand) if not got.get("flower_cat") else ():
+        if outcome({**data, "tiles": text + "+" + tile_name(x)}) is not None:
+            expected.add(tile_name(x))
+    assert {w["tile"] for w in got["waits"]} == expected, text
+    assert got["ready"] == bool(expected)
+
+
+def test_luzhou_eight_ghost_hands_agree_with_brute_force() -> None:
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(25):
+        data = random_hand(rng, "luzhou", max_jokers=3)
+        data["rules"] = {"ghosts": 8}
+        if usable(data) and jokers_held(data) <= 3:
+            assert outcome(data) == brute_best(data), data
+            checked += 1
+    assert checked > 10
+
+
+# -- joker-free agari against the mahjong library ------------------------------------------------
+
+def agari_sample(n: int, seed: int = 13) -> list[list[int]]:
+    """Joker-free 14-tile hands: half built as winning hands, half drawn from a shuffled wall."""
+    rng = random.Random(seed)
+    hands = []
+    wall = [x for x in range(34) for _ in range(4)]
+    while len(hands) < n:
+        if len(hands) % 2:
+            tiles = rng.sample(wall, 14)
+        else:
+            tiles = [rng.randrange(34)] * 2
+            for g in _sets(rng, list(range(34)), True):
+                tiles += g
+            if rng.random() < 0.3:
+                tiles[rng.randrange(14)] = rng.randrange(34)
+        counts = [0] * 34
+        for x in tiles:
+            counts[x] += 1
+        if max(counts) <= 4:
+            hands.append(counts)
+    return hands
+
+
+def test_agari_agrees_with_the_mahjong_library() -> None:
+    agari = pytest.importorskip("mahjong.agari").Agari()
+    hands = agari_sample(20_000)
+    wins = 0
+    for counts in hands:
+        expected = agari.is_agari(counts)
+        assert is_agari(counts) == expected, counts
+        # the joker tables with no joker give the same answer
+        seven = counts.count(2) == 7
+        thirteen = all(counts[x] for x in ORPHANS) and sum(counts[x] for x in ORPHANS) == 14
+        assert (need(counts) == 0 or seven or thirteen) == expected, counts
+        wins += expected
+    assert wins > 5_000  # the sample holds plenty of winning hands
+
+
+def test_engine_completeness_agrees_with_the_mahjong_library_on_standard_hands() -> None:
+    agari = pytest.importorskip("mahjong.agari").Agari()
+    for counts in agari_sample(5_000, seed=5):
+        if counts.count(2) == 7 or all(counts[x] for x in ORPHANS):
+            continue  # shapes riichi knows beyond four sets and a pair
+        h = Holding(tuple(counts), 0)
+        assert is_complete(h, Shapes(seven_pairs=False)) == agari.is_agari(counts), group_text(
+            [x for x in range(34) for _ in range(counts[x])])
