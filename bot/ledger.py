@@ -16,7 +16,6 @@ from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, parse_stake, settle
 from scoring.stats import ScoredHand, merge, player_stats
 
-from .charts import render_balance_chart
 from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
 from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
 from .render import esc, reason, term
@@ -233,6 +232,8 @@ async def cmd_chart(update: Update, context: Context) -> None:
         if hand.outcome.get("level_over"):
             breaks.append(i)
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
+    from .charts import render_balance_chart  # matplotlib loads with the first chart, not at start
+
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
                                   y_label=t("Points"), level_breaks=breaks)
     caption = esc(t("Running totals over {n} hands", n=len(live)))

@@ -17,8 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import and_, delete, func, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -66,8 +64,11 @@ _PERSON_REFS = [
 ]
 
 
-def alembic_config() -> Config:
-    """Alembic's configuration without an ini file: the migrations live in the package."""
+def alembic_config() -> Any:
+    """Alembic's configuration without an ini file: the migrations live in the package.
+    (Alembic is imported here, not at start-up: only migrating needs it.)"""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
     return cfg
@@ -101,6 +102,8 @@ class Store:
 
     async def migrate(self) -> None:
         """Run `alembic upgrade head` on this database, in one transaction."""
+
+        from alembic import command
 
         def upgrade(connection: Any) -> None:
             cfg = alembic_config()

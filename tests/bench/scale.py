@@ -25,19 +25,17 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from alembic import command
 from sqlalchemy import func, insert, select, text, update
-from sqlalchemy.engine import make_url
 
 from db import models as M
 from db.config import make_engine
 from db.store import alembic_config
-from scoring import get_variant, score
+from scoring import score
 from tests.bench.bench_totals import bulk_insert
 from tests.fake_telegram import FakeTelegram
 
