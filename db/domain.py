@@ -155,3 +155,43 @@ class Draft:
     data: dict[str, Any]
     version: int
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class SeatStatsRow:
+    """What one seat of one session adds to a person's statistics (running aggregates)."""
+
+    person_id: int
+    variant: str
+    hands: int
+    wins: int
+    self_draws: int
+    dealt_in: int
+    points: int
+    biggest_gain: int
+    patterns: dict[str, int]  # term key -> wins with it
+
+
+@dataclass(frozen=True)
+class LevelSummary:
+    """Cixi levels at a glance: the level the next hand plays in, the balances the running
+    level's last hand left (None when no level is running) and how many levels each seat won."""
+
+    next_level: int
+    running_balances: Points | None
+    levels_won: Points
+
+    @property
+    def finished(self) -> bool:
+        return any(self.levels_won)
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    """Running totals for a chart: `totals[i]` after `x[i]` live hands (x[0] = 0, the start),
+    at most a few thousand points; `level_breaks` are hand numbers where a level ended."""
+
+    x: list[int]
+    totals: list[Points]
+    level_breaks: list[int]
+    hands: int  # live hands in all

@@ -17,25 +17,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, delete, func, or_, select, text, update
+from sqlalchemy import and_, delete, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from . import aggregates
 from . import models as M
 from .config import make_engine
 from .domain import (
     AlreadySeated,
     AlreadyVoided,
+    ChartSeries,
     Chat,
     Draft,
     InvalidHand,
     LevelStanding,
+    LevelSummary,
     NotFound,
     Payment,
     Person,
     Points,
     RecordedHand,
     Seats,
+    SeatStatsRow,
     SeatTaken,
     Session,
     SessionAlreadyRunning,
@@ -287,6 +291,7 @@ class Store:
             s.add(row)
             await s.flush()
             s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
             return _session(row)
 
         try:
@@ -436,7 +441,8 @@ class Store:
             s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=session_id,
                                     person_id=seats[seat], points=points)
                       for seat, points in enumerate(deltas))
-            await self._add_to_totals(s, session_id, deltas)
+            await aggregates.add_hand(s, self._insert, session_id, hand.seq, hand.level, record,
+                                      outcome, deltas)
             return _hand(hand, None)
 
         try:
@@ -472,10 +478,10 @@ class Store:
             s.add(void)
             entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
                                        .where(M.LedgerEntry.hand_id == hand_id))).all()
-            reverse = [0, 0, 0, 0]
+            deltas = [0, 0, 0, 0]
             for seat, points in entries:
-                reverse[seat] = -points
-            await self._add_to_totals(s, session_id, reverse)
+                deltas[seat] = points
+            await aggregates.remove_hand(s, self._insert, hand, deltas)
             return _hand(hand, void)
 
         return await self._write(write)
@@ -512,27 +518,48 @@ class Store:
     async def level_standings(self, session_id: int) -> list[LevelStanding]:
         """Cixi: per level (in order), each seat's summed deltas over its non-voided hands,
         whether it ended (its last hand had `level_over`) and the balances after its last hand."""
-        live = and_(M.Hand.session_id == session_id, M.Hand.voided.is_(False),
-                    M.Hand.level.is_not(None))
-        sums = (select(M.Hand.level, M.LedgerEntry.seat, func.sum(M.LedgerEntry.points))
-                .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id).where(live)
-                .group_by(M.Hand.level, M.LedgerEntry.seat))
-        lasts = (select(M.Hand.level, func.count().label("n"), func.max(M.Hand.seq).label("last"))
-                 .where(live).group_by(M.Hand.level).subquery())
-        ends = (select(lasts.c.level, lasts.c.n, M.Hand.outcome)
-                .join(M.Hand, and_(M.Hand.session_id == session_id, M.Hand.seq == lasts.c.last))
-                .order_by(lasts.c.level))
         async with self._read() as s:
-            totals: dict[int, list[int]] = {}
-            for level, seat, points in (await s.execute(sums)).all():
-                totals.setdefault(level, [0, 0, 0, 0])[seat] = int(points)
-            result = []
-            for level, count, outcome in (await s.execute(ends)).all():
-                d = totals.get(level, [0, 0, 0, 0])
-                balances = outcome.get("balances") or d
-                result.append(LevelStanding(level, _four(d), count, bool(outcome.get("level_over")),
-                                            _four(balances)))
-            return result
+            return await aggregates.level_standings(s, session_id)
+
+    async def level_summary(self, session_id: int) -> LevelSummary:
+        """The level the next hand plays in, the running level's balances and the levels each
+        seat won, from the running aggregates (flat in the length of the session)."""
+        async with self._read() as s:
+            return await aggregates.level_summary(s, session_id)
+
+    async def seat_stats(self, chat_id: int) -> list[SeatStatsRow]:
+        """Per seat of each of the chat's sessions: hands, wins, self-draws, dealt-in, points,
+        biggest gain and winning patterns, from the running aggregates (for /stats)."""
+        async with self._read() as s:
+            return await aggregates.chat_seat_stats(s, chat_id)
+
+    async def chart_series(self, session_id: int, *,
+                           max_points: int = aggregates.MAX_CHART_POINTS) -> ChartSeries:
+        """The session's running totals for a chart: every live hand, or for a long session the
+        totals after each run of hands, at most `max_points` points."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
+
+    async def iter_hands(self, session_id: int, *, batch: int = 2_000,
+                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
+        """Every hand of the session in order, `batch` at a time, each batch its own short read:
+        an export of any length holds one batch in memory."""
+        after = 0
+        while True:
+            stmt = (select(M.Hand, M.HandVoid).outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
+                    .where(M.Hand.session_id == session_id, M.Hand.seq > after))
+            if not include_voided:
+                stmt = stmt.where(M.Hand.voided.is_(False))
+            async with self._read() as s:
+                rows = (await s.execute(stmt.order_by(M.Hand.seq).limit(batch))).all()
+                hands = [_hand(hand, void) for hand, void in rows]
+            if not hands:
+                return
+            yield hands
+            after = hands[-1].seq
 
     # -- money -----------------------------------------------------------------------------
 
@@ -778,14 +805,6 @@ class Store:
             return 1
         level = last.level or 1
         return level + 1 if last.outcome.get("level_over") else level
-
-    async def _add_to_totals(self, s: AsyncSession, session_id: int, deltas: Sequence[int]) -> None:
-        table = M.SessionTotal.__table__
-        for seat, points in enumerate(deltas):
-            if points:  # relative updates: correct whatever else changed the row
-                await s.execute(update(table).where(table.c.session_id == session_id,
-                                                    table.c.seat == seat)
-                                .values(points=table.c.points + points))
 
     async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
         rows = list((await s.execute(select(M.Session).where(

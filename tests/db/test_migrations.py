@@ -24,7 +24,8 @@ from db.store import alembic_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"chats", "people", "sessions", "session_totals", "hands", "hand_voids", "ledger_entries",
-          "payments", "drafts", "alembic_version"}
+          "payments", "drafts", "alembic_version", "seat_stats", "seat_patterns", "level_totals",
+          "hand_buckets"}
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
