@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from telegram import InputFile, Update
@@ -14,10 +15,10 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from db import StoreError
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, parse_stake, settle
-from scoring.stats import ScoredHand, merge, player_stats
+from scoring.stats import PlayerStats, merge
 
-from .common import ALL_HANDS, ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
-from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
+from .common import ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
+from .export import CsvWriter, ExportedHand, ImportError_, JsonWriter, fit_for_upload, parse_import
 from .render import esc, reason, term
 from .wizard import Button
 
@@ -158,24 +159,32 @@ async def cmd_paid(update: Update, context: Context) -> None:
 
 # -- statistics ----------------------------------------------------------------------------------
 
-async def _scored_hands(context: Context, chat_id: int) -> list[ScoredHand]:
-    store = store_of(context)
-    hands = []
-    for session in await store.chat_sessions(chat_id, include_settled=True):
-        for hand in await store.history(session.id, limit=ALL_HANDS, include_voided=False):
-            hands.append(ScoredHand(hand.record, hand.outcome, session.seats))
-    return hands
+async def _player_stats(context: Context, chat_id: int) -> tuple[dict[int, dict[str, PlayerStats]], int]:
+    """person → variant → stats, and the chat's number of live hands, from the running
+    aggregates (a few rows per session, however many hands were played)."""
+    stats: dict[int, dict[str, PlayerStats]] = {}
+    hands = 0
+    for row in await store_of(context).seat_stats(chat_id):
+        st = stats.setdefault(row.person_id, {}).setdefault(row.variant, PlayerStats())
+        st.hands += row.hands
+        st.wins += row.wins
+        st.self_draws += row.self_draws
+        st.dealt_in += row.dealt_in
+        st.points += row.points
+        st.biggest_gain = max(st.biggest_gain, row.biggest_gain)
+        st.patterns.update({term: n for term, n in row.patterns.items() if n > 0})
+        hands += row.hands if row.seat == 0 else 0
+    return stats, hands
 
 
 async def cmd_stats(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
     people = await _people(context, sc.chat_id)
-    hands = await _scored_hands(context, sc.chat_id)
-    if not hands:
+    stats, hand_count = await _player_stats(context, sc.chat_id)
+    if not hand_count:
         await reply(update, context, esc(t("No hands yet. /hand enters one.")))
         return
-    stats = player_stats(hands)
     wanted = list(stats)
     if context.args:
         one = _find(people, context.args[0])
@@ -184,7 +193,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                                                name=context.args[0])))
             return
         wanted = [one]
-    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=len(hands)))]
+    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=hand_count))]
     for pid in sorted(wanted, key=lambda p: -merge(stats[p].values()).points):
         total = merge(stats[pid].values())
         lines = [f"<b>{esc(people[pid].name)}</b>: "
@@ -208,11 +217,6 @@ async def cmd_stats(update: Update, context: Context) -> None:
 
 # -- chart, export, import -----------------------------------------------------------------------
 
-async def _session_hands(context: Context, session: Any) -> list[Any]:
-    hands = await store_of(context).history(session.id, limit=ALL_HANDS, include_voided=True)
-    return sorted(hands, key=lambda h: h.seq)
-
-
 async def cmd_chart(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
@@ -221,43 +225,49 @@ async def cmd_chart(update: Update, context: Context) -> None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store_of(context), session)]
-    running = [0, 0, 0, 0]
-    series = {f"{names[s]}": [0] for s in range(4)}
-    breaks = []
-    live = [h for h in await _session_hands(context, session) if not h.voided]
-    for i, hand in enumerate(live, 1):
-        for s in range(4):
-            running[s] += hand.outcome["deltas"][s]
-            series[names[s]].append(running[s])
-        if hand.outcome.get("level_over"):
-            breaks.append(i)
+    # Running totals from the aggregates: every hand, or a few thousand points of a long session.
+    chart = await store_of(context).chart_series(session.id)
+    series = {f"{names[s]}": [totals[s] for totals in chart.totals] for s in range(4)}
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
     from .charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
-                                  y_label=t("Points"), level_breaks=breaks)
-    caption = esc(t("Running totals over {n} hands", n=len(live)))
+                                  y_label=t("Points"), level_breaks=chart.level_breaks, x=chart.x)
+    caption = esc(t("Running totals over {n} hands", n=chart.hands))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)
 
 
 async def cmd_export(update: Update, context: Context) -> None:
     sc = await scope(update, context)
+    store = store_of(context)
     session = await _last_session(context, sc.chat_id)
     if session is None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
-    names = [n or "?" for n in await seat_names(store_of(context), session)]
-    hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
-             for h in await _session_hands(context, session)]
-    doc = to_json(session.variant, session.rules, session.stake_cents, names, hands)
-    body = json.dumps(doc, ensure_ascii=False, indent=1).encode()
-    csv_text = to_csv(names, hands, session.stake_cents).encode("utf-8-sig")
+    names = [n or "?" for n in await seat_names(store, session)]
     base = f"mjledger-{session.variant}-{session.id}"
-    await context.bot.send_document(sc.chat_id, InputFile(csv_text, filename=f"{base}.csv"))
-    await context.bot.send_document(sc.chat_id, InputFile(body, filename=f"{base}.json"),
-                                    caption=esc(sc.t("Send this file back with /import to load "
-                                                     "the session again.")))
+    with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
+        csv_path, json_path = Path(tmp, f"{base}.csv"), Path(tmp, f"{base}.json")
+        # Streamed: a batch of hands at a time from the store, written to files by a worker
+        # thread, so a long session neither fills memory nor holds up the other chats.
+        with csv_path.open("w", encoding="utf-8-sig", newline="") as csv_file, \
+                json_path.open("w", encoding="utf-8") as json_file:
+            as_csv = CsvWriter(csv_file, names, session.stake_cents)
+            as_json = JsonWriter(json_file, session.variant, session.rules, session.stake_cents, names)
+            async for batch in store.iter_hands(session.id):
+                hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
+                         for h in batch]
+                await asyncio.to_thread(lambda hands=hands: (as_csv.write(hands), as_json.write(hands)))
+            await asyncio.to_thread(as_json.close)
+        csv_path = await asyncio.to_thread(fit_for_upload, csv_path)
+        json_path = await asyncio.to_thread(fit_for_upload, json_path)
+        with csv_path.open("rb") as f:
+            await context.bot.send_document(sc.chat_id, InputFile(f, filename=csv_path.name))
+        with json_path.open("rb") as f:
+            await context.bot.send_document(sc.chat_id, InputFile(f, filename=json_path.name),
+                                            caption=esc(sc.t("Send this file back with /import "
+                                                             "to load the session again.")))
 
 
 async def cmd_import(update: Update, context: Context) -> None:

@@ -6,10 +6,8 @@ from telegram import Update
 from telegram.ext import CommandHandler
 
 from scoring import get_variant
-from scoring.levels import cixi_levels
 
 from .common import (
-    ALL_HANDS,
     Context,
     has_bankroll,
     reply,
@@ -43,11 +41,12 @@ async def cmd_table(update: Update, context: Context) -> None:
                  + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
     lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
     if has_bankroll(variant, session.rules):
-        live = await store.history(session.id, limit=ALL_HANDS, include_voided=False)
-        standing = cixi_levels(sorted(live, key=lambda h: h.seq), rules=session.rules)
+        standing = await store.level_summary(session.id)  # running aggregates: no replay
+        balances = standing.running_balances or variant.initial_balances(
+            variant.Rules.model_validate(session.rules))
         lines.append("")
         lines.append(esc(t("Level {n}", n=standing.next_level)) + ": " + " · ".join(
-            f"{wind(t, s)} {b}" for s, b in enumerate(standing.next_balances)))
+            f"{wind(t, s)} {b}" for s, b in enumerate(balances)))
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))

@@ -201,7 +201,7 @@ async def chat_seat_stats(s: AsyncSession, chat_id: int) -> list[SeatStatsRow]:
         person = (r.seat0, r.seat1, r.seat2, r.seat3)[r.seat]
         if person is None:
             continue
-        out.append(SeatStatsRow(person, r.variant, r.hands, r.wins, r.self_draws, r.dealt_in,
+        out.append(SeatStatsRow(r.id, r.seat, person, r.variant, r.hands, r.wins, r.self_draws, r.dealt_in,
                                 int(r.points), int(r.biggest_gain), patterns.get((r.id, r.seat), {})))
     return out
 

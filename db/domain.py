@@ -161,6 +161,8 @@ class Draft:
 class SeatStatsRow:
     """What one seat of one session adds to a person's statistics (running aggregates)."""
 
+    session_id: int
+    seat: int
     person_id: int
     variant: str
     hands: int
