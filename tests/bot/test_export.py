@@ -97,7 +97,7 @@ def test_streamed_files_in_batches_match_the_whole_documents(tmp_path) -> None:
             as_csv.write(batch)
             as_json.write(batch)
         as_json.close()
-    assert (tmp_path / "x.csv").read_text() == to_csv(PLAYERS, all_hands, 50)
+    assert (tmp_path / "x.csv").read_bytes().decode() == to_csv(PLAYERS, all_hands, 50)
     assert json.loads((tmp_path / "x.json").read_text()) == to_json("luzhou", {"cap": 40}, 50,
                                                                      PLAYERS, all_hands)
 
