@@ -19,7 +19,7 @@ from db import Store
 from scoring import all_variants
 
 from . import hands, ledger, sessions, standings
-from .common import Context, reply, scope, store_of
+from .common import Context, reply, running_session, scope, store_of
 from .config import Settings
 from .i18n import LANGS, N_, translator
 from .oneline import features_help
@@ -65,7 +65,7 @@ async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
     text = esc(t(HELP))
-    session = await store_of(context).running_session(sc.chat_id)
+    session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant])
         text += "\n\n" + esc(t("Features for this session: {words}", words=" ".join(words)))

@@ -97,7 +97,8 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     if saved is None:
         await query.answer(t("This hand entry is closed."), show_alert=True)
         return
-    session = await store.get_session(saved.session_id)
+    session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
+        else await store.get_session(saved.session_id)
     if session.ended_at is not None:
         await store.delete_draft(saved.chat_id, saved.message_id)
         await query.answer(t("This session is over."), show_alert=True)

@@ -14,6 +14,7 @@ from .common import (
     require_session,
     scope,
     seat_names,
+    session_totals,
     store_of,
     table_state,
 )
@@ -30,7 +31,7 @@ async def cmd_table(update: Update, context: Context) -> None:
         return
     names = await seat_names(store, session)
     base = await table_state(store, session)
-    totals = await store.totals(session.id)
+    totals = await session_totals(store, session)
     variant = get_variant(session.variant)
     title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
     lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=session.hand_count)), ""]

@@ -19,6 +19,7 @@ from .domain import (
     SessionNotEnded,
     SessionNotReady,
     SessionSettled,
+    SessionView,
     StaleDraft,
     StoreError,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "SessionNotEnded",
     "SessionNotReady",
     "SessionSettled",
+    "SessionView",
     "StaleDraft",
     "Store",
     "StoreError",

@@ -197,3 +197,14 @@ class ChartSeries:
     totals: list[Points]
     level_breaks: list[int]
     hands: int  # live hands in all
+
+
+@dataclass(frozen=True)
+class SessionView(Session):
+    """A running session as read at the start of an update, with what every screen shows:
+    seat names, totals and the outcome of the last live hand (None before the first). A
+    snapshot: after a write, read the session again (the store's writes return plain ones)."""
+
+    names: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
+    totals: Points = (0, 0, 0, 0)
+    last_outcome: dict[str, Any] | None = None

@@ -21,7 +21,7 @@ from sqlalchemy import and_, delete, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from . import aggregates
+from . import aggregates, views
 from . import models as M
 from .config import make_engine
 from .domain import (
@@ -209,6 +209,31 @@ class Store:
             return _chat(new)
 
         return await self._write(write)
+
+    async def chat_context(self, chat_id: int, *, language: str | None = None,
+                           telegram_id: int | None = None, name: str | None = None,
+                           username: str | None = None,
+                           language_code: str | None = None) -> views.ChatContext:
+        """What an update needs first, in one read: the chat (created with `language` when
+        new), the sender (a Telegram user, created or brought up to date when `telegram_id`
+        and `name` are given) and the running session with seat names, totals and the last
+        live hand's outcome. Writes only when something is new or changed."""
+        async with self._read() as s:
+            found = await views.chat_context(s, chat_id, telegram_id)
+        stale = False
+        if found.chat is None:
+            await self.ensure_chat(chat_id, language=language)
+        if telegram_id is not None and name is not None:
+            person = found.person
+            if person is None or (person.name, person.username, person.language_code) != (
+                    _clean_name(name), username, language_code):
+                await self.upsert_user(telegram_id, name, username=username,
+                                       language_code=language_code)
+                stale = True
+        if found.chat is None or stale:  # read again: what was written is part of the picture
+            async with self._read() as s:
+                found = await views.chat_context(s, chat_id, telegram_id)
+        return found
 
     # -- people ----------------------------------------------------------------------------
 
@@ -660,11 +685,8 @@ class Store:
         table = M.Draft.__table__
 
         async def write(s: AsyncSession) -> Draft:
-            if await s.get(M.Session, session_id) is None:
-                raise NotFound(f"there is no session {session_id}")
             now = M.utcnow()
             if expected_version is None:
-                await self._ensure_chat_row(s, chat_id)
                 version = 1
                 result = await s.execute(
                     self._insert(table).values(chat_id=chat_id, message_id=message_id,
@@ -683,7 +705,15 @@ class Store:
                     raise StaleDraft("this hand entry was changed or closed meanwhile")
             return Draft(chat_id, message_id, session_id, data, version, now)
 
-        return await self._write(write)
+        # One statement (a tap saves a draft): the foreign keys check the session and the chat.
+        try:
+            return await self._write(write, immediate=False)
+        except IntegrityError:
+            async with self._read() as s:
+                if await s.get(M.Session, session_id) is None:
+                    raise NotFound(f"there is no session {session_id}") from None
+            await self.ensure_chat(chat_id)  # a draft in a chat not seen before
+            return await self._write(write, immediate=False)
 
     async def get_draft(self, chat_id: int, message_id: int) -> Draft | None:
         """The draft on this message, if any."""
@@ -699,7 +729,7 @@ class Store:
                 M.Draft.chat_id == chat_id, M.Draft.message_id == message_id))
             return result.rowcount > 0
 
-        return await self._write(write)
+        return await self._write(write, immediate=False)
 
     async def drafts_for_session(self, session_id: int) -> list[Draft]:
         """Every open draft of the session, oldest first."""
@@ -715,13 +745,14 @@ class Store:
         async with self._sessions() as s:
             yield s
 
-    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]], *, immediate: bool = True) -> T:
         """Run `fn` in one transaction, retrying when the database asks to (deadlock,
-        serialization failure, SQLite lock wait timed out)."""
+        serialization failure, SQLite lock wait timed out). `immediate=False` is for a writer
+        of one statement that reads nothing first: SQLite then needs no write lock up front."""
         for attempt in range(_RETRIES):
             try:
                 async with self._sessions() as s, s.begin():
-                    if self._sqlite:
+                    if self._sqlite and immediate:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
                     return await fn(s)
