@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import literal, select
+from sqlalchemy import bindparam, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
@@ -24,7 +24,9 @@ class ChatContext:
     session: SessionView | None  # the running session, if any
 
 
-def _statement(chat_id: int, telegram_id: int | None) -> Any:
+def _statement() -> Any:
+    """Built once (with bound parameters): building it costs more than running it."""
+    chat_id, telegram_id = bindparam("b_chat_id"), bindparam("b_telegram_id")
     anchor = select(literal(1).label("one")).subquery("k")
     me = PEOPLE.alias("me")
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
@@ -43,7 +45,7 @@ def _statement(chat_id: int, telegram_id: int | None) -> Any:
                last_outcome.label("last_outcome")]
     stmt = (select(*columns).select_from(anchor)
             .outerjoin(CHATS, CHATS.c.id == chat_id)
-            .outerjoin(me, me.c.telegram_id == (telegram_id if telegram_id is not None else -1))
+            .outerjoin(me, me.c.telegram_id == telegram_id)
             .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None)))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
@@ -51,10 +53,15 @@ def _statement(chat_id: int, telegram_id: int | None) -> Any:
     return stmt
 
 
+_STATEMENT = _statement()
+
+
 async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -> ChatContext:
     from .store import _utc  # one conversion of stored times, shared with the store
 
-    row = (await s.execute(_statement(chat_id, telegram_id))).one()
+    row = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
+                                        "b_telegram_id": telegram_id if telegram_id is not None else 0}
+                            )).one()
     chat = (Chat(row.chat_id, row.language, dict(row.house_rules or {}), row.migrated_to)
             if row.chat_id is not None else None)
     person = (Person(row.me_id, row.me_telegram_id, row.me_name, row.me_username,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import signal
 import sys
@@ -111,4 +112,9 @@ async def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1:]))
+    if os.environ.get("LOADBOT_PROFILE"):  # where to write a cProfile of the whole run
+        import cProfile
+
+        cProfile.run("asyncio.run(main(sys.argv[1:]))", os.environ["LOADBOT_PROFILE"])
+    else:
+        asyncio.run(main(sys.argv[1:]))
