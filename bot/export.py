@@ -18,7 +18,9 @@ from scoring import ScoringError, get_variant, score
 FORMAT = "mjledger-session/1"
 WIND_NAMES = ("East", "South", "West", "North")
 MAX_IMPORT_BYTES = 5_000_000
-MAX_UPLOAD_BYTES = 45 * 2**20  # Telegram takes documents up to 50 MB; a larger export is gzipped
+# Telegram takes documents up to 50 MB; an export larger than this is gzipped (smaller, and
+# lighter on memory while it is sent; /import takes files of up to MAX_IMPORT_BYTES anyway).
+MAX_UPLOAD_BYTES = 16 * 2**20
 CSV_HEADER = ["hand", "seat", "wind", "player", "points", "total_points", "money_cents", "voided",
               "dealer"]
 

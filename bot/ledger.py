@@ -249,17 +249,22 @@ async def cmd_export(update: Update, context: Context) -> None:
     base = f"mjledger-{session.variant}-{session.id}"
     with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
         csv_path, json_path = Path(tmp, f"{base}.csv"), Path(tmp, f"{base}.json")
-        # Streamed: a batch of hands at a time from the store, written to files by a worker
-        # thread, so a long session neither fills memory nor holds up the other chats.
+        # Streamed, in a worker thread with its own connection: a batch of hands at a time
+        # from the database to the files, so a long session neither fills memory nor holds up
+        # the other chats.
         with csv_path.open("w", encoding="utf-8-sig", newline="") as csv_file, \
                 json_path.open("w", encoding="utf-8") as json_file:
             as_csv = CsvWriter(csv_file, names, session.stake_cents)
             as_json = JsonWriter(json_file, session.variant, session.rules, session.stake_cents, names)
-            async for batch in store.iter_hands(session.id):
+
+            def write(batch: list[Any]) -> None:
                 hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
                          for h in batch]
-                await asyncio.to_thread(lambda hands=hands: (as_csv.write(hands), as_json.write(hands)))
-            await asyncio.to_thread(as_json.close)
+                as_csv.write(hands)
+                as_json.write(hands)
+
+            await store.consume_hands_off_loop(session.id, write)
+            as_json.close()
         csv_path = await asyncio.to_thread(fit_for_upload, csv_path)
         json_path = await asyncio.to_thread(fit_for_upload, json_path)
         with csv_path.open("rb") as f:

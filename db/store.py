@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from sqlalchemy import and_, delete, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.pool import NullPool
 
 from . import aggregates, views
 from . import models as M
@@ -585,6 +586,36 @@ class Store:
                 return
             yield hands
             after = hands[-1].seq
+
+    async def consume_hands_off_loop(self, session_id: int, consume: Callable[[list[RecordedHand]], None],
+                                     *, batch: int = 2_000) -> int:
+        """Feed every hand of the session, in order and `batch` at a time, to `consume`, all in a
+        worker thread with its own connection: reading, decoding and whatever `consume` does
+        (writing an export) leave this event loop free for the other chats. Returns the count."""
+        url = self.engine.url
+        if self._sqlite and url.database in (None, "", ":memory:"):  # one shared connection
+            count = 0
+            async for hands in self.iter_hands(session_id, batch=batch):
+                await asyncio.to_thread(consume, hands)
+                count += len(hands)
+            return count
+        if not self._sqlite:  # make_engine moved it out of the URL into the connection settings
+            async with self.engine.connect() as conn:
+                path = (await conn.execute(text("SHOW search_path"))).scalar()
+            url = url.update_query_dict({"search_path": path})
+
+        async def read() -> int:
+            engine = make_engine(url, poolclass=NullPool)
+            count = 0
+            try:
+                async for hands in Store(engine).iter_hands(session_id, batch=batch):
+                    consume(hands)
+                    count += len(hands)
+            finally:
+                await engine.dispose()
+            return count
+
+        return await asyncio.to_thread(asyncio.run, read())
 
     # -- money -----------------------------------------------------------------------------
 

@@ -163,3 +163,24 @@ async def test_migration_builds_the_aggregates_from_stored_hands(db_url: str) ->
         assert await aggregated(store, -80) == await replayed(store, -80)
     finally:
         await store.close()
+
+
+async def test_hands_read_in_a_worker_thread_with_its_own_connection(store: Store) -> None:
+    """What /export streams: every hand in order, batch by batch, read off the event loop."""
+    import threading
+
+    rng = random.Random(3)
+    s = await seated_session(store, chat_id=-81)
+    for i in range(7):
+        record, outcome = luzhou_hand(rng)
+        await store.record_hand(s.id, record, outcome, entered_by=None, idempotency_key=f"t{i}")
+    seen: list[tuple[int, bool]] = []
+    threads = set()
+
+    def consume(batch: list[Any]) -> None:
+        seen.extend((h.seq, h.voided) for h in batch)
+        threads.add(threading.get_ident())
+
+    assert await store.consume_hands_off_loop(s.id, consume, batch=3) == 7
+    assert seen == [(i, False) for i in range(1, 8)]
+    assert threads and threading.get_ident() not in threads
