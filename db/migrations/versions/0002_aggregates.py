@@ -123,7 +123,7 @@ class _Session:
 def _backfill(conn: Any, seat_stats: Any, seat_patterns: Any, level_totals: Any,
               hand_buckets: Any) -> None:
     """Every session gets its four seat rows; sessions with hands get their sums. The hands are
-    read in batches (keyset over (session_id, seq)), one session's sums held at a time."""
+    read in batches, one session's sums held at a time."""
     sessions = sa.table("sessions", sa.column("id", ID))
     hands = sa.table("hands", sa.column("session_id", ID), sa.column("seq", sa.Integer()),
                      sa.column("level", sa.Integer()), sa.column("record", JSON),
@@ -133,27 +133,20 @@ def _backfill(conn: Any, seat_stats: Any, seat_patterns: Any, level_totals: Any,
         conn.execute(seat_stats.insert(), [
             {"session_id": sid, "seat": seat, "hands": 0, "wins": 0, "self_draws": 0, "dealt_in": 0,
              "biggest_gain": 0, "levels_won": 0} for sid in ids[start:start + BATCH] for seat in range(4)])
-    current: tuple[int, _Session] | None = None
-    after = (-(2**62), 0)
-    while True:
-        rows = conn.execute(
-            sa.select(hands.c.session_id, hands.c.seq, hands.c.level, hands.c.record, hands.c.outcome)
-            .where(hands.c.voided.is_(False),
-                   sa.or_(hands.c.session_id > after[0],
-                          sa.and_(hands.c.session_id == after[0], hands.c.seq > after[1])))
-            .order_by(hands.c.session_id, hands.c.seq).limit(BATCH)).all()
-        if not rows:
-            break
-        for sid, seq, level, record, outcome in rows:
-            if current is None or current[0] != sid:
-                if current is not None:
-                    _write(conn, current[0], current[1], seat_stats, seat_patterns, level_totals,
-                           hand_buckets)
-                current = (sid, _Session())
-            current[1].add(seq, level, record, outcome)
-        after = (rows[-1][0], rows[-1][1])
-    if current is not None:
-        _write(conn, current[0], current[1], seat_stats, seat_patterns, level_totals, hand_buckets)
+    for sid in ids:
+        agg, after = _Session(), 0
+        while True:  # keyset over the (session_id, seq) index
+            rows = conn.execute(
+                sa.select(hands.c.seq, hands.c.level, hands.c.record, hands.c.outcome)
+                .where(hands.c.session_id == sid, hands.c.seq > after, hands.c.voided.is_(False))
+                .order_by(hands.c.seq).limit(BATCH)).all()
+            if not rows:
+                break
+            for seq, level, record, outcome in rows:
+                agg.add(seq, level, record, outcome)
+            after = rows[-1][0]
+        if after:
+            _write(conn, sid, agg, seat_stats, seat_patterns, level_totals, hand_buckets)
 
 
 def _write(conn: Any, sid: int, agg: _Session, seat_stats: Any, seat_patterns: Any,
