@@ -150,10 +150,12 @@ async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequen
 
 async def _biggest_gain(s: AsyncSession, session_id: int, seat: int) -> int:
     """The seat's biggest gain over the session's live hands (only after voiding the biggest)."""
-    best = await s.scalar(select(func.max(M.LedgerEntry.points))
+    # Down the (session_id, seat, points) index to the first entry of a live hand.
+    best = await s.scalar(select(M.LedgerEntry.points)
                           .join(M.Hand, M.Hand.id == M.LedgerEntry.hand_id)
                           .where(M.LedgerEntry.session_id == session_id, M.LedgerEntry.seat == seat,
-                                 M.Hand.voided.is_(False)))
+                                 M.Hand.voided.is_(False))
+                          .order_by(M.LedgerEntry.points.desc()).limit(1))
     return max(int(best or 0), 0)
 
 
@@ -170,9 +172,16 @@ async def _remove_from_level(s: AsyncSession, session_id: int, level: int, seq: 
                               "d1": LEVELS.c.d1 - deltas[1], "d2": LEVELS.c.d2 - deltas[2],
                               "d3": LEVELS.c.d3 - deltas[3]}
     if row.last_seq == seq:  # the level now ends where its previous live hand left it
-        prev = (await s.execute(select(M.Hand.seq, M.Hand.outcome).where(
-            M.Hand.session_id == session_id, M.Hand.level == level, M.Hand.voided.is_(False))
-            .order_by(M.Hand.seq.desc()).limit(1))).first()
+        live = (M.Hand.session_id == session_id, M.Hand.voided.is_(False))
+        # Levels follow each other in seq order: the previous live hand is the level's (read
+        # along the (session_id, seq) index, not every hand of a long level).
+        prev = (await s.execute(select(M.Hand.seq, M.Hand.outcome, M.Hand.level)
+                                .where(*live, M.Hand.seq < seq)
+                                .order_by(M.Hand.seq.desc()).limit(1))).first()
+        if prev is not None and prev.level != level:  # levels given out of order
+            prev = (await s.execute(select(M.Hand.seq, M.Hand.outcome, M.Hand.level)
+                                    .where(*live, M.Hand.level == level)
+                                    .order_by(M.Hand.seq.desc()).limit(1))).first()
         if prev is not None:
             values.update(last_seq=prev.seq, ended=bool(prev.outcome.get("level_over")),
                           balances=prev.outcome.get("balances"))

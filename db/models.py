@@ -215,7 +215,8 @@ class LedgerEntry(Base):
     """What one seat (and the person in it) won or lost in one hand; a hand's four sum to 0."""
 
     __tablename__ = "ledger_entries"
-    __table_args__ = (Index(None, "session_id", "seat"), Index(None, "person_id"))
+    # (session_id, seat, points): a seat's entries, biggest first (a void's next biggest gain)
+    __table_args__ = (Index(None, "session_id", "seat", "points"), Index(None, "person_id"))
     hand_id: Mapped[int] = mapped_column(Id, ForeignKey("hands.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))

@@ -42,7 +42,7 @@ from tests.fake_telegram import FakeTelegram
 CHUNK = 5_000
 TIMEOUT = 600.0
 FIRST_REVISION = "0001"
-COMMANDS = ["/table", "/history", "/stats", "/chart", "/export", "/hu 1 zimo"]
+COMMANDS = ["/table", "/history", "/stats", "/chart", "/export", "/hu 1 zimo", "/undo"]
 
 
 def chat_id(variant: str, size: int) -> int:

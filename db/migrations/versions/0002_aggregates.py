@@ -1,5 +1,6 @@
 """Running aggregates for /stats, Cixi levels and /chart, built from the hands already stored;
-an index on hands.entered_by (the guest merge looks hands up by it).
+an index on hands.entered_by (the guest merge looks hands up by it); the ledger's (session_id,
+seat) index widened with points.
 
 Revision ID: 0002_aggregates
 Revises: 0001
@@ -38,6 +39,10 @@ def _deltas() -> list[sa.Column]:
 
 def upgrade() -> None:
     op.create_index(op.f("ix_hands_entered_by"), "hands", ["entered_by"])
+    # Widened: a seat's entries biggest first (voiding a seat's biggest gain finds the next).
+    op.drop_index(op.f("ix_ledger_entries_session_id_seat"), "ledger_entries")
+    op.create_index(op.f("ix_ledger_entries_session_id_seat_points"), "ledger_entries",
+                    ["session_id", "seat", "points"])
     seat_stats = op.create_table(
         "seat_stats",
         sa.Column("session_id", ID, nullable=False),
@@ -172,4 +177,6 @@ def _write(conn: Any, sid: int, agg: _Session, seat_stats: Any, seat_patterns: A
 def downgrade() -> None:
     for table in ("hand_buckets", "level_totals", "seat_patterns", "seat_stats"):
         op.drop_table(table)
+    op.drop_index(op.f("ix_ledger_entries_session_id_seat_points"), "ledger_entries")
+    op.create_index(op.f("ix_ledger_entries_session_id_seat"), "ledger_entries", ["session_id", "seat"])
     op.drop_index(op.f("ix_hands_entered_by"), "hands")
