@@ -119,10 +119,8 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
 async def seat_names(store: Store, session: Any) -> list[str | None]:
     if isinstance(session, SessionView):
         return list(session.names)
-    names: list[str | None] = []
-    for pid in session.seats:
-        names.append((await store.get_person(pid)).name if pid is not None else None)
-    return names
+    people = await store.get_people(pid for pid in session.seats if pid is not None)
+    return [people[pid].name if pid in people else None for pid in session.seats]
 
 
 def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:

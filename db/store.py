@@ -294,6 +294,15 @@ class Store:
         async with self._read() as s:
             return _person(await self._person_row(s, person_id))
 
+    async def get_people(self, person_ids: Iterable[int]) -> dict[int, Person]:
+        """The people with these ids, in one read (ids not found are left out)."""
+        ids = sorted(set(person_ids))
+        if not ids:
+            return {}
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Person).where(M.Person.id.in_(ids)))).scalars()
+            return {row.id: _person(row) for row in rows}
+
     # -- sessions --------------------------------------------------------------------------
 
     async def start_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
