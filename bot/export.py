@@ -169,5 +169,9 @@ def parse_import(data: bytes) -> ImportedSession:
     rules = doc.get("rules") or {}
     if not isinstance(rules, dict):
         raise ImportError_("rules must be an object")
+    try:  # the new session keeps every rule's value, like a session started in the chat
+        rules = get_variant(str(doc.get("variant"))).resolved_rules(rules)
+    except ScoringError as exc:
+        raise ImportError_("the session's rules: {reason}", scoring=exc, players=players) from None
     return ImportedSession(str(doc.get("variant")), rules, stake,
                            (players[0], players[1], players[2], players[3]), tuple(hands))

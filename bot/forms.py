@@ -90,9 +90,26 @@ def _unwrap(tp: Any, meta: list[Any]) -> tuple[Any, list[Any], bool]:
     return tp, meta, optional
 
 
+def _model_or_words(tp: Any) -> tuple[type[BaseModel], tuple[Any, ...], bool] | None:
+    """A union of one model and Literal words, maybe None: (the model, the words, optional)."""
+    if get_origin(tp) not in (Union, types.UnionType):
+        return None
+    args = [a for a in get_args(tp) if a is not type(None)]
+    models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+    literals = [a for a in args if get_origin(a) is Literal]
+    if len(models) != 1 or len(models) + len(literals) != len(args):
+        return None
+    words = tuple(w for a in literals for w in get_args(a))
+    return models[0], words, len(args) < len(get_args(tp))
+
+
 def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
              required: bool = False) -> Spec:
     tp, meta, optional = _unwrap(tp, list(meta))
+    alt = _model_or_words(tp)
+    if alt is not None:  # a hand, or a word instead of one (Luzhou's 花猫 "flower_cat")
+        return Spec(kind=Kind.OBJECT, name=name, default=default, required=required,
+                    optional=optional or alt[2], model=alt[0], choices=alt[1])
     common = {"name": name, "default": default, "required": required, "optional": optional}
     if tp is bool:
         return Spec(kind=Kind.BOOL, **common)
@@ -229,11 +246,16 @@ def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: s
             mapping[key] = min(spec.value.hi, int(mapping[key]) + (1 if sign == "+" else -1))
         target[name] = mapping
     elif op == "n" and spec.kind is Kind.SEAT_MAP:
-        # optional entries (ready hands) toggle between null and a hand; others come and go
+        # optional entries (ready hands) toggle between null and a hand (then through the words
+        # that may stand instead of one, as 花猫); others come and go
         key = str(_seat(arg))
         mapping = dict(value or {})
-        if mapping.get(key) is None:
+        words = list(spec.value.choices) if spec.value is not None and spec.model else []
+        entry = mapping.get(key)
+        if entry is None:
             mapping[key] = blank(spec.model) if spec.model else 0
+        elif words and (isinstance(entry, dict) or entry in words[:-1]):
+            mapping[key] = words[0] if isinstance(entry, dict) else words[words.index(entry) + 1]
         elif spec.value is not None and spec.value.optional:
             mapping[key] = None
         else:

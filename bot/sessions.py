@@ -32,7 +32,7 @@ from .render import esc, money, seat_label, totals_block
 from .wizard import Button
 
 RULE_LABELS = {
-    "ghosts": N_("Ghost tiles"), "cap": N_("Cap per payment (0 = none)"),
+    "ghosts": N_("Ghost tiles"), "cap": N_("Cap (0 = none)"),
     "one_ke_discard": N_("Plain hand may win off a discard (1颗)"),
     "no_ghost_steps": N_("无鬼 steps"), "ready_pay": N_("查叫 pays"),
     "ghost_bonus": N_("喜钱 amount"), "ghost_bonus_mode": N_("喜钱 when"),
@@ -45,11 +45,23 @@ RULE_LABELS = {
     "level_points": N_("Points per level"), "false_win_points": N_("False win (炸胡) pays"),
     "discard_wins": N_("Wins off a discard allowed"), "rob_multiplier": N_("Robbed kong multiplier"),
     "three_feed": N_("三凑承包"), "jing_on_exhausted": N_("精 bonus on an exhausted wall"),
+    "cap_applies": N_("The cap limits"), "kong_discard_steps": N_("杠上炮/抢杠 steps"),
+    "flower_cat": N_("花猫 (three suits at the end)"), "follow_pay": N_("跟张 pays"),
+    "self_draw_needs_fan": N_("A self-draw needs a 番"),
+    "concealed_kong_keeps_menqing": N_("A concealed kong keeps 门清"),
+    "kongs_on_exhausted": N_("Kongs on an exhausted wall"),
 }
 VALUE_LABELS = {True: N_("yes"), False: N_("no"), "full": N_("full"), "half": N_("half"),
                 "linear": N_("linear"), "double": N_("double"), "off": N_("off"),
                 "always": N_("always"), "win_only": N_("only when winning"),
-                "winner": N_("winner"), "both": N_("both")}
+                "winner": N_("winner"), "both": N_("both"),
+                # cap_applies, flower_cat, follow_pay, kongs_on_exhausted
+                "value": N_("the hand's value"),
+                "payment": N_("each payment"),
+                "not_ready": N_("pays like a seat not ready"),
+                "cap": N_("pays the cap to every other seat"),
+                "last": N_("the last round's amount"), "sum": N_("every round's amount"),
+                "pay": N_("pay"), "void": N_("void")}
 INT_PRESETS = {"cap": (0, 20, 40, 100), "level_points": (100, 200), "false_win_points": (12, 24, 48),
                "rob_multiplier": (1, 3, 6)}
 
@@ -159,7 +171,9 @@ async def cmd_new(update: Update, context: Context) -> None:
 async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> None:
     store = store_of(context)
     chat = await store.ensure_chat(sc.chat_id)
-    rules = dict(chat.house_rules.get(name, {}))
+    # the session keeps every rule's value, defaults included: a later change to scoring's
+    # defaults never re-scores its hands (see Variant.resolved_rules)
+    rules = get_variant(name).resolved_rules(dict(chat.house_rules.get(name, {})))
     try:
         session = await store.start_session(sc.chat_id, name, rules, started_by=sc.person_id)
     except StoreError:
@@ -260,9 +274,14 @@ async def on_rule_button(update: Update, context: Context) -> None:
     spec = specs[idx]
     rules = variant.Rules.model_validate(session.rules).model_dump()
     rules[spec.name] = next_rule_value(spec, rules[spec.name])
-    changed = {k: v for k, v in rules.items() if v != forms.spec_named(variant.Rules, k).default}
-    session = await store.set_session_rules(session.id, changed)
-    await store.set_house_rules(sc.chat_id, session.variant, changed)
+    session = await store.set_session_rules(session.id, variant.resolved_rules(rules))
+    # what new sessions start with: the chat's choices and this one, not the values an older
+    # session keeps from before a change of defaults
+    house = dict((await store.ensure_chat(sc.chat_id)).house_rules.get(session.variant, {}))
+    house[spec.name] = rules[spec.name]
+    if rules[spec.name] == spec.default:
+        house.pop(spec.name)
+    await store.set_house_rules(sc.chat_id, session.variant, house)
     await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
                rules_rows(t, session))
     await query.answer()

@@ -351,9 +351,9 @@ def prune(model: type[BaseModel], obj: dict[str, Any]) -> dict[str, Any]:
         if spec.kind is Kind.ITEMS and spec.model is not None:
             value = [prune(spec.model, item) for item in value]
         elif spec.kind is Kind.SEAT_MAP and spec.model is not None:
-            value = {k: None if item is None else prune(spec.model, item)
-                     for k, item in sorted(value.items())}
-        elif spec.kind is Kind.OBJECT and spec.model is not None and value is not None:
+            value = {k: prune(spec.model, item) if isinstance(item, dict) else item
+                     for k, item in sorted(value.items())}  # None, or a word such as 花猫
+        elif spec.kind is Kind.OBJECT and spec.model is not None and isinstance(value, dict):
             value = prune(spec.model, value)
         if spec.name == "type" or spec.required or value != spec.default:
             out[spec.name] = value
@@ -687,11 +687,13 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
             state = "▫️ " + t("not listed")
         elif entry is None:
             state = "✗ " + t("not ready") if spec.name == "ready" else "✗"
+        elif not isinstance(entry, dict):  # a word in place of a hand (花猫)
+            state = "✗ " + value_label(ctx, entry)
         else:
             summary = summarize(ctx, spec.model, entry) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
         row = [Button(f"{who}: {state}", cb("n", ref, s))]
-        if present and entry is not None and spec.model is not None and forms.fields_of(spec.model):
+        if isinstance(entry, dict) and spec.model is not None and forms.fields_of(spec.model):
             row.append(Button("✎", cb("o", ref, s)))
         rows.append(row)
     return rows
@@ -746,6 +748,8 @@ def _entry_text(ctx: Ctx, spec: Spec, entry: Any) -> str:
         return str(entry)
     if entry is None:
         return ctx.t("not ready") if spec.name == "ready" else "✗"
+    if not isinstance(entry, dict):
+        return value_label(ctx, entry)
     return summarize(ctx, spec.model, entry) or (ctx.t("ready") if spec.name == "ready" else "✓")
 
 

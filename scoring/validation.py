@@ -35,8 +35,8 @@ def _path(prefix: str, loc: Sequence[int | str], skip: set[str]) -> str:
             out += f"[{part}]"
         elif part in skip and i > 0 and isinstance(loc[i - 1], int):
             continue  # the discriminator tag pydantic puts into the location
-        elif part == "[key]":
-            continue
+        elif part == "[key]" or "[" in part:
+            continue  # a map key's marker, or the union member pydantic tried ("literal[…]")
         elif i + 1 < len(loc) and loc[i + 1] == "[key]":
             out += f"[{part!r}]"
         else:
@@ -107,6 +107,14 @@ def _raise(exc: ValidationError, prefix: str, unknown: _Msg, skip: set[str] | No
                        **msg.params) from None
 
 
+def parse_rules(variant: Variant, rules: Any) -> Any:
+    """A variant's house rules from JSON, errors as `ScoringError` at ``rules.<name>``."""
+    try:
+        return variant.Rules.model_validate(rules)
+    except ValidationError as exc:
+        _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+
+
 def parse_record(data: Any) -> tuple[Variant, Hand]:
     if not isinstance(data, dict):
         raise ScoringError("record", "a hand record must be a JSON object")
@@ -119,10 +127,7 @@ def parse_record(data: Any) -> tuple[Variant, Hand]:
         env = Envelope.model_validate(data)
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
-    try:
-        rules = variant.Rules.model_validate(env.rules)
-    except ValidationError as exc:
-        _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+    rules = parse_rules(variant, env.rules)
     try:
         events = variant.events_adapter().validate_python(env.events)
     except ValidationError as exc:

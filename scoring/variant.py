@@ -47,6 +47,14 @@ class Variant:
     def event_types(cls) -> list[str]:
         return [ev.model_fields["type"].annotation.__args__[0] for ev in cls.events]
 
+    def resolved_rules(self, rules: dict[str, Any]) -> dict[str, Any]:
+        """Every house rule's value, defaults filled in: what a session records when it starts,
+        so that later changes to the defaults never re-score its hands. `ScoringError` (at
+        ``rules.<name>``) for an unknown rule or a bad value."""
+        from .validation import parse_rules  # validation imports this module
+
+        return parse_rules(self, rules).model_dump(mode="json")
+
     def win_types(self, rules: Any) -> tuple[str, ...]:
         """How a hand may be won under these rules (the wizard offers only these)."""
         return ("self_draw", "discard", "robbed_kong")
@@ -74,6 +82,27 @@ class Variant:
         for seat, n in sorted(Counter(k.seat for k in kongs).items()):
             if n > 4:
                 raise ScoringError("events", "{seat} has more than four kongs", seat=seat)
+
+
+    @staticmethod
+    def check_robbed_kong(ev: WinEvent, path: str, kongs: list[tuple[str, KongEvent]]) -> None:
+        """A hand's robbed kong and its win go together (hand-format.md): a kong marked robbed
+        needs the robbed_kong win from its owner, and that win needs the robbed kong, the
+        last kong before it (no other kong or win between them). One kong is robbed at most."""
+        robbed = [(p, k) for p, k in kongs if k.robbed]
+        for p, k in robbed:
+            if ev.by != "robbed_kong" or k.seat != ev.from_:
+                raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
+                                   "in a robbed_kong win from {seat}", seat=k.seat)
+        if len(robbed) > 1:
+            raise ScoringError(f"{robbed[1][0]}.robbed", "only one kong can be robbed in a hand")
+        if ev.by == "robbed_kong" and not robbed:
+            raise ScoringError(f"{path}.by", "a robbed_kong win needs the robbed kong: a kong by "
+                               "{seat} with robbed: true", seat=ev.from_)
+        if robbed and kongs[-1][1] is not robbed[0][1]:
+            raise ScoringError(kongs[-1][0], "the robbed kong ({event}) is robbed by the win "
+                               "right after it; no other kong can come between",
+                               event=robbed[0][0])
 
 
 _REGISTRY: dict[str, Variant] = {}

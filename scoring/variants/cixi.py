@@ -38,7 +38,7 @@ class Winner(WinnerBase):
     pure: bool = False
     single_wait: bool = False
     joker_single: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
-    flying_horse: bool = False
+    flying_horse: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     kong_joker_single: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     earthly: bool = Field(default=False, json_schema_extra=only_by("discard"))
     promotions: int = Field(default=0, ge=0)
@@ -46,6 +46,7 @@ class Winner(WinnerBase):
     heavenly: bool = Field(default=False, json_schema_extra=only_by("self_draw"))
     ten_winds: bool = False
     hoarded_winds_by: Seat | None = None
+    flying_horse_by: Seat | None = Field(default=None, json_schema_extra=only_by("discard"))
 
 
 class FalseWinEvent(StrictModel):
@@ -53,7 +54,7 @@ class FalseWinEvent(StrictModel):
     seat: Seat
 
 
-FORMS = ("all_pungs", "seven_pairs", "chaos", "seven_winds")
+FORMS = ("all_pungs", "seven_pairs", "chaos")  # 七风 is a 大乱: seven_winds implies chaos
 LONE_DRAGON = ("joker_single", "flying_horse", "kong_joker_single")  # waits on a lone 龙
 
 
@@ -90,21 +91,23 @@ def valuation(w: Winner, ev: WinEvent) -> Valuation:
         v.add(f"jokers:{w.jokers}", w.jokers)
     else:
         v.add("no_joker", 2)  # 无龙会
-    for term, dragons, on in (("all_pungs", 1, w.all_pungs), ("half_flush", 1, w.half_flush),
-                              ("chaos", 1, w.chaos)):
+    for term, dragons, on in (("all_pungs", 1, w.all_pungs), ("half_flush", 1, w.half_flush)):
         if on:
             v.add(term, dragons)
-    # without 龙, 清七对 and 七风 are 统付 hands worth more
+    if w.hoarded_winds_by is not None:  # 关风向: +5 in place of 大乱's +1, that seat pays all
+        v.add("hoarded_winds", 5)
+        v.pays_all, v.responsible = True, w.hoarded_winds_by
+    elif w.chaos or w.seven_winds:
+        v.add("chaos", 1)
+    # without 龙, 清七对 and 七风 are 统付 hands
     if w.seven_pairs and w.jokers:
         v.add("seven_pairs", 1)
     elif w.seven_pairs:
         v.add("clean_seven_pairs", 5)
         v.pays_all = True
-    if w.seven_winds and w.jokers:
-        v.add("seven_winds", 5)
-    elif w.seven_winds:
-        v.add("clean_seven_winds", 6)  # 无龙会 2 + 6: 28 in all
-        v.pays_all = True
+    if w.seven_winds:  # +5 on top of 大乱: 无龙七风 2 + 1 + 5 = 8 → 28
+        v.add("seven_winds" if w.jokers else "clean_seven_winds", 5)
+        v.pays_all = v.pays_all or not w.jokers
     for term, dragons, on, pays_all in (
         ("pure", 5, w.pure, True),  # 有龙清一色 (without 龙 it is 全交, above)
         ("single_wait", 5, w.single_wait, True),
@@ -127,11 +130,9 @@ def valuation(w: Winner, ev: WinEvent) -> Valuation:
     if ev.by == "robbed_kong":
         v.add("robbed_kong", 5)
         v.pays_all, v.responsible = True, ev.from_
-    if w.hoarded_winds_by is not None:
-        v.add("hoarded_winds", 5)
-        v.pays_all, v.responsible = True, w.hoarded_winds_by
-    if w.flying_horse and ev.by == "discard":
-        v.responsible = ev.from_
+    if w.flying_horse_by is not None:  # 飞马's risk: the seat that broke down pays all
+        v.add("flying_horse_risk", 10)
+        v.pays_all, v.responsible = True, w.flying_horse_by
     return v
 
 
@@ -173,6 +174,10 @@ class Cixi(Variant):
         "kong_discard": ("discard after kong", "杠上炮", "槓上炮"),
         "robbed_kong": ("robbing the kong", "拦杠胡", "攔槓胡"),
         "hoarded_winds": ("hoarded winds", "关风向", "關風向"),
+        "flying_horse_risk": ("flying horse broken off", "飞马失手", "飛馬失手"),
+        "hoarded_winds_by": ("hoarded winds: who pays", "关风向的一家", "關風向的一家"),
+        "flying_horse_by": ("broke down to a lone joker: who pays", "飞马放炮的一家",
+                            "飛馬放炮的一家"),
         "pays_all": ("each pays in full", "统付", "統付"),
         "all_in": ("takes everything", "全交", "全交"),
         "false_win": ("false win", "炸胡", "炸胡"),
@@ -206,6 +211,7 @@ class Cixi(Variant):
                 winner, over = w.seat, True
             else:
                 over = True
+        self.check_end_and_kongs(True if over else None, ())
         balances = ledger.held(hand.balances)
         if winner is None or winner == hand.dealer:
             nxt, wind = hand.dealer, hand.round_wind
@@ -258,6 +264,15 @@ class Cixi(Variant):
         if w.kong_joker_single and not (ev.by == "self_draw" and ev.after_kong):
             raise ScoringError(f"{wpath}.kong_joker_single", "杠上抛花 is a self-draw on a kong "
                                "replacement (by self_draw, after_kong true)")
+        if w.flying_horse and ev.by != "self_draw":
+            raise ScoringError(f"{wpath}.flying_horse", "飞马 is a self-drawn win; a win off the "
+                               "discard of a seat that broke down to a lone 龙 is "
+                               "flying_horse_by")
+        if w.flying_horse_by is not None and (ev.by != "discard"
+                                              or w.flying_horse_by != ev.from_):
+            raise ScoringError(f"{wpath}.flying_horse_by", "飞马's risk falls on the seat whose "
+                               "discard won this hand: the win must be a discard from "
+                               "{seat_by}", seat_by=w.flying_horse_by)
         if w.hoarded_winds_by is not None:
             self._check_hoarded(ev, w, wpath)
         if w.heavenly and (w.seat != hand.dealer or ev.by != "self_draw" or i):
@@ -273,11 +288,11 @@ class Cixi(Variant):
         if by == w.seat:
             raise ScoringError(f"{wpath}.hoarded_winds_by", "the winner cannot pay for his own "
                                "hoarded winds")
-        if not w.chaos:
+        if not (w.chaos or w.seven_winds):
             raise ScoringError(f"{wpath}.hoarded_winds_by", "关风向 pays for a hand that became "
                                "大乱; set chaos")
         other = ev.from_ if (ev.by == "robbed_kong" or ev.after_kong
-                             or (w.flying_horse and ev.by == "discard")) else None
+                             or w.flying_horse_by is not None) else None
         if other is not None and other != by:
             # the rules name one seat that pays all three shares; two would be a guess
             raise ScoringError(f"{wpath}.hoarded_winds_by", "{seat} already pays all "

@@ -25,6 +25,7 @@ from ..model import (
     StrictModel,
     WinEvent,
     WinnerBase,
+    only_by,
 )
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
@@ -59,6 +60,11 @@ class Winner(WinnerBase):
     pure: bool = False
     # plain Ge/Le so the bot's keyboard forms see the bounds of each seat's count
     fed: dict[SeatKey, Annotated[int, Ge(1), Le(4)]] = Field(default_factory=dict)
+
+
+class FeibaoWin(WinEvent[Winner]):
+    # 连杠被抢: the robbers could also have won on the chain's earlier kongs (槓分全無)
+    robs_earlier_kongs: bool = Field(default=False, json_schema_extra=only_by("robbed_kong"))
 
 
 class FeibaoKong(KongEvent):
@@ -135,7 +141,7 @@ class Feibao(Variant):
     unit = ("pt", "分", "分")
     Rules = Rules
     Winner = Winner
-    events = (WinEvent[Winner], FeibaoKong, FeiBaoEvent, JingBonusEvent, ExhaustedEvent)
+    events = (FeibaoWin, FeibaoKong, FeiBaoEvent, JingBonusEvent, ExhaustedEvent)
     multi_winner = True  # 一杠多抢: any number may rob a kong; a discard has one winner
     terms = {
         "standard": ("plain", "平和", "平和"),
@@ -154,6 +160,8 @@ class Feibao(Variant):
         "kong_chain": ("kong chain", "连杠", "連槓"),
         "pure": ("pure suit", "清一色", "清一色"),
         "robbed_kong": ("robbing the kong", "抢杠", "搶槓"),
+        "robs_earlier_kongs": ("could also rob the earlier kongs (all kong points void)",
+                               "前杠也可抢（杠分全无）", "前槓也可搶（槓分全無）"),
         "discard": ("off a discard", "点炮", "點炮"),
         "three_feed": ("three melds fed", "三凑承包", "三湊承包"),
         "kong": ("kong", "杠分", "槓分"),
@@ -174,11 +182,10 @@ class Feibao(Variant):
     def score(self, hand: Hand) -> Outcome:
         rules: Rules = hand.rules
         ledger = Ledger()
-        kongs = [0, 0, 0, 0]  # kongs each seat made (not robbed) so far
+        kongs: list[tuple[str, FeibaoKong]] = []  # every kong so far, in order
         robbed: tuple[int, str] | None = None  # a robbed kong still waiting for its robbers
-        last: tuple[str, FeibaoKong] | None = None  # the latest kong (only 飞宝/精 events may follow)
         win: WinRecord | None = None
-        over = False
+        end: object = None
         fei: list[tuple[str, FeiBaoEvent]] = []
         bonus: tuple[str, JingBonusEvent] | None = None
         for i, ev in enumerate(hand.events):
@@ -193,32 +200,28 @@ class Feibao(Variant):
                 self._check_jing(ev, path)
                 bonus = (path, ev)
                 continue
-            if over:
+            if end is not None:
                 raise ScoringError(path, "the hand is already over (a win or the wall running out "
                                    "ends it); only fei_bao and jing_bonus may follow")
             if robbed is not None and not (isinstance(ev, WinEvent) and ev.by == "robbed_kong"):
                 raise ScoringError(path, "{seat}'s kong at {at} was robbed: the next event is "
                                    "the robbed_kong win", seat=robbed[0], at=robbed[1])
             if isinstance(ev, FeibaoKong):
-                self._kong(ev, ledger)
-                last = (path, ev)
+                kongs.append((path, ev))
                 if ev.robbed:
                     robbed = (ev.seat, path)
-                else:
-                    kongs[ev.seat] += 1
             elif isinstance(ev, WinEvent):
-                if robbed is not None and ev.from_ != robbed[0]:
-                    raise ScoringError(f"{path}.from", "the robbed kong is {seat}'s ({at})",
-                                       seat=robbed[0], at=robbed[1])
-                if (ev.by == "robbed_kong" and robbed is None and last is not None
-                        and last[1].seat == ev.from_ and last[1].kind == "added"):
-                    # that kong was the one robbed: it must not also collect kong points
-                    raise ScoringError(f"{last[0]}.robbed", "{seat}'s added kong was robbed by "
-                                       "the next win; mark it robbed: true", seat=ev.from_)
-                win = self._win(hand, ev, path, kongs, ledger)
-                over = True
+                void = self._check_robbing(ev, path, robbed, kongs)
+                self._pay_kongs(kongs, void, ledger)
+                made = [0, 0, 0, 0]
+                for _, k in kongs:
+                    made[k.seat] += not k.robbed
+                win = self._win(hand, ev, path, made, ledger)
+                end = ev
             else:
-                over = True
+                self._pay_kongs(kongs, set(), ledger)
+                end = ev
+        self.check_end_and_kongs(end, (k for _, k in kongs))
         winners = win.ev.seats if win else []
         self._check_fei_bao(fei, win)
         if win is not None:
@@ -231,15 +234,51 @@ class Feibao(Variant):
             nxt, wind = pass_deal(hand.dealer, hand.round_wind)
         return ledger.outcome(hand, nxt, next_round_wind=wind)
 
+    def _check_robbing(self, ev: FeibaoWin, path: str, robbed: tuple[int, str] | None,
+                       kongs: list[tuple[str, FeibaoKong]]) -> set[int]:
+        """A robbed_kong win needs the robbed kong, the event just before it; returns the
+        indexes (into `kongs`) of the kongs whose points are void."""
+        if ev.by != "robbed_kong":
+            if ev.robs_earlier_kongs:
+                raise ScoringError(f"{path}.robs_earlier_kongs", "robs_earlier_kongs goes with "
+                                   "a robbed_kong win")
+            return set()
+        if robbed is None:
+            last = kongs[-1][1] if kongs else None
+            if last is not None and last.seat == ev.from_ and last.kind == "added":
+                # that kong was the one robbed: it must not also collect kong points
+                raise ScoringError(f"{kongs[-1][0]}.robbed", "{seat}'s added kong was robbed by "
+                                   "the next win; mark it robbed: true", seat=ev.from_)
+            raise ScoringError(f"{path}.by", "a robbed_kong win needs the robbed kong: an added "
+                               "kong by {seat} with robbed: true right before it", seat=ev.from_)
+        if ev.from_ != robbed[0]:
+            raise ScoringError(f"{path}.from", "the robbed kong is {seat}'s ({at})",
+                               seat=robbed[0], at=robbed[1])
+        chain = []  # 连杠: the konger's kongs one after another right before the robbed one
+        for j in range(len(kongs) - 2, -1, -1):
+            if kongs[j][1].seat != ev.from_:
+                break
+            chain.append(j)
+        if ev.robs_earlier_kongs and not chain:
+            raise ScoringError(f"{path}.robs_earlier_kongs", "{seat} made no kong right before "
+                               "the robbed one, so there are no earlier kongs to rob",
+                               seat=ev.from_)
+        return set(chain) if ev.robs_earlier_kongs else set()
+
+    def _pay_kongs(self, kongs: list[tuple[str, FeibaoKong]], void: set[int],
+                   ledger: Ledger) -> None:
+        for j, (_, k) in enumerate(kongs):
+            self._kong(k, ledger, voided=j in void)
+
     # -- kongs -------------------------------------------------------------------------------
 
-    def _kong(self, ev: FeibaoKong, ledger: Ledger) -> None:
+    def _kong(self, ev: FeibaoKong, ledger: Ledger, voided: bool = False) -> None:
         others = [s for s in SEATS if s != ev.seat]
         kind = "jing_kong" if ev.jing else ev.kind
-        if ev.robbed and not ev.jing:
-            return  # a robbed kong scores nothing
+        if (ev.robbed or voided) and not ev.jing:
+            return  # a robbed kong, or one voided with it (槓分全無), scores nothing
         points = JING_KONG_POINTS if ev.jing else KONG_POINTS[ev.kind]
-        note = " (robbed, a 宝杠 still pays)" if ev.robbed else ""
+        note = " (robbed, a 宝杠 still pays)" if ev.robbed or voided else ""
         ledger.add("kong", ev.seat, f"{describe(self.terms, [kind])}: {points}分 from each other "
                    f"seat{note}", each_pays(others, ev.seat, points), ["kong", kind], points)
 

@@ -44,6 +44,7 @@ class Rules(RulesBase):
     hero_chicken: int = Field(default=2, ge=0)
     count_discarded_yaoji: bool = True
     bao_ji: bool = False
+    follow_pay: Literal["last", "sum"] = "last"
 
 
 class ReadyHand(StrictModel):
@@ -281,6 +282,10 @@ class Guiyang(Variant):
                                        event=read.follow[0])
                 read.follow = (path, ev)
             else:
+                if read.end is not None:
+                    raise ScoringError(path, "相公 (dead_hand) happens during play: it comes "
+                                       "before the event that ended the hand ({event})",
+                                       event=read.end[0])
                 if ev.seat in read.dead:
                     raise ScoringError(f"{path}.seat", "{seat} is already 相公 ({event})",
                                        seat=ev.seat, event=read.dead[ev.seat])
@@ -309,7 +314,7 @@ class Guiyang(Variant):
         if ev.by == "discard" and ev.after_kong and not read.kongs_of(ev.from_):
             raise ScoringError(f"{path}.after_kong", "热炮 means {seat} had just made a kong; "
                                "add its kong event", seat=ev.from_)
-        self._check_robbed(read, ev)
+        self.check_robbed_kong(ev, path, read.kongs)
         ready = set(ev.seats)
         if read.ready:
             rpath, rev = read.ready
@@ -333,15 +338,6 @@ class Guiyang(Variant):
                                        "chicken quad(s)", seat=int(key), kongs=len(concealed),
                                        quads=ch.quads)
         return ready
-
-    def _check_robbed(self, read: _Read, ev: WinEvent) -> None:
-        robbed = [(p, k) for p, k in read.kongs if k.robbed]
-        for p, k in robbed:
-            if ev.by != "robbed_kong" or k.seat != ev.from_:
-                raise ScoringError(f"{p}.robbed", "{seat}'s kong was robbed, so the hand must end "
-                                   "in a robbed_kong win from {seat}", seat=k.seat)
-        if len(robbed) > 1:
-            raise ScoringError(f"{robbed[1][0]}.robbed", "only one kong can be robbed in a hand")
 
     def _check_exhausted(self, read: _Read, path: str, ev: Exhausted) -> None:
         ready = ev.ready_seats()
@@ -451,7 +447,8 @@ class Guiyang(Variant):
         if read.follow is None:
             return
         rounds = read.follow[1].rounds
-        amount = 2 ** (rounds - 1)
+        # last: the last round's doubling, 2^(r−1); sum: every round paid, 1 + 2 + … = 2^r − 1
+        amount = 2 ** rounds - 1 if hand.rules.follow_pay == "sum" else 2 ** (rounds - 1)
         payees = [s for s in hand.others(hand.dealer) if s not in blocked]
         left_out = blocked - {hand.dealer}
         skipped = f"; seat {_seats(left_out)} collects nothing" if left_out else ""

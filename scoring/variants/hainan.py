@@ -7,6 +7,8 @@ own. One winner per discard (截胡); the round wind (令) turns as the deal goe
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from ..errors import ScoringError, invalid
@@ -26,6 +28,9 @@ class Rules(RulesBase):
     discarder_extra: int = Field(default=1, ge=0)
     dealer_extra: int = Field(default=0, ge=0)
     exposed_kong_discarder: int = Field(default=0, ge=0)
+    self_draw_needs_fan: bool = False
+    concealed_kong_keeps_menqing: bool = False
+    kongs_on_exhausted: Literal["pay", "void"] = "pay"
 
 
 class Winner(WinnerBase):
@@ -151,10 +156,13 @@ class Hainan(Variant):
                 if k.robbed:
                     raise ScoringError(f"{path}.robbed", "a robbed kong ends the hand in a "
                                        "robbed_kong win, not an exhausted wall")
-            ledger.add("exhausted", None, "黄庄: nobody won; no payments, kongs included",
-                       [], ["exhausted"])
+            void = hand.rules.kongs_on_exhausted == "void"
+            ledger.add("exhausted", None, "黄庄: nobody won; no win payments" + (
+                ", kongs void (kongs_on_exhausted: void)" if void else ", kongs still pay"),
+                [], ["exhausted"])
+        void_kongs = isinstance(end, ExhaustedEvent) and hand.rules.kongs_on_exhausted == "void"
         for _, k in kongs:
-            self._kong(hand, k, isinstance(end, ExhaustedEvent), ledger)
+            self._kong(hand, k, void_kongs, ledger)
         if isinstance(end, WinEvent) and end.seats[0] != hand.dealer:
             nxt, wind = pass_deal(hand.dealer, hand.round_wind)
         else:
@@ -181,12 +189,18 @@ class Hainan(Variant):
 
     def _check_win(self, hand: Hand, ev: WinEvent, path: str,
                    kongs: list[tuple[str, KongEvent]]) -> None:
+        rules: Rules = hand.rules
         w: Winner = ev.winners[0]
         wpath = f"{path}.winners[0]"
         own = [k for _, k in kongs if k.seat == w.seat]
         if own and (w.seven_pairs or w.thirteen_orphans or w.all_chows):
             raise ScoringError(wpath, "{seat} made a kong, so its hand cannot be seven pairs, "
                                "thirteen orphans or all chows", seat=w.seat)
+        if w.concealed and own and not rules.concealed_kong_keeps_menqing:
+            raise ScoringError(f"{wpath}.concealed", "{seat} made a kong, so its hand is not 门清 "
+                               "(no chow, pung or kong of any kind; rule "
+                               "concealed_kong_keeps_menqing lets a concealed kong keep it)",
+                               seat=w.seat)
         if w.concealed and any(k.kind != "concealed" for k in own):
             raise ScoringError(f"{wpath}.concealed", "{seat} has an exposed or added kong, so "
                                "its hand is not 门清", seat=w.seat)
@@ -208,15 +222,12 @@ class Hainan(Variant):
         if w.liable is not None and (ev.by == "self_draw" or w.liable != ev.from_):
             raise ScoringError(f"{wpath}.liable", "包牌 falls on the seat that dealt in: liable "
                                "must be the win's 'from' (and a self-draw has none)")
-        if not w.fan() and ev.by != "robbed_kong":
+        # robbed_kong is itself a 番; a self-draw needs none (自摸:无论有番或者无番)
+        gated = ev.by == "discard" or (ev.by == "self_draw" and rules.self_draw_needs_fan)
+        if gated and not w.fan():
             raise ScoringError(wpath, "no 番, cannot win: 有番才能胡 (mark at least one 番 "
                                "feature of the hand)")
-        for kpath, k in kongs:
-            if k.robbed and (ev.by != "robbed_kong" or k.seat != ev.from_):
-                raise ScoringError(f"{kpath}.robbed", "{seat}'s kong was robbed, so the hand "
-                                   "must end in a robbed_kong win from {seat}", seat=k.seat)
-        if len([k for _, k in kongs if k.robbed]) > 1:
-            raise ScoringError("events", "only one kong can be robbed in a hand")
+        self.check_robbed_kong(ev, path, kongs)
 
     def _win(self, hand: Hand, ev: WinEvent, ledger: Ledger) -> None:
         rules: Rules = hand.rules

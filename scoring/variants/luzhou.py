@@ -6,17 +6,17 @@ Values climb one ladder (2, 5, 10, 20, 40, …); discards and robbed kongs pay h
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
-from ..errors import ScoringError, invalid
+from ..errors import IncompleteHand, ScoringError, invalid
 from ..model import (
     SEATS,
-    ExhaustedReadyEvent,
     Hand,
     RulesBase,
     Seat,
+    SeatKey,
     StrictModel,
     WinEvent,
     WinnerBase,
@@ -28,6 +28,7 @@ from ..variant import Variant, describe, register
 
 LADDER = (2, 5, 10)  # 平胡 2, 闺自摸 5, then doubling
 ALWAYS_MIN_STEP = 4  # 天胡/地胡: at least 40
+FLOWER_CAT_NO_CAP = 40  # 花猫 pays the cap; 40 when the table plays without one
 
 
 class Rules(RulesBase):
@@ -36,6 +37,9 @@ class Rules(RulesBase):
     one_ke_discard: bool = False
     no_ghost_steps: Literal[1, 2] = 2
     ready_pay: Literal["full", "half"] = "full"
+    cap_applies: Literal["value", "payment"] = "value"
+    kong_discard_steps: Literal[1, 2] = 2
+    flower_cat: Literal["not_ready", "cap"] = "not_ready"
     ghost_bonus: Literal["linear", "double", "off"] = "linear"
     ghost_bonus_mode: Literal["always", "win_only"] = "always"
 
@@ -71,6 +75,32 @@ class Winner(WinnerBase, ReadyHand):
         return self
 
 
+FLOWER_CAT = "flower_cat"  # 花猫: still holding three suits at the end, never ready
+
+
+def _ready_entry(value: object) -> object:
+    """Only a hand (an object), null or "flower_cat": say so in one sentence, not pydantic's
+    union of three errors."""
+    if value is not None and value != FLOWER_CAT and not isinstance(value, (dict, ReadyHand)):
+        raise invalid("must be a ready hand (an object), null for not ready, or \"flower_cat\" "
+                      "for 花猫 (got {value})", value=repr(value))
+    return value
+
+
+ReadyEntry = Annotated[ReadyHand | Literal["flower_cat"] | None, BeforeValidator(_ready_entry)]
+
+
+class LuzhouExhausted(StrictModel):
+    """The wall ran out; `ready` maps each seat still in to its best ready hand, null (not
+    ready) or "flower_cat" (花猫)."""
+
+    type: Literal["exhausted"]
+    ready: dict[SeatKey, ReadyEntry] = Field(default_factory=dict)
+
+    def ready_seats(self) -> dict[int, ReadyHand | str | None]:
+        return {int(k): v for k, v in sorted(self.ready.items())}
+
+
 class GhostBonusEvent(StrictModel):
     type: Literal["ghost_bonus"]
     seat: Seat
@@ -93,10 +123,11 @@ def hand_step(h: ReadyHand, rules: Rules) -> tuple[int, list[str]]:
 
 def win_step(w: Winner, ev: WinEvent, rules: Rules) -> tuple[int, list[str]]:
     step, terms = hand_step(w, rules)
+    kong_discard = rules.kong_discard_steps
     extras = (
         ("kong_bloom", 1, ev.by == "self_draw" and ev.after_kong),
-        ("kong_discard", 2, ev.by == "discard" and ev.after_kong),
-        ("robbed_kong", 2, ev.by == "robbed_kong"),
+        ("kong_discard", kong_discard, ev.by == "discard" and ev.after_kong),
+        ("robbed_kong", kong_discard, ev.by == "robbed_kong"),
         ("single_tile", 1, w.single_tile),
         ("declared", 2, w.declared),
     )
@@ -117,6 +148,15 @@ def ghost_bonus_amount(ghosts: int, rules: Rules) -> int:
     return 10 * (ghosts - 4)
 
 
+def owed(value: int, halved: bool, rules: Rules) -> int:
+    """What one payer pays for a hand worth `value`: halved or not, capped as `cap_applies`
+    says (`value`: cap the hand's value, then halve; `payment`: halve, then cap)."""
+    if rules.cap_applies == "value":
+        value = capped(value, rules.cap)
+        return value // 2 if halved else value
+    return capped(value // 2 if halved else value, rules.cap)
+
+
 def _seats(seats: list[int]) -> str:
     return ", ".join(str(s) for s in seats)
 
@@ -132,7 +172,7 @@ class Luzhou(Variant):
     unit = ("ke", "颗", "顆")
     Rules = Rules
     Winner = Winner
-    events = (WinEvent[Winner], ExhaustedReadyEvent[ReadyHand], GhostBonusEvent)
+    events = (WinEvent[Winner], LuzhouExhausted, GhostBonusEvent)
     multi_winner = True
     terms = {
         "standard": ("plain", "平胡", "平胡"),
@@ -150,6 +190,7 @@ class Luzhou(Variant):
         "earthly": ("earthly hand", "地胡", "地胡"),
         "ghost_bonus": ("ghost bonus", "喜钱", "喜錢"),
         "ready_check": ("ready check", "查叫", "查叫"),
+        "flower_cat": ("flower cat (three suits)", "花猫", "花貓"),
     }
 
     def value(self, step: int) -> int:
@@ -179,6 +220,9 @@ class Luzhou(Variant):
             else:
                 self._ready_check(ev, path, won, rules, ledger)
                 over = True
+        if not over:
+            raise IncompleteHand("events", "the hand has no end: add its third win or the "
+                                 "exhausted event")
         for _, ev in bonuses:
             self._ghost_bonus(ev, won, rules, ledger)
         if first_win is None:
@@ -204,16 +248,15 @@ class Luzhou(Variant):
             value = self.value(step)
             names = describe(self.terms, terms)
             if ev.by == "self_draw":
-                paid = capped(value, rules.cap)
+                paid = owed(value, False, rules)
                 payers = [s for s in still_in if s != w.seat]
                 transfers: list[Transfer] = each_pays(payers, w.seat, paid)
                 how = f"self-draw: {paid}颗 from each of seats {_seats(payers)}"
             else:
-                half = value // 2
-                if half < 2 and not rules.one_ke_discard:
+                if value // 2 < 2 and not rules.one_ke_discard:
                     raise ScoringError(wpath, "plain 平胡 cannot win off a discard (it would pay "
                                        "1颗); only with rule one_ke_discard")
-                paid = capped(half, rules.cap)
+                paid = owed(value, True, rules)
                 transfers = [(ev.from_, w.seat, paid)]
                 kind = "discard" if ev.by == "discard" else "robbed kong"
                 how = f"{kind} halves: {paid}颗 from seat {ev.from_}"
@@ -237,7 +280,7 @@ class Luzhou(Variant):
         if w.earthly and w.seat == hand.dealer:
             raise ScoringError(f"{wpath}.earthly", "地胡 is a non-dealer's win; the dealer's is 天胡")
 
-    def _ready_check(self, ev: ExhaustedReadyEvent, path: str, won: list[int], rules: Rules,
+    def _ready_check(self, ev: LuzhouExhausted, path: str, won: list[int], rules: Rules,
                      ledger: Ledger) -> None:
         still_in = [s for s in SEATS if s not in won]
         ready = ev.ready_seats()
@@ -248,22 +291,35 @@ class Luzhou(Variant):
         missing = [s for s in still_in if s not in ready]
         if missing:
             raise ScoringError(f"{path}.ready", "no ready entry for {seats_missing}, still in "
-                               "the hand: give each one's best ready hand, or null when not "
-                               "ready (花猫 included)", seats_missing=missing)
-        not_ready = [s for s in still_in if ready[s] is None]
+                               "the hand: give each one's best ready hand, null when not "
+                               "ready, or \"flower_cat\" for 花猫", seats_missing=missing)
+        cats = [s for s in still_in if ready[s] == FLOWER_CAT]
+        # flower_cat: not_ready — a 花猫 pays the ready seats like any seat that is not ready
+        not_ready = [s for s in still_in if ready[s] is None
+                     or (ready[s] == FLOWER_CAT and rules.flower_cat == "not_ready")]
         for s in still_in:
             h = ready[s]
-            if h is None or not not_ready:
+            if not isinstance(h, ReadyHand) or not not_ready:
                 continue
             step, terms = hand_step(h, rules)
             value = self.value(step)
-            owed = value // 2 if rules.ready_pay == "half" else value
-            paid = capped(owed, rules.cap)
-            half = " halved" if rules.ready_pay == "half" else ""
+            half = rules.ready_pay == "half"
+            paid = owed(value, half, rules)
+            amount = value // 2 if half else value
+            note = " halved" if half else ""
             ledger.add("ready_check", s,
                        f"查叫: ready for {describe(self.terms, terms)} {value}颗; not ready seats "
-                       f"{_seats(not_ready)} pay{half} {paid}颗 each{_cap_note(owed, paid)}",
+                       f"{_seats(not_ready)} pay{note} {paid}颗 each{_cap_note(amount, paid)}",
                        each_pays(not_ready, s, paid), ["ready_check", *terms], value)
+        if rules.flower_cat == "cap":
+            fine = rules.cap or FLOWER_CAT_NO_CAP
+            for cat in cats:
+                payees = [s for s in still_in if s not in cats]
+                if not payees:
+                    continue
+                ledger.add("flower_cat", cat,
+                           f"花猫: pays {fine}颗 to each of seats {_seats(payees)}",
+                           pays_each(cat, payees, fine), ["flower_cat"], fine)
 
     def _check_bonus(self, ev: GhostBonusEvent, path: str, rules: Rules,
                      earlier: list[GhostBonusEvent]) -> None:

@@ -62,8 +62,9 @@ def luzhou_pool() -> list[tuple[dict[str, Any], dict[str, Any]]]:
             event: dict[str, Any] = {"type": "win", "by": by, "winners": [{"seat": winner, **features}]}
             if offset is not None:
                 event["from"] = (winner + offset) % 4
+            ready = {"type": "exhausted", "ready": {str(s): {} for s in range(4) if s != winner}}
             record = {"variant": "luzhou", "dealer": winner, "dealer_streak": 1, "round_wind": 0,
-                      "events": [event]}
+                      "events": [event, ready]}  # a whole hand: the wall runs out, all ready
             pool.append((record, score(record).to_dict()))
     return pool
 

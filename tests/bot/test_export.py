@@ -21,13 +21,20 @@ from bot.export import (
     to_csv,
     to_json,
 )
-from scoring import score
+from scoring import get_variant, score
 
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]
 
 
+def _whole(record: dict) -> dict:
+    """The hand goes on to an empty wall with the three seats still in all ready."""
+    won = {w["seat"] for e in record["events"] for w in e["winners"]}
+    ready = {str(s): {} for s in range(4) if s not in won}
+    return {**record, "events": [*record["events"], {"type": "exhausted", "ready": ready}]}
+
+
 def hands() -> list[ExportedHand]:
-    records = [
+    records = [_whole(r) for r in [
         {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
          "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 1, "pure": True}]}]},
         {"variant": "luzhou", "rules": {}, "dealer": 1, "dealer_streak": 1, "round_wind": 0,
@@ -35,7 +42,7 @@ def hands() -> list[ExportedHand]:
                      "winners": [{"seat": 2, "form": "all_pungs"}]}]},
         {"variant": "luzhou", "rules": {}, "dealer": 2, "dealer_streak": 1, "round_wind": 0,
          "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 0, "quads": 2}]}]},
-    ]
+    ]]
     return [ExportedHand(i + 1, r, score(r).to_dict(), voided=(i == 2), void_reason="typo" if i == 2
                          else None) for i, r in enumerate(records)]
 
@@ -44,7 +51,10 @@ def test_json_round_trip_gives_identical_totals() -> None:
     original = hands()
     doc = to_json("luzhou", {"cap": 40}, 50, PLAYERS, original)
     back = parse_import(json.dumps(doc, ensure_ascii=False).encode())
-    assert back.players == tuple(PLAYERS) and back.stake_cents == 50 and back.rules == {"cap": 40}
+    assert back.players == tuple(PLAYERS) and back.stake_cents == 50
+    # the imported session keeps every rule's value, defaults filled in
+    assert back.rules["cap"] == 40 and back.rules["cap_applies"] == "value"
+    assert set(back.rules) == set(get_variant("luzhou").Rules.model_fields)
 
     def totals(hs: list[ExportedHand] | tuple[ExportedHand, ...]) -> list[int]:
         return [sum(h.outcome["deltas"][s] for h in hs if not h.voided) for s in range(4)]
@@ -110,3 +120,11 @@ def test_a_file_too_large_to_upload_is_gzipped(tmp_path) -> None:
     packed = fit_for_upload(big, limit=100)
     assert packed.name == "b.json.gz" and not big.exists() and packed.stat().st_size < 100 * 50
     assert json.loads(gzip.decompress(packed.read_bytes())) == [1] * 5000
+
+
+def test_an_import_with_rules_scoring_refuses_says_which() -> None:
+    doc = to_json("luzhou", {"cap_applies": "sometimes"}, 0, PLAYERS, [])
+    with pytest.raises(ImportError_) as exc:
+        parse_import(json.dumps(doc).encode())
+    assert exc.value.msgid == "the session's rules: {reason}"
+    assert exc.value.scoring is not None and exc.value.scoring.field == "rules.cap_applies"

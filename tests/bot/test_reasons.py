@@ -43,8 +43,11 @@ def test_several_seats_are_listed_in_the_chat_language() -> None:
 @pytest.mark.parametrize("record", [
     {"variant": "guiyang", "events": [{"type": "win", "by": "discard", "from": 0,
                                        "winners": [{"seat": 1}]}]},  # plain 平胡 off a discard
-    {"variant": "hainan", "events": [{"type": "win", "by": "self_draw",
+    {"variant": "hainan", "events": [{"type": "win", "by": "discard", "from": 0,
                                       "winners": [{"seat": 1}]}]},  # no 番
+    {"variant": "cixi", "events": [{"type": "false_win", "seat": 1}]},  # the hand has no end
+    {"variant": "luzhou", "events": [{"type": "exhausted", "ready": {
+        "0": "flower_dog", "1": None, "2": None, "3": None}}]},  # a ready entry of another kind
     {"variant": "luzhou", "dealer": 9},
     {"variant": "cixi", "rules": {"level_points": "many"}},
 ])

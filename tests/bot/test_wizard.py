@@ -155,6 +155,48 @@ def test_exhausted_wall_ready_map_for_seats_still_in() -> None:
     assert out["deltas"] == [6, 8, 0, -14]
 
 
+def test_ready_map_offers_flower_cat_after_a_ready_hand() -> None:
+    ctx, d = make_ctx(), new_draft()
+    tap(d, ctx, "h:1:w:s")
+    tap(d, ctx, "h:1:ws:0")
+    tap(d, ctx, "h:1:d")
+    tap(d, ctx, "h:1:x")
+    tap(d, ctx, find(d, ctx, "South"))  # not ready → ready
+    tap(d, ctx, find(d, ctx, "South"))  # ready → 花猫
+    south = [label for label, _ in buttons(d, ctx) if label.startswith("South")]
+    assert len(south) == 1 and south[0].endswith(": ✗ flower cat (three suits)"), south
+    assert not any(label == "✎" for label, _ in buttons(d, ctx))  # a 花猫 has no hand to edit
+    tap(d, ctx, find(d, ctx, "Add"))
+    assert d["events"][-1] == {"type": "exhausted", "ready": {"1": "flower_cat", "2": None,
+                                                              "3": None}}
+    assert score(ctx.record(d["events"])).deltas == (6, -2, -2, -2)
+
+
+def _win_form(variant: str, by: str, frm: str | None, lang: str = "en") -> list[str]:
+    ctx, d = make_ctx(variant, lang), new_draft()
+    tap(d, ctx, f"h:1:w:{by}")
+    tap(d, ctx, "h:1:ws:1")
+    if ctx.variant.multi_winner and by != "s":
+        tap(d, ctx, "h:1:wn")
+    if frm is not None:
+        tap(d, ctx, f"h:1:wf:{frm}")
+    return [label for label, _ in buttons(d, ctx)]
+
+
+def test_new_winner_fields_appear_for_their_kind_of_win_with_translated_labels() -> None:
+    # Cixi: 飞马 is a self-draw; who broke down to a lone 龙 is asked on a discard only
+    assert "▫️ flying horse" in _win_form("cixi", "s", None)
+    assert "broke down to a lone joker: who pays" not in _win_form("cixi", "s", None)
+    discard_form = _win_form("cixi", "d", "2")
+    assert "▫️ flying horse" not in discard_form
+    assert "broke down to a lone joker: who pays" in discard_form
+    assert "飛馬放炮的一家" in _win_form("cixi", "d", "2", "zh-Hant")
+    # Feibao: robs_earlier_kongs belongs to a robbed-kong win
+    robbing = "▫️ 前杠也可抢（杠分全无）"
+    assert robbing in _win_form("feibao", "r", "3", "zh-Hans")
+    assert robbing not in _win_form("feibao", "s", None, "zh-Hans")
+
+
 # -- every variant: a random walk over the buttons on screen -----------------------------------
 
 VISIBLE = re.compile(r"<[^>]+>")

@@ -1,5 +1,5 @@
 """The running aggregates (/stats, Cixi levels, /chart) always equal what replaying the stored
-hands gives: after recording, voiding any hand, and when migration 0002 builds them from hands
+hands gives: after recording, voiding any hand, and when migration 0003 builds them from hands
 stored before it existed."""
 
 from __future__ import annotations
@@ -9,15 +9,13 @@ from collections import Counter
 from typing import Any
 
 from alembic import command
-from sqlalchemy import insert, update
 
 from db import Store
-from db import models as M
 from db.store import alembic_config
 from scoring import score
 from scoring.stats import ScoredHand, player_stats
 
-from .helpers import seated_session
+from .helpers import seated_session, stored_at_first_revision
 
 LUZHOU = [  # (winner, by, from, features)
     (1, "self_draw", None, {"pure": True}), (2, "discard", 0, {"form": "all_pungs"}),
@@ -30,7 +28,10 @@ def luzhou_hand(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any]]:
     event: dict[str, Any] = {"type": "win", "by": by, "winners": [{"seat": winner, **features}]}
     if frm is not None:
         event["from"] = frm
-    record = {"variant": "luzhou", "dealer": 0, "dealer_streak": 1, "round_wind": 0, "events": [event]}
+    # a whole hand: it goes on to an empty wall with the other three seats ready
+    ready = {"type": "exhausted", "ready": {str(s): {} for s in range(4) if s != winner}}
+    record = {"variant": "luzhou", "dealer": 0, "dealer_streak": 1, "round_wind": 0,
+              "events": [event, ready]}
     return record, score(record).to_dict()
 
 
@@ -130,29 +131,11 @@ async def test_migration_builds_the_aggregates_from_stored_hands(db_url: str) ->
 
             await conn.run_sync(to_first)
         rng = random.Random(9)
-        async with store.engine.begin() as conn:
-            await conn.execute(insert(M.Chat).values(id=-80, house_rules={}))
-            people = []
-            for i in range(4):
-                people.append((await conn.execute(insert(M.Person).values(
-                    telegram_id=800 + i, name=f"P{i}").returning(M.Person.id))).scalar_one())
-            sid = (await conn.execute(insert(M.Session).values(
-                chat_id=-80, variant="luzhou", rules={}, hand_count=30,
-                **{f"seat{i}": people[i] for i in range(4)}).returning(M.Session.id))).scalar_one()
-            totals = [0, 0, 0, 0]
-            for seq in range(1, 31):
-                record, outcome = luzhou_hand(rng)
-                voided = seq % 7 == 0
-                hid = (await conn.execute(insert(M.Hand).values(
-                    session_id=sid, seq=seq, level=1, record=record, outcome=outcome,
-                    idempotency_key=f"m{seq}", voided=voided).returning(M.Hand.id))).scalar_one()
-                for seat, points in enumerate(outcome["deltas"]):
-                    await conn.execute(insert(M.LedgerEntry).values(
-                        hand_id=hid, seat=seat, session_id=sid, person_id=people[seat], points=points))
-                    totals[seat] += 0 if voided else points
-            await conn.execute(insert(M.SessionTotal), [{"session_id": sid, "seat": i, "points": totals[i]}
-                                                        for i in range(4)])
-            await conn.execute(update(M.Session).where(M.Session.id == sid).values(hand_count=30))
+        hands = [luzhou_hand(rng) for _ in range(30)]
+        voided = {7, 14, 21, 28}
+        sid = await stored_at_first_revision(store, -80, "luzhou", {}, hands, voided=voided)
+        totals = tuple(sum(out["deltas"][s] for seq, (_, out) in enumerate(hands, 1)
+                           if seq not in voided) for s in range(4))
         await store.migrate()
         assert await aggregated(store, -80) == await replayed(store, -80)
         chart = await store.chart_series(sid)

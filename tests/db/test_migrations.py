@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,6 +22,8 @@ from db import Store
 from db.config import DEFAULT_URL, async_url, database_url, make_engine
 from db.models import Base
 from db.store import alembic_config
+
+from .helpers import stored_at_first_revision
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"chats", "people", "sessions", "session_totals", "hands", "hand_voids", "ledger_entries",
@@ -186,3 +189,72 @@ async def test_default_store_is_a_file_in_the_working_directory(tmp_path: Path,
         await store.close()
     assert (tmp_path / "mjledger.sqlite3").exists()
     assert await tables_and_version(f"sqlite:///{tmp_path / 'mjledger.sqlite3'}") == (TABLES, HEAD)
+
+
+# -- 0002: sessions keep the rules they were played with --------------------------------------
+
+async def _store_at_0001(db_url: str) -> Store:
+    done = alembic(db_url, "upgrade", "0001")
+    assert done.returncode == 0, done.stderr
+    return await Store.open(db_url, migrate=False)
+
+
+async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_url: str) -> None:
+    from scoring import score
+
+    store = await _store_at_0001(db_url)
+    try:
+        # a Luzhou hand as revision 1 scored it: 清闺对 (80) off a discard, each payment capped
+        # after halving: 40 (revision 2's default caps the value first: 20)
+        big = {"type": "win", "by": "discard", "from": 1,
+               "winners": [{"seat": 0, "form": "all_pungs", "pure": True, "quads": 1}]}
+        end = {"type": "exhausted", "ready": {"1": {}, "2": {}, "3": {}}}
+        record = {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1,
+                  "round_wind": 0, "events": [big, end]}
+        outcome = {**score(record).to_dict(), "deltas": [40, -40, 0, 0]}
+        luzhou = SimpleNamespace(id=await stored_at_first_revision(store, 1, "luzhou", {},
+                                                                   [(record, outcome)]))
+        # a table's own choice stays: Hainan with discarder_extra 2; revision 1 voided kongs on
+        # an exhausted wall
+        kong_then_empty = {"variant": "hainan", "rules": {"discarder_extra": 2},
+                           "events": [{"type": "kong", "seat": 1, "kind": "concealed"},
+                                      {"type": "exhausted"}]}
+        hainan = SimpleNamespace(id=await stored_at_first_revision(
+            store, 2, "hainan", {"discarder_extra": 2},
+            [(kong_then_empty, score({**kong_then_empty, "rules": {
+                "discarder_extra": 2, "kongs_on_exhausted": "void"}}).to_dict())]))
+    finally:
+        await store.close()
+
+    done = alembic(db_url, "upgrade", "head")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url)
+    try:
+        lz = await store.get_session(luzhou.id)
+        assert lz.rules["cap_applies"] == "payment" and lz.rules["cap"] == 40
+        assert lz.rules["flower_cat"] == "not_ready" and lz.rules["kong_discard_steps"] == 2
+        hn = await store.get_session(hainan.id)
+        assert hn.rules == {"discarder_extra": 2, "dealer_extra": 0, "exposed_kong_discarder": 0,
+                            "self_draw_needs_fan": True, "concealed_kong_keeps_menqing": True,
+                            "kongs_on_exhausted": "void"}
+        # every stored hand scores again to what was stored, under today's scoring
+        for sid in (luzhou.id, hainan.id):
+            hand = await store.last_hand(sid)
+            assert hand is not None
+            assert score(hand.record).to_dict()["deltas"] == hand.outcome["deltas"]
+        stored = await store.last_hand(luzhou.id)
+        assert stored is not None and stored.record["rules"]["cap_applies"] == "payment"
+    finally:
+        await store.close()
+
+    # downgrading takes out what revision 1 did not know, keeping the rest
+    done = alembic(db_url, "downgrade", "0001")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url, migrate=False)
+    try:
+        assert "cap_applies" not in (await store.get_session(luzhou.id)).rules
+        hand = await store.last_hand(hainan.id)
+        assert hand is not None and "kongs_on_exhausted" not in hand.record["rules"]
+        assert hand.record["rules"]["discarder_extra"] == 2
+    finally:
+        await store.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from db import Store
+from scoring import get_variant
 
 from .table import Table, cli_deltas
 
@@ -137,7 +138,10 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
 
     hands = await stored_hands(table, store, [[-6, 15, -1, -8], [12, -12, 17, -17],
                                               [-6, 10, 2, -6]])
-    assert hands[0].record["rules"] == {"bao_ji": True}
+    # the session and its hands keep every rule's value, defaults included
+    full = {**get_variant("guiyang").resolved_rules({}), "bao_ji": True}
+    assert hands[0].record["rules"] == full
+    assert (await store.running_session(table.chat_id)).rules == full
     assert hands[0].record["events"] == [
         {"type": "kong", "seat": 1, "kind": "concealed"},
         {"type": "win", "by": "self_draw", "winners": [{"seat": 1}]},
@@ -342,3 +346,32 @@ async def test_feibao_session(bot: object, table: Table, store: Store) -> None:
     standings = await table.say(dan, "/table")
     for line in ("East Alice: −22", "South <b>&Bob: +78", "West Carol: −18", "North Dan 🀄: −38"):
         assert line in standings.text, standings.text
+
+
+async def test_a_session_keeps_the_rules_it_started_with(bot: object, table: Table,
+                                                         store: Store) -> None:
+    """Every rule's value is stored when a session starts, so later defaults never re-score
+    it; a session stored before a change of defaults (migration 0002 wrote revision 1's values
+    into it) keeps them when a rule is changed, and the chat's house rules for new sessions
+    take only the change."""
+    alice = table.players[0]
+    await table.seat_everyone("hainan")
+    session = await store.running_session(table.chat_id)
+    assert session.rules == get_variant("hainan").resolved_rules({})
+    revision_1 = {**session.rules, "self_draw_needs_fan": True,
+                  "concealed_kong_keeps_menqing": True, "kongs_on_exhausted": "void"}
+    await store.set_session_rules(session.id, revision_1)  # as migration 0002 leaves it
+    rules = await table.say(alice, "/rules")
+    assert "A self-draw needs a 番: yes 🔄" in rules.button_labels
+    answer = await table.tap(alice, rules, "Dealer extra")  # 0 → 1
+    assert not answer.get("show_alert"), answer
+    session = await store.running_session(table.chat_id)
+    assert session.rules == {**revision_1, "dealer_extra": 1}
+    chat = await store.ensure_chat(table.chat_id)
+    assert chat.house_rules["hainan"] == {"dealer_extra": 1}
+    await table.say(alice, "/end")
+    await table.say(alice, "/new hainan")
+    fresh = await store.running_session(table.chat_id)
+    assert fresh.id != session.id
+    assert fresh.rules == get_variant("hainan").resolved_rules({"dealer_extra": 1})
+    assert fresh.rules["kongs_on_exhausted"] == "pay"

@@ -75,7 +75,7 @@ SELF_DRAWN = [  # (name, features, after_kong, V)
     ("混一色 一龙", {"jokers": 1, "half_flush": True}, False, 16),
     ("大乱 一龙", {"jokers": 1, "chaos": True}, False, 16),
     ("有龙七对", {"jokers": 1, "seven_pairs": True}, False, 16),
-    ("有龙七风", {"jokers": 1, "seven_winds": True}, False, 24),
+    ("有龙七风", {"jokers": 1, "seven_winds": True}, False, 26),  # 1 + 大乱 1 + 5
     ("抛花 一龙", {"jokers": 1, "joker_single": True}, False, 24),
     ("飞马 一龙", {"jokers": 1, "flying_horse": True}, False, 34),
     ("杠上抛花 一龙", {"jokers": 1, "kong_joker_single": True}, True, 34),
@@ -144,22 +144,63 @@ def test_robbed_kong_owner_pays_three_shares() -> None:  # 拦杠胡
 RICH_2 = [50, 50, 250, 50]  # seat 2 can pay more than 100
 
 
-def test_flying_horse_dealt_in_pays_three_shares() -> None:  # seed: 102
-    assert deltas([discard(2, 1, jokers=1, flying_horse=True)], balances=RICH_2) == [0, 102, -102, 0]
+def test_flying_horse_is_a_self_draw_34_from_each() -> None:
+    assert deltas([self_draw(1, jokers=1, flying_horse=True)], balances=RICH_2) == [
+        -34, 102, -34, -34]
+    assert_cli_error(rec([discard(2, 1, jokers=1, flying_horse=True)]),
+                     "events[0].winners[0].flying_horse")
+
+
+def test_flying_horse_by_the_seat_that_broke_down_pays_three_shares() -> None:  # seed: 102
+    out = score(rec([discard(2, 1, jokers=1, flying_horse_by=2)], balances=RICH_2))
+    assert out.deltas == (0, 102, -102, 0)
+    assert out.lines[0].value == 34 and "flying_horse_risk" in out.lines[0].terms
+    # without a 龙 in the winner's hand: 无龙会 2 + 10, V 36
+    assert deltas([discard(2, 1, flying_horse_by=2)], balances=RICH_2) == [0, 108, -108, 0]
+
+
+@pytest.mark.parametrize("event", [
+    self_draw(1, jokers=1, flying_horse_by=2),
+    discard(3, 1, jokers=1, flying_horse_by=2),
+    robbed(2, 1, jokers=1, flying_horse_by=2),
+], ids=["self-draw", "another discarder", "robbed kong"])
+def test_flying_horse_by_needs_a_discard_from_that_seat(event: dict) -> None:
+    error = assert_cli_error(rec([event]), "events[0].winners[0].flying_horse_by")
+    assert "seat 2" in error
+
+
+def test_flying_horse_by_and_hoarded_winds_by_two_seats_is_refused() -> None:
+    both = discard(2, 1, jokers=1, chaos=True, flying_horse_by=2, hoarded_winds_by=3)
+    assert "seat 2 already pays all three shares" in assert_cli_error(
+        rec([both]), "events[0].winners[0].hoarded_winds_by")
 
 
 def test_hoarded_winds_seat_pays_three_shares() -> None:
-    # 大乱 +1, 关风向 +5, one 龙: L 7, V 26; the hoarder pays 78, the discarder nothing
+    # 关风向 +5 in place of 大乱's +1, one 龙: L 6, V 24; the hoarder pays 72 (the seed's 72)
     out = score(rec([discard(2, 1, jokers=1, chaos=True, hoarded_winds_by=3)]))
-    assert out.deltas == (0, 78, 0, -78)
+    assert out.deltas == (0, 72, 0, -72)
+    assert "chaos" not in out.lines[0].terms and "hoarded_winds" in out.lines[0].terms
     assert score(rec([self_draw(1, jokers=1, chaos=True, hoarded_winds_by=0)])).deltas == (
-        -78, 78, 0, 0)
+        -72, 72, 0, 0)
 
 
 def test_hoarder_may_also_be_the_kong_discarder() -> None:
     out = score(rec([discard(2, 1, after_kong=True, jokers=1, chaos=True, hoarded_winds_by=2)],
                     balances=RICH_2))
-    assert out.deltas == (0, 108, -108, 0)  # L = 1 + 1 + 5 + 5 = 12, V 36
+    assert out.deltas == (0, 102, -102, 0)  # L = 1 + 5 (关风向) + 5 (杠上炮) = 11, V 34
+
+
+def test_seven_winds_is_a_chaos_hand_counted_once() -> None:
+    both = score(rec([self_draw(1, jokers=1, seven_winds=True, chaos=True)]))
+    alone = score(rec([self_draw(1, jokers=1, seven_winds=True)]))
+    assert both.deltas == alone.deltas == (-26, 78, -26, -26)
+    assert both.lines[0].terms.count("chaos") == 1
+    # 无龙七风: 无龙会 2 + 大乱 1 + 5 = 8 → 28, 统付 off a discard too
+    clean = score(rec([discard(3, 1, seven_winds=True, chaos=True)]))
+    assert clean.deltas == (-28, 84, -28, -28)
+    # 关风向 on a 七风: its +5 replaces 大乱's +1
+    assert score(rec([discard(3, 1, jokers=1, seven_winds=True, hoarded_winds_by=0)],
+                     balances=[250, 50, 50, 50])).deltas == (-102, 102, 0, 0)
 
 
 def test_three_shares_are_cut_to_what_the_payer_holds() -> None:
@@ -199,8 +240,11 @@ def test_false_win_pays_each_and_play_goes_on() -> None:
     assert out.deltas == (17, -79, 52, 10)
 
 
+EXHAUSTED = {"type": "exhausted"}
+
+
 def test_false_win_short_splits_equally_remainder_in_turn_order() -> None:
-    out = score(rec([false_win(2)], balances=[130, 130, 10, 130]))
+    out = score(rec([false_win(2), EXHAUSTED], balances=[130, 130, 10, 130]))
     # 10 → 3 each, the remaining 1 to seat 2's next seat (3)
     assert out.deltas == (3, 3, -10, 4)
     assert out.level_over
@@ -246,10 +290,18 @@ def test_rule_level_points_sets_the_starting_balances() -> None:
 
 
 def test_rule_false_win_points() -> None:
-    assert deltas([false_win(0)]) == [-72, 24, 24, 24]
-    assert deltas([false_win(0)], rules={"false_win_points": 12}) == [-36, 12, 12, 12]
+    assert deltas([false_win(0), EXHAUSTED]) == [-72, 24, 24, 24]
+    assert deltas([false_win(0), EXHAUSTED], rules={"false_win_points": 12}) == [-36, 12, 12, 12]
     # the equal split starts below 3 × the rule's points
-    assert deltas([false_win(0)], rules={"false_win_points": 50}) == [-100, 34, 33, 33]
+    assert deltas([false_win(0), EXHAUSTED], rules={"false_win_points": 50}) == [
+        -100, 34, 33, 33]
+
+
+@pytest.mark.parametrize("events", [[], [false_win(0)], [false_win(0), false_win(1)]],
+                         ids=["no events", "a false win only", "two false wins"])
+def test_a_hand_without_its_end_is_refused(events: list[dict]) -> None:
+    error = assert_cli_error(rec(events), "events")
+    assert "the hand has no end" in error
 
 
 def test_rule_streak_bonus_on_payments_to_and_by_the_dealer() -> None:
@@ -328,12 +380,14 @@ def winner(draw: st.DrawFn, *, seat: int, by: str, after_kong: bool, frm: int | 
     form = draw(st.sampled_from([None, "all_pungs", "seven_pairs", "chaos", "seven_winds"]))
     if form:
         f[form] = True
+    if form == "seven_winds":
+        f["chaos"] = draw(st.booleans())  # implied; saying it too counts 大乱 once
     suit = draw(st.sampled_from([None, "pure", "half_flush"]))
     if suit:
         f[suit] = True
-    lone_choices: list[str | None] = [None, "flying_horse"]
+    lone_choices: list[str | None] = [None]
     if by == "self_draw":
-        lone_choices.append("joker_single")
+        lone_choices += ["joker_single", "flying_horse"]
         if after_kong:
             lone_choices.append("kong_joker_single")
     lone = draw(st.sampled_from(lone_choices))
@@ -349,9 +403,11 @@ def winner(draw: st.DrawFn, *, seat: int, by: str, after_kong: bool, frm: int | 
         f["heavenly"] = draw(st.booleans())
     if first and by == "discard" and frm == dealer and seat != dealer:
         f["earthly"] = draw(st.booleans())
-    if form == "chaos" and draw(st.booleans()):
-        forced = frm if (by == "robbed_kong" or (by == "discard" and (after_kong or lone ==
-                                                                      "flying_horse"))) else None
+    if by == "discard" and draw(st.booleans()):
+        f["flying_horse_by"] = frm
+    if form in ("chaos", "seven_winds") and draw(st.booleans()):
+        forced = frm if (by == "robbed_kong" or (by == "discard" and (
+            after_kong or "flying_horse_by" in f))) else None
         f["hoarded_winds_by"] = forced if forced is not None else draw(
             st.sampled_from([s for s in range(4) if s != seat]))
     return f
@@ -370,8 +426,8 @@ def cixi_records(draw: st.DrawFn) -> dict:
         seat = draw(st.integers(0, 3))
         offenders.add(seat)
         events.append(false_win(seat))
-    end = draw(st.sampled_from(["win", "win", "win", "exhausted", "none"]))
-    if end == "exhausted":
+    end = draw(st.sampled_from(["win", "win", "win", "exhausted"]))
+    if end == "exhausted" or len(offenders) == 4:
         events.append({"type": "exhausted"})
     elif end == "win" and len(offenders) < 4:
         seat = draw(st.sampled_from([s for s in range(4) if s not in offenders]))

@@ -192,6 +192,71 @@ def test_three_feed_leaves_fei_bao_extra_with_the_thrower() -> None:
     assert [line.deltas for line in out.lines] == [(0, 30, -30, 0), (0, 10, 0, -10)]
 
 
+def test_three_feed_feeder_who_threw_jing_pays_his_shares_plus_the_extra() -> None:
+    out = score(rec([fei(2, 2), self_draw(1, form="all_pungs", fed={"2": 3})]))
+    # 碰对 without 精 10: seat 2 pays all three shares 30, then its 飞宝 extra 10·(2²−1) = 30
+    assert [line.deltas for line in out.lines] == [(0, 30, -30, 0), (0, 30, -30, 0)]
+    fourth = score(rec([fei(3), self_draw(1, form="all_pungs", fed={"2": 3, "3": 1})]))
+    # seat 2 pays two shares; seat 3 fed the fourth meld: its own share 10, plus 10 for its 精
+    assert fourth.deltas == (0, 40, -20, -20)
+
+
+# -- chained kongs robbed (连杠被抢) --------------------------------------------------------------
+
+CHAIN = [kong(0, "concealed"), kong(3, "concealed"), kong(3, "exposed", **{"from": 1}),
+         kong(3, "added", robbed=True)]
+
+
+def test_robbed_chain_keeps_earlier_kong_points_by_default() -> None:
+    out = score(rec([*CHAIN, rob(3, {"seat": 1})]))
+    kongs = [line.deltas for line in out.lines if line.what == "kong"]
+    # seat 0's kong and seat 3's two earlier kongs pay (前槓分值有效); the robbed one does not
+    assert kongs == [(6, -2, -2, -2), (-2, -2, -2, 6), (-1, -1, -1, 3)]
+    assert out.deltas == (3, 7, -5, -5)
+
+
+def test_robs_earlier_kongs_voids_the_whole_chain() -> None:
+    out = score(rec([*CHAIN, {**rob(3, {"seat": 1}), "robs_earlier_kongs": True}]))
+    kongs = [line.deltas for line in out.lines if line.what == "kong"]
+    assert kongs == [(6, -2, -2, -2)]  # seat 0's kong is not in seat 3's chain: it stands
+    assert out.deltas == (6, 10, -2, -14)
+
+
+def test_robs_earlier_kongs_a_jing_kong_keeps_its_10() -> None:
+    events = [kong(3, "concealed", jing=True), kong(3, "concealed"), kong(3, "added", robbed=True),
+              {**rob(3, {"seat": 1}), "robs_earlier_kongs": True}]
+    kongs = [line.deltas for line in score(rec(events)).lines if line.what == "kong"]
+    assert kongs == [(-10, -10, -10, 30)]
+
+
+def test_robs_earlier_kongs_needs_a_chain_and_a_robbed_kong_win() -> None:
+    lone = [kong(0), kong(3, "added", robbed=True),
+            {**rob(3, {"seat": 1}), "robs_earlier_kongs": True}]
+    assert "no kong right before" in assert_cli_error(rec(lone), "events[2].robs_earlier_kongs")
+    drawn = [kong(1), {**self_draw(1, True, kong_chain=1), "robs_earlier_kongs": True}]
+    assert_cli_error(rec(drawn), "events[1].robs_earlier_kongs")
+
+
+# -- whole hands -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("events", [[], [kong(1)], [fei(2)], [kong(1), fei(2), jing(s0=(1, 0))]],
+                         ids=["no events", "only a kong", "only 飞宝", "kong, 飞宝 and 精"])
+def test_a_hand_without_its_end_is_refused(events: list[dict]) -> None:
+    assert "the hand has no end" in assert_cli_error(rec(events), "events")
+
+
+def test_a_robbed_kong_win_needs_the_robbed_kong() -> None:
+    assert "needs the robbed kong" in assert_cli_error(rec([rob(3, {"seat": 1})]), "events[0].by")
+    # another seat's kong between the robbed kong and the win is refused too
+    between = [kong(3, "added", robbed=True), kong(2), rob(3, {"seat": 1})]
+    assert_cli_error(rec(between), "events[1]")
+
+
+def test_kong_bloom_needs_the_winners_own_kong() -> None:
+    assert_cli_error(rec([kong(2), self_draw(1, True, kong_chain=1)]),
+                     "events[1].winners[0].kong_chain")
+
+
 # -- the 精 bonus ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("zheng", "fu", "points"), [
@@ -287,7 +352,7 @@ INVALID = [
     ("feeding yourself", rec([self_draw(1, fed={"1": 3})]), "events[0].winners[0].fed['1']"),
     ("five melds fed", rec([self_draw(1, fed={"2": 3, "3": 2})]), "events[0].winners[0].fed"),
     ("winner in a fei_bao event", rec([fei(1), self_draw(1)]), "events[0].seat"),
-    ("nine 精 thrown", rec([fei(2, 5), fei(3, 4)]), "events[1].count"),
+    ("nine 精 thrown", rec([fei(2, 5), fei(3, 4), {"type": "exhausted"}]), "events[1].count"),
     ("five 正精 held", rec([jing(s0=(3, 0), s1=(2, 0))]), "events[0].seats"),
     ("two jing bonuses", rec([jing(s0=(1, 0)), jing(s1=(1, 0))]), "events[1]"),
     ("robbed kong not robbed", rec([kong(3, "added", robbed=True), self_draw(1)]), "events[1]"),
@@ -361,8 +426,7 @@ def feibao_records(draw: st.DrawFn) -> dict:
             ev["from"] = (seat + draw(st.integers(1, 3))) % 4
         events.append(ev)
         kongs[seat] += 1
-    end = draw(st.sampled_from(["self_draw", "self_draw", "robbed_kong", "discard", "exhausted",
-                                "none"]))
+    end = draw(st.sampled_from(["self_draw", "self_draw", "robbed_kong", "discard", "exhausted"]))
     winners: list[dict] = []
     if end == "self_draw":
         seat = draw(st.integers(0, 3))
@@ -377,11 +441,13 @@ def feibao_records(draw: st.DrawFn) -> dict:
                               max_size=3, unique=True))
         winners = [draw(winner(s, 0)) for s in seats]
         events.append(rob(owner, *winners))
+        if len(events) > 2 and events[-3]["seat"] == owner:
+            events[-1]["robs_earlier_kongs"] = draw(st.booleans())
     elif end == "discard" and rules["discard_wins"]:
         frm, seat = draw(st.permutations(range(4)))[:2]
         winners = [draw(winner(seat, 0))]
         events.append({"type": "win", "by": "discard", "from": frm, "winners": winners})
-    elif end == "exhausted":
+    else:
         events.append({"type": "exhausted"})
     won = {w["seat"] for w in winners}
     room = 8 - sum(w["fei_bao"] for w in winners)

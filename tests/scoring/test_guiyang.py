@@ -280,6 +280,14 @@ def test_follow_doubles_per_round(rounds: int, each: int) -> None:
     assert lines(events, "follow", dealer=3) == [[each, each, each, -3 * each]]
 
 
+@pytest.mark.parametrize(("rounds", "each"), [(1, 1), (2, 3), (3, 7), (4, 15)])
+def test_rule_follow_pay_sum_pays_every_round(rounds: int, each: int) -> None:
+    events = [self_draw(1, form="all_pungs"), {"type": "follow", "rounds": rounds}]
+    assert lines(events, "follow", dealer=3, rules={"follow_pay": "sum"}) == [
+        [each, each, each, -3 * each]]
+    assert_cli_error(rec(events, rules={"follow_pay": "double"}), "rules.follow_pay")
+
+
 def test_follow_is_paid_on_an_exhausted_wall_too() -> None:
     events = [{"type": "follow", "rounds": 1}, exhausted(s0=None, s1=None, s2=None, s3=None)]
     assert deltas(events) == [-3, 1, 1, 1]
@@ -457,6 +465,22 @@ INVALID = [  # (name, events, field, words in the message)
      "events[3]", "more chicken tiles"),
     ("ready listed twice", [self_draw(1, pure=True), ready(2, 2)], "events[1].seats[1]", "twice"),
     ("five kongs", [kong(1)] * 5 + [self_draw(1, pure=True)], "events", "four kongs"),
+    ("robbed_kong win without a robbed kong", [kong(1, "added"), robbed(1, {"seat": 2})],
+     "events[1].by", "needs the robbed kong"),
+    ("robbed_kong win with no kong at all", [robbed(1, {"seat": 2})], "events[0].by",
+     "needs the robbed kong"),
+    ("another kong between the robbed kong and its win",
+     [kong(1, "added", robbed=True), kong(3), robbed(1, {"seat": 2})], "events[1]",
+     "no other kong"),
+    ("only a kong", [kong(1, "added")], "events", "the hand has no end"),
+    ("dead hand after the win", [self_draw(1, pure=True), {"type": "dead_hand", "seat": 2}],
+     "events[1]", "before the event that ended the hand"),
+    ("no events", [], "events", "the hand has no end"),
+    ("hot discard after another seat's kong", [kong(3), discard(2, {"seat": 1, "pure": True},
+                                                                after_kong=True)],
+     "events[1].after_kong", "热炮"),
+    ("kong bloom after another seat's kong", [kong(3), self_draw(1, True, pure=True)],
+     "events[1].after_kong", "杠上花"),
     ("robbed kong on an exhausted wall",
      [kong(1, "added", robbed=True), exhausted(s0=None, s1=None, s2=None, s3=None)],
      "events[0].robbed", "exhausted"),
@@ -488,7 +512,8 @@ def guiyang_records(draw: st.DrawFn) -> dict:
              "self_draw_bonus": draw(st.integers(0, 2)),
              "streak_bonus": draw(st.sampled_from(["winner", "both", "off"])),
              "gold_chicken": draw(st.integers(1, 4)), "hero_chicken": draw(st.integers(0, 3)),
-             "count_discarded_yaoji": draw(st.booleans()), "bao_ji": draw(st.booleans())}
+             "count_discarded_yaoji": draw(st.booleans()), "bao_ji": draw(st.booleans()),
+             "follow_pay": draw(st.sampled_from(["last", "sum"]))}
     dead = draw(st.lists(st.integers(0, 3), max_size=2, unique=True))
     events: list[dict] = [{"type": "dead_hand", "seat": s} for s in dead]
     if draw(st.booleans()):

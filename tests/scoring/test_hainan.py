@@ -66,8 +66,35 @@ def test_a_win_without_fan_is_an_error_that_says_so() -> None:
     with pytest.raises(ScoringError, match="no 番, cannot win") as exc:
         score(rec([discard(3, 2)]))
     assert exc.value.field == "events[0].winners[0]"
-    with pytest.raises(ScoringError, match="no 番"):
-        score(rec([self_draw(2, flower_bloom=True)]))  # 花上开花 is no 番 by itself
+    with pytest.raises(ScoringError, match="no 番"):  # 花上开花 is no 番 by itself
+        score(rec([self_draw(2, flower_bloom=True)], rules={"self_draw_needs_fan": True}))
+
+
+def test_concealed_excludes_every_kong() -> None:
+    # 门清: no chow, pung or kong of any kind — a concealed kong included
+    error = assert_cli_error(rec([kong(2), self_draw(2, concealed=True)]),
+                             "events[1].winners[0].concealed")
+    assert "concealed_kong_keeps_menqing" in error
+    keep = {"concealed_kong_keeps_menqing": True}
+    assert score(rec([kong(2), self_draw(2, concealed=True)], rules=keep)).deltas == (
+        -4, -4, 12, -4)
+    # an added kong never keeps it (补杠 came from a pung)
+    assert_cli_error(rec([kong(2, "added"), self_draw(2, concealed=True)], rules=keep),
+                     "events[1].winners[0].concealed")
+
+
+def test_a_self_draw_needs_no_fan() -> None:
+    # 自摸:无论有番或者无番: a plain self-draw is P = 1, ×2, from each
+    out = score(rec([self_draw(2)]))
+    assert out.deltas == (-2, -2, 6, -2)
+    assert score(rec([self_draw(2, flower_bloom=True)])).deltas == (-3, -3, 9, -3)
+
+
+def test_rule_self_draw_needs_fan() -> None:
+    rules = {"self_draw_needs_fan": True}
+    error = assert_cli_error(rec([self_draw(2)], rules=rules), "events[0].winners[0]")
+    assert "no 番" in error
+    assert score(rec([self_draw(2, pure=True)], rules=rules)).deltas == (-4, -4, 12, -4)
 
 
 FAN = [("all_chows", True), ("concealed", True), ("all_pungs", True), ("pure", True),
@@ -148,7 +175,7 @@ def test_liable_with_a_bigger_hand() -> None:
 # -- kongs ---------------------------------------------------------------------------------------
 
 def test_kong_values() -> None:
-    events = [kong(1, "exposed", 3), kong(2, "added"), kong(3), self_draw(0, concealed=True)]
+    events = [kong(1, "exposed", 3), kong(2, "added"), kong(3), self_draw(0, pure=True)]
     out = score(rec(events))
     assert [line.deltas for line in out.lines if line.what == "kong"] == [
         (-1, 3, -1, -1), (-2, -2, 6, -2), (-2, -2, -2, 6)]
@@ -158,10 +185,21 @@ def test_kongs_of_losers_pay_too() -> None:
     assert deltas([kong(3), discard(1, 2, eyes_258=True)]) == [-3, -4, 2, 5]
 
 
-def test_no_kong_pays_on_an_exhausted_wall() -> None:
+def test_kongs_pay_on_an_exhausted_wall() -> None:
+    # 明杠暗杠都要钱: the concealed kong 2 from each, the exposed one 1 from each
     out = score(rec([kong(1), kong(2, "exposed", 0), EXHAUSTED], dealer=2, dealer_streak=2))
-    assert out.deltas == (0, 0, 0, 0)
+    assert out.deltas == (-3, 5, 1, -3)
     assert (out.next_dealer, out.next_dealer_streak, out.next_round_wind) == (2, 3, 0)
+
+
+def test_rule_kongs_on_exhausted_void() -> None:
+    rules = {"kongs_on_exhausted": "void"}
+    out = score(rec([kong(1), kong(2, "exposed", 0), EXHAUSTED], rules=rules))
+    assert out.deltas == (0, 0, 0, 0)
+    # a won hand's kongs still pay
+    assert score(rec([kong(1), self_draw(2, pure=True)], rules=rules)).deltas == (-6, 2, 10, -6)
+    assert_cli_error(rec([EXHAUSTED], rules={"kongs_on_exhausted": "maybe"}),
+                     "rules.kongs_on_exhausted")
 
 
 # -- one winner, dealer rotation and the round wind (令) --------------------------------------
@@ -203,8 +241,9 @@ def test_rule_dealer_extra() -> None:
     assert deltas([discard(3, 2, pure=True)], rules={"dealer_extra": 1}) == [-3, -2, 8, -3]
     # the dealer wins: every payment to him is one more
     assert deltas([self_draw(0, pure=True)], rules={"dealer_extra": 1}) == [15, -5, -5, -5]
-    # kongs are not win payments
-    assert deltas([kong(1), EXHAUSTED], rules={"dealer_extra": 1}) == [0, 0, 0, 0]
+    # kongs are not win payments: dealer_extra never touches them, paid or received
+    assert deltas([kong(1), EXHAUSTED], rules={"dealer_extra": 1}) == [-2, 6, -2, -2]
+    assert deltas([kong(0), EXHAUSTED], rules={"dealer_extra": 1}) == [6, -2, -2, -2]
     assert deltas([kong(0), self_draw(1, all_chows=True)],
                   rules={"dealer_extra": 1}) == [3, 5, -4, -4]
 
@@ -238,7 +277,10 @@ INVALID_CLI = [
     ("two winners", rec([{"type": "win", "by": "discard", "from": 0,
                           "winners": [{"seat": 1, "pure": True}, {"seat": 2, "pure": True}]}]),
      "events[0].winners"),
-    ("no 番", rec([self_draw(1)]), "events[0].winners[0]"),
+    ("no 番", rec([discard(3, 1)]), "events[0].winners[0]"),
+    ("no 番 self-drawn, rule self_draw_needs_fan", rec([self_draw(1)],
+                                                     rules={"self_draw_needs_fan": True}),
+     "events[0].winners[0]"),
     ("seat out of range", rec([discard(3, 7, pure=True)]), "events[0].winners[0].seat"),
     ("from out of range", rec([discard(-1, 2, pure=True)]), "events[0].from"),
     ("liable on a self-draw", rec([self_draw(1, pure=True, liable=2)]),
@@ -269,6 +311,17 @@ INVALID = [  # (name, events, field, words in the message)
      "kong"),
     ("concealed with an exposed kong", [kong(1, "exposed", 0), self_draw(1, concealed=True)],
      "events[1].winners[0].concealed", "门清"),
+    ("no events", [], "events", "the hand has no end"),
+    ("only a kong", [kong(1)], "events", "the hand has no end"),
+    ("robbed_kong win without the robbed kong", [kong(1, "added"), robbed(1, 2, pure=True)],
+     "events[1].by", "needs the robbed kong"),
+    ("another kong between the robbed kong and its win",
+     [kong(1, "added", robbed=True), kong(3), robbed(1, 2, pure=True)], "events[1]",
+     "no other kong"),
+    ("kong bloom on another seat's kong", [kong(3), self_draw(1, True, pure=True)],
+     "events[1].after_kong", "seat 1"),
+    ("discard after kong, the kong not the discarder's", [kong(1), discard(3, 2, True, pure=True)],
+     "events[1].after_kong", "seat 3"),
     ("kong bloom without a kong", [self_draw(1, True, pure=True)], "events[0].after_kong",
      "kong by seat 1"),
     ("flower bloom off a discard", [discard(0, 1, pure=True, flower_bloom=True)],
@@ -299,7 +352,8 @@ def test_invalid_records(name: str, events: list[dict], field: str, words: str) 
 # -- properties over random valid records ------------------------------------------------------
 
 @st.composite
-def winner_features(draw: st.DrawFn, *, own_kongs: list[str], by: str) -> dict:
+def winner_features(draw: st.DrawFn, *, own_kongs: list[str], by: str,
+                    keeps_menqing: bool = False) -> dict:
     shapes = ["plain", "all_pungs"] + ([] if own_kongs else ["seven_pairs", "thirteen_orphans",
                                                              "all_chows"])
     shape = draw(st.sampled_from(shapes))
@@ -319,20 +373,22 @@ def winner_features(draw: st.DrawFn, *, own_kongs: list[str], by: str) -> dict:
         flush = draw(st.sampled_from(["none", "pure", "half_flush"]))
         if flush != "none":
             f[flush] = True
-    if all(k == "concealed" for k in own_kongs):
+    if not own_kongs or (keeps_menqing and all(k == "concealed" for k in own_kongs)):
         f["concealed"] = draw(st.booleans())
     f["seat_flower"] = draw(st.integers(0, 2))
     if by == "self_draw":
         f["flower_bloom"] = draw(st.booleans())
-    if by != "robbed_kong" and not any(v for k, v in f.items() if k != "flower_bloom"):
-        f["seat_flower"] = 1  # 有番才能胡
+    if by == "discard" and not any(v for k, v in f.items() if k != "flower_bloom"):
+        f["seat_flower"] = 1  # 有番才能胡 (a self-draw needs no 番)
     return f
 
 
 @st.composite
 def hainan_records(draw: st.DrawFn) -> dict:
     rules = {"discarder_extra": draw(st.integers(0, 2)), "dealer_extra": draw(st.integers(0, 2)),
-             "exposed_kong_discarder": draw(st.integers(0, 2))}
+             "exposed_kong_discarder": draw(st.integers(0, 2)),
+             "concealed_kong_keeps_menqing": draw(st.booleans()),
+             "kongs_on_exhausted": draw(st.sampled_from(["pay", "void"]))}
     events: list[dict] = []
     kongs: dict[int, list[str]] = {}
     for s in range(4):
@@ -349,7 +405,8 @@ def hainan_records(draw: st.DrawFn) -> dict:
         frm = None if by == "self_draw" else draw(st.sampled_from([x for x in range(4) if x != seat]))
         if by == "robbed_kong":
             events.append(kong(frm, "added", robbed=True))
-        f = draw(winner_features(own_kongs=kongs[seat], by=by))
+        f = draw(winner_features(own_kongs=kongs[seat], by=by,
+                                 keeps_menqing=rules["concealed_kong_keeps_menqing"]))
         if frm is not None and draw(st.booleans()):
             f["liable"] = frm
         kong_seat = seat if by == "self_draw" else frm

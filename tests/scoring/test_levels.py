@@ -95,13 +95,13 @@ def test_stored_hands_with_a_record_attribute() -> None:
 
 def test_other_variants_are_refused() -> None:
     with pytest.raises(ScoringError) as exc:
-        cixi_levels([rec([]), {"variant": "luzhou", "events": []}])
+        cixi_levels([rec([{"type": "exhausted"}]), {"variant": "luzhou", "events": []}])
     assert exc.value.field == "hands[1].variant"
 
 
 def test_an_invalid_hand_names_its_position() -> None:
     with pytest.raises(ScoringError) as exc:
-        cixi_levels([rec([]), rec([self_draw(1, jokers=9)])])
+        cixi_levels([rec([{"type": "exhausted"}]), rec([self_draw(1, jokers=9)])])
     assert exc.value.field == "hands[1].events[0].winners[0].jokers"
 
 

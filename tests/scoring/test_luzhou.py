@@ -8,13 +8,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring import ScoringError, score
+from scoring import IncompleteHand, ScoringError, score
 
 from .cli import assert_cli_error, assert_invariants, run_cli, self_draw
 
 
-def rec(events: list[dict], **extra: object) -> dict:
+def rec(events: list[dict], *, end: bool = True, **extra: object) -> dict:
+    """A Luzhou record. With `end`, a hand still going on after its wins is closed by an
+    exhausted wall with every seat still in ready (查叫 then moves nothing), so a test about one
+    win scores a whole hand; `end=False` leaves the events as given."""
+    if end and not _over(events):
+        won = {w["seat"] for e in events if e.get("type") == "win" for w in e["winners"]}
+        events = [*events, {"type": "exhausted",
+                            "ready": {str(s): {} for s in range(4) if s not in won}}]
     return {"variant": "luzhou", "dealer": 0, "dealer_streak": 1, "events": events, **extra}
+
+
+def _over(events: list[dict]) -> bool:
+    won = sum(len(e["winners"]) for e in events if isinstance(e, dict) and e.get("type") == "win")
+    return won >= 3 or any(isinstance(e, dict) and e.get("type") in ("exhausted", "kong")
+                           for e in events)
 
 
 def discard(frm: int, *winners: dict, after_kong: bool = False) -> dict:
@@ -141,13 +154,38 @@ def test_seed_value_paid_by_discarder(name: str, event: dict, paid: int) -> None
 
 # -- the cap, halving, multi-winner discards, rotation ---------------------------------------
 
-def test_cap_limits_each_payment_after_halving() -> None:
+def test_cap_limits_the_value_then_a_discard_halves_it() -> None:
     shape = {"form": "all_pungs", "pure": True, "quads": 2}  # 160
     big = {"seat": 0, **shape}
     assert score(rec([self_draw(0, **shape)])).deltas == (120, -40, -40, -40)
-    assert score(rec([discard(1, big)])).deltas == (40, -40, 0, 0)
-    assert score(rec([discard(1, big)], rules={"cap": 100})).deltas == (80, -80, 0, 0)
+    assert score(rec([discard(1, big)])).deltas == (20, -20, 0, 0)  # 160 → cap 40 → half 20
+    assert score(rec([discard(1, big)], rules={"cap": 100})).deltas == (50, -50, 0, 0)
     assert score(rec([discard(1, big)], rules={"cap": 0})).deltas == (80, -80, 0, 0)
+    # the seed's own words: 清闺对 (80) off a discard pays 20
+    qgd = {"seat": 0, "form": "all_pungs", "pure": True, "quads": 1}
+    assert score(rec([discard(1, qgd)])).deltas == (20, -20, 0, 0)
+
+
+def test_rule_cap_applies_payment_halves_then_caps() -> None:
+    big = {"seat": 0, "form": "all_pungs", "pure": True, "quads": 2}  # 160
+    rules = {"cap_applies": "payment"}
+    assert score(rec([discard(1, big)], rules=rules)).deltas == (40, -40, 0, 0)
+    assert score(rec([discard(1, big)], rules={**rules, "cap": 100})).deltas == (80, -80, 0, 0)
+    # a self-draw is capped the same way under either reading
+    assert score(rec([self_draw(0, form="all_pungs", pure=True, quads=2)],
+                     rules=rules)).deltas == (120, -40, -40, -40)
+
+
+def test_rule_kong_discard_steps() -> None:
+    pao = [discard(1, {"seat": 0, "form": "all_pungs"}, after_kong=True)]
+    rob = [{"type": "win", "by": "robbed_kong", "from": 1,
+            "winners": [{"seat": 0, "form": "all_pungs"}]}]
+    assert score(rec(pao)).deltas == (20, -20, 0, 0)  # 10 + 2 steps = 40, half 20
+    assert score(rec(rob)).deltas == (20, -20, 0, 0)
+    one = {"kong_discard_steps": 1}  # the seed's "10颗X2=20颗", paid half: 10
+    assert score(rec(pao, rules=one)).deltas == (10, -10, 0, 0)
+    assert score(rec(rob, rules=one)).deltas == (10, -10, 0, 0)
+    assert score(rec(pao, rules=one)).lines[0].value == 20
 
 
 def test_one_pao_three_winners_discarder_deals_next() -> None:
@@ -210,6 +248,76 @@ def test_rule_ready_check_is_capped() -> None:
                                          "1": None, "2": None, "3": None}}
     assert score(rec([ex])).deltas == (120, -40, -40, -40)
     assert score(rec([ex], rules={"cap": 0})).deltas == (240, -80, -80, -80)
+
+
+def test_ready_check_amounts_follow_cap_applies() -> None:
+    ex = {"type": "exhausted", "ready": {"0": {"form": "all_pungs", "pure": True, "quads": 1},
+                                         "1": None, "2": None, "3": None}}  # 80
+    half = {"ready_pay": "half"}
+    assert score(rec([ex], rules=half)).deltas == (60, -20, -20, -20)  # cap 40, then half
+    assert score(rec([ex], rules={**half, "cap_applies": "payment"})).deltas == (
+        120, -40, -40, -40)  # half 40, then cap
+
+
+FLOWER_CAT = {"type": "exhausted", "ready": {"0": {"form": "all_pungs"}, "1": None,
+                                             "2": "flower_cat", "3": {}}}
+
+
+def test_flower_cat_pays_like_a_seat_not_ready_by_default() -> None:
+    out = score(rec([FLOWER_CAT]))
+    # seats 1 and 2 each pay seat 0 10 and seat 3 2
+    assert out.deltas == (20, -12, -12, 4)
+
+
+def test_rule_flower_cat_cap_pays_the_cap_to_every_other_seat_still_in() -> None:
+    out = score(rec([FLOWER_CAT], rules={"flower_cat": "cap"}))
+    # seat 1 (not ready) pays the ready seats 10 and 2; 花猫 seat 2 pays 40 to seats 0, 1, 3
+    assert out.deltas == (50, 28, -120, 42)
+    cat = [line for line in out.lines if line.what == "flower_cat"]
+    assert [line.deltas for line in cat] == [(40, 40, -120, 40)]
+    # never halved; with no cap it is 40
+    assert score(rec([FLOWER_CAT], rules={"flower_cat": "cap", "ready_pay": "half"})).deltas == (
+        45, 34, -120, 41)
+    assert score(rec([FLOWER_CAT], rules={"flower_cat": "cap", "cap": 0})).deltas == (
+        50, 28, -120, 42)
+    assert score(rec([FLOWER_CAT], rules={"flower_cat": "cap", "cap": 20})).deltas == (
+        30, 8, -60, 22)
+
+
+def test_rule_flower_cat_cap_cats_do_not_pay_each_other_nor_seats_that_won() -> None:
+    ex = {"type": "exhausted", "ready": {"1": "flower_cat", "2": "flower_cat", "3": None}}
+    out = score(rec([self_draw(0, pure=True), ex], rules={"flower_cat": "cap"}))
+    assert [line.deltas for line in out.lines if line.what == "flower_cat"] == [
+        (0, -40, 0, 40), (0, 0, -40, 40)]
+
+
+def test_flower_cat_is_validated() -> None:
+    bad = {"type": "exhausted", "ready": {"0": "flower_kitten", "1": None, "2": None, "3": None}}
+    assert_cli_error(rec([bad]), "events[0].ready.0")
+    bad_hand = {"type": "exhausted", "ready": {"0": {"pure": 1}, "1": None, "2": None, "3": None}}
+    assert_cli_error(rec([bad_hand]), "events[0].ready.0.pure")
+    assert_cli_error(rec([FLOWER_CAT], rules={"flower_cat": "dog"}), "rules.flower_cat")
+
+
+@pytest.mark.parametrize("events", [
+    [],
+    [self_draw(0)],
+    [self_draw(0), discard(2, {"seat": 1, "form": "all_pungs"})],
+    [discard(2, {"seat": 1, "form": "all_pungs"}, {"seat": 3, "pure": True})],
+], ids=["no events", "one win", "two wins", "two winners on one discard"])
+def test_a_hand_without_its_end_is_refused(events: list[dict]) -> None:
+    error = assert_cli_error(rec(events, end=False), "events")
+    assert "the hand has no end" in error
+    with pytest.raises(IncompleteHand):
+        score(rec(events, end=False))
+
+
+def test_ghost_bonus_may_follow_the_end_but_is_no_end_itself() -> None:
+    bonus = {"type": "ghost_bonus", "seat": 1, "ghosts": 5}
+    assert_cli_error(rec([self_draw(0), bonus], end=False, rules={"ghosts": 8}), "events")
+    out = score(rec([self_draw(0), discard(2, {"seat": 1, "pure": True}), self_draw(3, pure=True),
+                     bonus], end=False, rules={"ghosts": 8}))
+    assert out.lines[-1].deltas == (-10, 30, -10, -10)
 
 
 @pytest.mark.parametrize(("ghosts", "linear", "double"), [(5, 10, 10), (6, 20, 20), (7, 30, 40),
@@ -340,7 +448,10 @@ def luzhou_records(draw: st.DrawFn) -> dict:
              "ready_pay": draw(st.sampled_from(["full", "half"])),
              "no_ghost_steps": draw(st.sampled_from([1, 2])),
              "ghost_bonus": draw(st.sampled_from(["linear", "double"])),
-             "ghost_bonus_mode": draw(st.sampled_from(["always", "win_only"]))}
+             "ghost_bonus_mode": draw(st.sampled_from(["always", "win_only"])),
+             "cap_applies": draw(st.sampled_from(["value", "payment"])),
+             "kong_discard_steps": draw(st.sampled_from([1, 2])),
+             "flower_cat": draw(st.sampled_from(["not_ready", "cap"]))}
     events: list[dict] = []
     still_in = [0, 1, 2, 3]
     for _ in range(draw(st.integers(0, 3))):
@@ -371,7 +482,7 @@ def luzhou_records(draw: st.DrawFn) -> dict:
                 ready[str(s)] = {"form": form, "pure": draw(st.booleans()),
                                  "quads": draw(st.integers(0, 3)), "no_ghost": draw(st.booleans())}
             else:
-                ready[str(s)] = None
+                ready[str(s)] = draw(st.sampled_from([None, "flower_cat"]))
         events.append({"type": "exhausted", "ready": ready})
     if rules["ghosts"] == 8:
         for s in draw(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=2, unique=True)):
@@ -397,13 +508,15 @@ def test_property_no_payment_above_the_cap(record: dict) -> None:
     for line in score(record).to_dict()["lines"]:
         if cap and line["what"] in ("win", "ready_check"):
             assert min(line["deltas"]) >= -cap, line
+        if cap and line["what"] == "flower_cat":  # one 花猫 pays the cap to each seat
+            assert max(line["deltas"]) == cap, line
 
 
 @given(luzhou_records())
 def test_property_winners_never_pay_later(record: dict) -> None:
     won: set[int] = set()
     for line in score(record).to_dict()["lines"]:
-        if line["what"] in ("win", "ready_check"):
+        if line["what"] in ("win", "ready_check", "flower_cat"):
             assert all(line["deltas"][s] >= 0 for s in won), (won, line)
         if line["what"] == "win":
             won.add(line["seat"])

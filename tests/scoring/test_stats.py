@@ -5,7 +5,12 @@ from scoring.stats import ScoredHand, merge, player_stats
 
 
 def hand(events: list[dict], seats: tuple[str, ...] = ("a", "b", "c", "d")) -> ScoredHand:
-    record = {"variant": "luzhou", "events": events}
+    """A whole Luzhou hand: the wins, then the wall runs out with everyone left ready (查叫
+    moves nothing)."""
+    won = {w["seat"] for e in events for w in e["winners"]}
+    ready = {str(s): {} for s in range(4) if s not in won}
+    end = [{"type": "exhausted", "ready": ready}] if len(won) < 3 else []
+    record = {"variant": "luzhou", "events": [*events, *end]}
     return ScoredHand(record, score(record).to_dict(), seats)
 
 
