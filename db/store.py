@@ -464,9 +464,7 @@ class Store:
                 raise SessionNotReady("four players must be seated before a hand is recorded")
             if record.get("variant", row.variant) != row.variant:
                 raise InvalidHand(f"this session plays {row.variant}, not {record.get('variant')}")
-            if entered_by is not None:
-                await self._person_row(s, entered_by)
-            row.hand_count += 1
+            row.hand_count += 1  # (entered_by: its foreign key checks it)
             hand = M.Hand(session_id=session_id, seq=row.hand_count,
                           level=level if level is not None else await self._next_level(s, session_id),
                           record=record, outcome=outcome, entered_by=entered_by,
@@ -483,10 +481,12 @@ class Store:
         try:
             return await self._write(write)
         except IntegrityError as exc:
-            # Only a race on the key from another session's writer gets here (a session's
-            # writers are serialized): whoever won stored it.
+            # A race on the key with another session's writer (a session's writers are
+            # serialized): whoever won stored it. Or entered_by names nobody (its foreign key).
             async with self._read() as s:
                 existing = await self._hand_by_key(s, idempotency_key, session_id)
+                if existing is None and entered_by is not None:
+                    await self._person_row(s, entered_by)  # NotFound: no such person
             if existing is None:
                 raise StoreError(f"the hand was not recorded: {_short(exc)}") from exc
             return existing
