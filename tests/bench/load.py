@@ -7,7 +7,7 @@ this process plays the fake Telegram server and the players.
 
 Measured, one update at a time (the bot's CPU and SQL counters are read before and after each
 update, once its statements have settled):
-  hu       `/hu 1 zimo pure` — a one-line entry, answered with the preview
+  hu       `/hu 1 zimo` (a Hainan session) — a one-line entry, answered with the preview
   confirm  the preview's Confirm tap — the hand is stored
   tap      wizard taps on a /hand entry (Self-draw, then Back)
   table    `/table`
@@ -122,7 +122,7 @@ class Driver:
         return await self.press(user, message_id, data)
 
     async def seat_everyone(self) -> None:
-        lobby = await self.say(self.players[0], "/new luzhou")
+        lobby = await self.say(self.players[0], "/new hainan")
         for p in self.players:
             answer = await self.tap(p, lobby.message_id, "Join")
             assert not answer.get("show_alert"), answer
@@ -166,7 +166,7 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
         for r in range(rounds):
             for d in drivers:
                 who = d.players[r % 4]
-                preview = await meter.measure("hu", d.say(who, "/hu 1 zimo pure"))
+                preview = await meter.measure("hu", d.say(who, "/hu 1 zimo"))
                 answer = await meter.measure("confirm", d.tap(who, preview.message_id, "Confirm"))
                 assert not answer.get("show_alert"), answer
         for d in drivers:
@@ -194,7 +194,7 @@ async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int) -> dict[st
     async def play(d: Driver) -> None:
         for r in range(rounds):
             who = d.players[r % 4]
-            preview = await d.say(who, "/hu 1 zimo pure")
+            preview = await d.say(who, "/hu 1 zimo")
             await d.tap(who, preview.message_id, "Confirm")
 
     began = time.perf_counter()
@@ -214,7 +214,7 @@ async def measure_echo(tg: FakeTelegram, chats: int, rounds: int) -> dict[str, A
         for r in range(rounds):
             for d in drivers:
                 who = d.players[r % 4]
-                sent = await meter.measure("message", d.say(who, "/hu 1 zimo pure"))
+                sent = await meter.measure("message", d.say(who, "/hu 1 zimo"))
                 await meter.measure("tap", d.press(who, sent.message_id, "e:1"))
         return {"per_update": meter.per_update()}
     finally:
