@@ -9,6 +9,7 @@ then inspect what the bot sent. See FakeTelegram's docstring for the test-facing
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import json
 import re
@@ -40,6 +41,8 @@ MIGRATED = "group chat was upgraded to a supergroup chat"
 OPT_IN_UPDATES = {"chat_member", "message_reaction", "message_reaction_count"}
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
+MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024  # getFile refuses bigger files
+PHOTO_SIDES = (90, 320, 800, 1280)  # Telegram's thumbnail sizes (longer side) for a user's photo
 _COMMAND = re.compile(r"(?<!\S)/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{1,64})?")
 
 T = TypeVar("T")
@@ -63,7 +66,9 @@ class FakeTelegram:
       await add_bot(chat, by)                          my_chat_member: the bot joins a group
       await migrate_chat(old_chat_id, new_chat_id=None, *, by=None) -> new chat id
       await inject(update_body) -> update              any other update (update_id is added)
-      await send_document(chat, user, data, filename, *, caption="") -> StoredMessage
+      await send_document(chat, user, data, filename, *, caption="", mime_type=None) -> StoredMessage
+      await send_photo(chat, user, data, *, caption="", reply_to=None) -> StoredMessage
+          (photo sizes smallest first, the largest is `data`; each size is a downloadable file)
 
     Misbehaving on demand:
       fail_next(method, times=1, retry_after=1)        429 Too Many Requests with retry_after
@@ -235,10 +240,9 @@ class FakeTelegram:
                            reply_to: int | None = None) -> StoredMessage:
         """A user writes `text` in `chat`; /commands (also /cmd@bot) get bot_command entities."""
         chat = self._chat_for_user(chat, user)
-        entities = [{"type": "bot_command", "offset": _utf16(text[:m.start()]), "length": _utf16(m.group())}
-                    for m in _COMMAND.finditer(text)]
         reply = self.message(chat["id"], reply_to).to_api(with_reply=False) if reply_to else None
-        msg = self._store(chat, user, text=text, raw_text=text, entities=entities, reply_to_message=reply)
+        msg = self._store(chat, user, text=text, raw_text=text, entities=_command_entities(text),
+                          reply_to_message=reply)
         await self.inject({"message": msg.to_api()})
         return msg
 
@@ -296,18 +300,48 @@ class FakeTelegram:
         return new_chat_id
 
     async def send_document(self, chat: dict[str, Any] | int, user: dict[str, Any], data: bytes,
-                            filename: str, *, caption: str = "") -> StoredMessage:
+                            filename: str, *, caption: str = "",
+                            mime_type: str | None = None) -> StoredMessage:
         """A user uploads a file the bot can getFile and download; a /command caption gets its
-        bot_command entity."""
+        bot_command entity. `mime_type` (e.g. "image/png" for a picture sent as a file) is shown
+        to the bot as Telegram does; without it the file is served as JSON."""
         chat = self._chat_for_user(chat, user)
-        stored = self._new_file(UploadedFile(filename, "application/json", data), "documents")
+        stored = self._new_file(UploadedFile(filename, mime_type or "application/json", data), "documents")
         document = {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
                     "file_name": filename, "file_size": stored.size}
-        entities = [{"type": "bot_command", "offset": _utf16(caption[:m.start()]),
-                     "length": _utf16(m.group())} for m in _COMMAND.finditer(caption)]
+        if mime_type:
+            document["mime_type"] = mime_type
         msg = self._store(chat, user, caption=caption or None, raw_caption=caption or None,
-                          caption_entities=entities, media={"document": document}, file=stored)
+                          caption_entities=_command_entities(caption), media={"document": document},
+                          file=stored)
         await self.inject({"message": msg.to_api()})
+        return msg
+
+    async def send_photo(self, chat: dict[str, Any] | int, user: dict[str, Any], data: bytes, *,
+                         caption: str = "", reply_to: int | None = None) -> StoredMessage:
+        """A user sends a photo (PNG or JPEG bytes). Like Telegram, the message carries it in sizes,
+        smallest first: JPEG thumbnails 90, 320, 800 and 1280 px on the longer side (those smaller
+        than the picture), then the picture itself, `data` byte for byte. Each size is a file the
+        bot can getFile and download. A /command caption gets its bot_command entity."""
+        chat = self._chat_for_user(chat, user)
+        size = _image_size(data)
+        if size is None:
+            raise ValueError("send_photo needs PNG, GIF or JPEG bytes")
+        if len(data) > MAX_PHOTO_BYTES:
+            raise ValueError(f"a photo is at most {MAX_PHOTO_BYTES} bytes")
+        sizes = [(_thumbnail(data, side), "image/jpeg", ".jpg") for side in PHOTO_SIDES if side < max(size)]
+        sizes.append((data, "image/png" if data.startswith(b"\x89PNG") else "image/jpeg", ""))
+        photo = []
+        for body, content_type, suffix in sizes:
+            stored = self._new_file(UploadedFile(f"photo{suffix}", content_type, body), "photos")
+            width, height = _image_size(body) or size
+            photo.append({"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
+                          "file_size": stored.size, "width": width, "height": height})
+        reply = self.message(chat["id"], reply_to).to_api(with_reply=False) if reply_to else None
+        msg = self._store(chat, user, caption=caption or None, raw_caption=caption or None,
+                          caption_entities=_command_entities(caption), media={"photo": photo},
+                          file=stored, reply_to_message=reply)
+        await self.inject({"message": self._valid("Message", msg.to_api())})
         return msg
 
     async def inject(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -650,6 +684,8 @@ class FakeTelegram:
         stored = self._files.get(p["file_id"])
         if stored is None:
             raise bad_request("invalid file_id")
+        if stored.size > MAX_DOWNLOAD_BYTES:
+            raise bad_request("file is too big")
         return {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
                 "file_size": stored.size, "file_path": stored.file_path}
 
@@ -687,6 +723,14 @@ class FakeTelegram:
         return True
 
     # ----------------------------------------------------------------- state helpers
+
+    def _valid(self, type_name: str, value: dict[str, Any]) -> dict[str, Any]:
+        """`value` as Telegram would send it: checked against the spec (a mismatch is the fake's bug)."""
+        try:
+            self.spec.check_object(type_name, value, type_name)
+        except ApiError as exc:
+            raise AssertionError(f"the fake made an invalid {type_name}: {exc.description}") from None
+        return value
 
     def _bot_sender(self) -> dict[str, Any]:
         return {k: self.bot_user[k] for k in ("id", "is_bot", "first_name", "username")}
@@ -862,6 +906,23 @@ def _image_size(data: bytes) -> tuple[int, int] | None:
                 return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
             i += 2 + size
     return None
+
+
+def _command_entities(text: str) -> list[dict[str, Any]]:
+    """bot_command entities for the /commands (also /cmd@bot) in a text or caption."""
+    return [{"type": "bot_command", "offset": _utf16(text[:m.start()]), "length": _utf16(m.group())}
+            for m in _COMMAND.finditer(text)]
+
+
+def _thumbnail(data: bytes, side: int) -> bytes:
+    """The picture scaled down to `side` pixels on its longer side, as JPEG."""
+    from PIL import Image  # Pillow comes with matplotlib
+
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    image.thumbnail((side, side))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=85)
+    return out.getvalue()
 
 
 def _utf16(text: str) -> int:

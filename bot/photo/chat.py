@@ -1,0 +1,51 @@
+"""Fetching the photo of a hand from a chat message and reading it (the Telegram side of
+detect.py): the largest size of a photo, or a picture sent as a file, from the message itself or
+from the message it answers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from telegram import Bot, Document, Message, PhotoSize
+
+from ..i18n import N_
+from .detect import NO_TILES, TIME_LIMIT, TOO_LARGE, PhotoError, PhotoReading, load_model, read_tiles_async
+
+MAX_BYTES = 20 * 1024 * 1024  # what getFile lets a bot download
+NO_PHOTO = N_("Send a photo of the hand with the caption {command}, or answer a photo with {command}.")
+
+
+def picture_of(message: Message) -> PhotoSize | Document | None:
+    """The picture a message carries (the largest photo size, or an image file), else the picture
+    of the message it answers; None when neither has one."""
+    for m in (message, message.reply_to_message):
+        if m is None:
+            continue
+        if m.photo:
+            return max(m.photo, key=lambda p: p.width * p.height)
+        if m.document and (m.document.mime_type or "").startswith("image/"):
+            return m.document
+    return None
+
+
+async def read_message_photo(bot: Bot, message: Message, *, command: str = "/hu",
+                             timeout: float = TIME_LIMIT) -> PhotoReading:
+    """The tiles in the photo a message carries or answers. Raises PhotoError: no photo, the
+    extra not installed, not an image, too large, too slow, no tiles seen."""
+    picture = picture_of(message)
+    if picture is None:
+        raise PhotoError(NO_PHOTO, command=command)
+    await asyncio.to_thread(load_model)  # before downloading: without the extra, say so at once
+    if picture.file_size and picture.file_size > MAX_BYTES:
+        raise PhotoError(TOO_LARGE)
+    data = bytes(await (await bot.get_file(picture.file_id)).download_as_bytearray())
+    reading = await read_tiles_async(data, timeout=timeout)
+    if not reading.tiles:
+        raise PhotoError(NO_TILES)
+    return reading
+
+
+def error_text(t: Callable[..., str], exc: PhotoError) -> str:
+    """The chat's message for a photo that could not be read (plain text: escape it for HTML)."""
+    return t(exc.msgid, **exc.params)

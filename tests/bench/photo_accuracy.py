@@ -1,0 +1,47 @@
+"""How well mahjong-detector reads photos of hands: per tile and per whole hand, for each kind of
+photo the generator in tests/photo/render.py makes (clean, small, large, rotated, noisy, two rows),
+beside the package's own `detect_tiles` on the same photos as the baseline. "fixes/hand" is the
+corrections a player makes to get the hand right. Seeds are fixed, so the figures reproduce:
+
+    .venv/bin/python -m tests.bench.photo_accuracy [hands per condition, default 25]
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tests.photo.measure import Tally, package_as_is, tally, trial
+from tests.photo.render import CONDITIONS, scene_for
+
+FIRST_SEED = 1000  # the floor test in tests/photo uses seeds below this
+
+
+def main(hands: int) -> None:
+    overall, baseline = Tally(), Tally()
+    print(f"{'':<10} {'':>5} {'':>6} {'ours':-^59} {'package as is':-^34}")
+    print(f"{'condition':<10} {'hands':>5} {'tiles':>6} {'tile recall':>11} {'precision':>9} "
+          f"{'whole hand':>10} {'fixes/hand':>10} {'s/photo':>8}   "
+          f"{'tile recall':>11} {'whole hand':>10} {'fixes/hand':>10}")
+    for condition in CONDITIONS:
+        scenes = [scene_for(condition, FIRST_SEED + i) for i in range(hands)]
+        result = tally(trial(condition, scene) for scene in scenes)
+        base = tally(trial(condition, scene, package_as_is) for scene in scenes)
+        overall.trials += result.trials
+        baseline.trials += base.trials
+        _row(condition, result, base)
+    _row("all", overall, baseline)
+    print("\nper tile kind (read right / present), worst first:")
+    kinds = sorted(overall.per_kind().items(), key=lambda kv: kv[1][0] / kv[1][1])
+    print("  " + "  ".join(f"{k} {right}/{n}" for k, (right, n) in kinds))
+    print("\nmost common misreads (true → read):")
+    print("  " + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in overall.confusions().most_common(12)))
+
+
+def _row(name: str, t: Tally, base: Tally) -> None:
+    print(f"{name:<10} {len(t.trials):>5} {t.tiles:>6} {t.recall:>11.1%} {t.precision:>9.1%} "
+          f"{t.hands:>10.1%} {t.corrections:>10.2f} {t.seconds:>8.3f}   {base.recall:>11.1%} "
+          f"{base.hands:>10.1%} {base.corrections:>10.2f}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 25)
