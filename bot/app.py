@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import BotCommand, Update, User
 from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
+    ApplicationHandlerStop,
     CallbackQueryHandler,
     CommandHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
 from db import Store
 from scoring import all_variants
+from scoring.settlement import format_cents
 
 from . import hands, ledger, sessions, standings
-from .common import Context, reply, running_session, scope, store_of
+from .common import Context, reply, running_session, scope, send, store_of
 from .config import Settings
-from .i18n import LANGS, N_, translator
+from .i18n import LANGS, N_, lang_from_code, translator
+from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
 from .oneline import features_help
 from .render import esc
 
@@ -59,17 +64,79 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
 /stats [@name] — statistics; /chart — running totals; /export and /import — files""")
+HELP_BOOKS = N_(
+    "Who may book what:\n"
+    "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
+    "{size} and {hands} hands, checked whole and stored whole or not at all. Its names become "
+    "guests; to seat members instead, add SEAT=@username, e.g. /import E=@alice S=@bob "
+    "(seats 0–3 or E S W N).\n"
+    "/paid @name 12.5 — you paid that person: it counts once they tap “received” (or a chat "
+    "admin does); until then it shows as pending and /settle leaves it out. "
+    "/paid from @name 12.5 — that person paid you: it counts at once.\n"
+    "Amounts in digits 0–9: a stake of at most {stake} per point, a payment of at most "
+    "{payment}.\n"
+    "/lang — seated players and chat admins only.")
 
 
 async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    text = esc(t(HELP))
+    text = esc(t(HELP)) + "\n\n" + esc(t(HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
+                                         stake=format_cents(MAX_STAKE_CENTS),
+                                         payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant])
         text += "\n\n" + esc(t("Features for this session: {words}", words=" ".join(words)))
     await reply(update, context, text)
+
+
+FREE_TEXT = {"guest", "undo"}  # a name, a reason: any characters; every other argument is a word
+
+
+async def _chat_t(context: Context, chat_id: int, user: User | None) -> Any:
+    chat = await store_of(context).ensure_chat(chat_id)
+    return translator(chat.language or lang_from_code(user.language_code if user else None))
+
+
+async def guard(update: Update, context: Context) -> None:
+    """Before every handler: ignore what must not act (edited or forwarded commands, commands
+    for another bot, channel posts) and answer what is malformed, changing nothing."""
+    if update.edited_message or update.edited_channel_post or update.channel_post:
+        raise ApplicationHandlerStop
+    query = update.callback_query
+    if query is not None:
+        if query.message is None:  # an inline message: no chat to keep books in
+            t = translator(lang_from_code(query.from_user.language_code))
+            await query.answer(t("This button only works in the chat of the bot's message."),
+                               show_alert=True)
+            raise ApplicationHandlerStop
+        if not query.data or not query.data.isascii():  # the bot's buttons carry ASCII data
+            t = await _chat_t(context, query.message.chat.id, query.from_user)
+            await query.answer(t("That button is no longer valid."), show_alert=True)
+            raise ApplicationHandlerStop
+        return
+    message = update.message
+    text = (message.text or message.caption or "") if message is not None else ""
+    if message is None or not text.startswith("/"):
+        return
+    words = text.split()
+    command, _, target = words[0][1:].partition("@")
+    if target and target.lower() != (context.bot.username or "").lower():
+        raise ApplicationHandlerStop  # /import@otherbot is not for us
+    if message.forward_origin is not None or message.is_automatic_forward:
+        raise ApplicationHandlerStop
+    sender = message.from_user
+    if sender is None or sender.is_bot:
+        t = await _chat_t(context, message.chat.id, None)
+        await send(context, message.chat.id, esc(t("I cannot tell who sent this, so I do not act "
+                                                   "on it. Send commands from your own account.")))
+        raise ApplicationHandlerStop
+    if command.lower() not in FREE_TEXT and any(has_foreign_digits(w) for w in words[1:]):
+        t = await _chat_t(context, message.chat.id, sender)
+        await send(context, message.chat.id,
+                   esc(t("Please write numbers with the digits 0–9.")))
+        raise ApplicationHandlerStop
 
 
 async def on_unknown_button(update: Update, context: Context) -> None:
@@ -136,6 +203,7 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     if store is not None:
         app.bot_data["store"] = store
         app.bot_data["owns_store"] = False
+    app.add_handler(TypeHandler(Update, guard), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
     for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
         app.add_handler(handler)

@@ -26,6 +26,7 @@ from db import (
     StoreError,
 )
 from scoring import get_variant
+from scoring.settlement import parse_stake
 from scoring.variant import Variant
 
 from .i18n import N_, lang_from_code, translator
@@ -182,6 +183,15 @@ def refusal(t: Any, exc: StoreError) -> str:
         if isinstance(exc, kind):
             return t(msgid)
     return t("That could not be saved; nothing was changed.")
+
+
+def parse_amount(text: str, max_cents: int) -> int:
+    """A typed amount ("12.5") in cents: plain ASCII digits, above 0, at most `max_cents`
+    (ValueError otherwise)."""
+    cents = parse_stake(text)
+    if cents > max_cents:
+        raise ValueError(f"at most {max_cents} cents")
+    return cents
 
 
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:

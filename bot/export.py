@@ -15,9 +15,19 @@ from typing import IO, Any
 
 from scoring import ScoringError, get_variant, score
 
+from .limits import (
+    MAX_HAND_POINTS,
+    MAX_IMPORT_BYTES,
+    MAX_IMPORT_HANDS,
+    MAX_NAME,
+    MAX_RECORD_INT,
+    MAX_STAKE_CENTS,
+    clip,
+    visible_name,
+)
+
 FORMAT = "mjledger-session/1"
 WIND_NAMES = ("East", "South", "West", "North")
-MAX_IMPORT_BYTES = 5_000_000
 # Telegram takes documents up to 50 MB; an export larger than this is gzipped (smaller, and
 # lighter on memory while it is sent; /import takes files of up to MAX_IMPORT_BYTES anyway).
 MAX_UPLOAD_BYTES = 16 * 2**20
@@ -128,50 +138,108 @@ def fit_for_upload(path: Path, limit: int = MAX_UPLOAD_BYTES) -> Path:
 
 
 def parse_import(data: bytes) -> ImportedSession:
-    """An exported JSON file back into a session; every hand is scored again, so a file that
-    was edited into something the rules forbid is refused with the hand it fails at."""
+    """An exported JSON file back into a session, checked whole before anything is stored:
+    size and hand count within the limits, four distinct names (ignoring case) of at most 64
+    characters, distinct sequence numbers, every number in range, and every hand scored again,
+    so a file edited into something the rules forbid is refused with the hand it fails at.
+    CPU-bound: call it off the event loop."""
     if len(data) > MAX_IMPORT_BYTES:
-        raise ImportError_("the file is too large")
+        raise ImportError_("the file is larger than {max} bytes", max=MAX_IMPORT_BYTES)
     try:
         doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ImportError_("it is not a JSON file") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ImportError_("it is not a Mahjong Ledger export (format {format} expected)",
                            format=FORMAT)
     try:
-        get_variant(str(doc.get("variant")))
+        variant = get_variant(str(doc.get("variant")))
     except ScoringError:
-        raise ImportError_("unknown variant {variant}", variant=repr(doc.get("variant"))) from None
-    players = doc.get("players")
-    if (not isinstance(players, list) or len(players) != 4
-            or not all(isinstance(p, str) and p.strip() for p in players)):
-        raise ImportError_("players: four names expected")
+        raise ImportError_("unknown variant {variant}",
+                           variant=clip(repr(doc.get("variant")))) from None
+    players = _players(doc.get("players"))
     stake = doc.get("stake_cents", 0)
-    if not isinstance(stake, int) or isinstance(stake, bool) or stake < 0:
-        raise ImportError_("stake_cents must be a whole number of cents")
-    hands = []
-    for i, item in enumerate(doc.get("hands") or []):
-        if not isinstance(item, dict) or not isinstance(item.get("record"), dict):
-            raise ImportError_("hand {n} has no record", n=i + 1)
-        seq = item.get("seq", i + 1)
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            raise ImportError_("hand {n}: seq must be a whole number", n=i + 1)
-        record = item["record"]
-        if record.get("variant") != doc.get("variant"):
-            raise ImportError_("hand {n} is of another variant than the session", n=i + 1)
-        try:
-            outcome = score(record).to_dict()
-        except ScoringError as exc:
-            raise ImportError_("hand {n}: {reason}", n=i + 1, scoring=exc, players=players) from None
-        hands.append(ExportedHand(seq, record, outcome, bool(item.get("voided")),
-                                  item.get("void_reason")))
+    if not isinstance(stake, int) or isinstance(stake, bool) or not 0 <= stake <= MAX_STAKE_CENTS:
+        raise ImportError_("stake_cents must be a whole number of cents from 0 to {max}",
+                           max=MAX_STAKE_CENTS)
     rules = doc.get("rules") or {}
     if not isinstance(rules, dict):
         raise ImportError_("rules must be an object")
     try:  # the new session keeps every rule's value, like a session started in the chat
-        rules = get_variant(str(doc.get("variant"))).resolved_rules(rules)
+        rules = variant.resolved_rules(rules)
     except ScoringError as exc:
         raise ImportError_("the session's rules: {reason}", scoring=exc, players=players) from None
-    return ImportedSession(str(doc.get("variant")), rules, stake,
+    items = doc.get("hands") or []
+    if not isinstance(items, list):
+        raise ImportError_("hand {n} has no record", n=1)
+    if len(items) > MAX_IMPORT_HANDS:
+        raise ImportError_("the file has {n} hands; at most {max} can be imported",
+                           n=len(items), max=MAX_IMPORT_HANDS)
+    hands, seen = [], set()
+    for i, item in enumerate(items):
+        hands.append(_hand(i + 1, item, doc.get("variant"), players, seen))
+    return ImportedSession(variant.name, rules, stake,
                            (players[0], players[1], players[2], players[3]), tuple(hands))
+
+
+def _players(value: Any) -> list[str]:
+    if not isinstance(value, list) or len(value) != 4 or not all(isinstance(p, str) for p in value):
+        raise ImportError_("players: four names expected")
+    names = [visible_name(p) for p in value]
+    for name in names:
+        if not name:
+            raise ImportError_("players: a name cannot be blank")
+        if len(name) > MAX_NAME:
+            raise ImportError_("players: the name “{name}” is longer than {max} characters",
+                               name=clip(name), max=MAX_NAME)
+    if len({n.casefold() for n in names}) != 4:
+        raise ImportError_("players: the four names must differ (ignoring case)")
+    return names
+
+
+def _hand(n: int, item: Any, variant: Any, players: Sequence[str], seen: set[int]) -> ExportedHand:
+    if not isinstance(item, dict) or not isinstance(item.get("record"), dict):
+        raise ImportError_("hand {n} has no record", n=n)
+    seq = item.get("seq", n)
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 1 <= seq <= MAX_IMPORT_HANDS * 10:
+        raise ImportError_("hand {n}: seq must be a whole number", n=n)
+    if seq in seen:
+        raise ImportError_("hand {n}: seq {seq} appears twice", n=n, seq=seq)
+    seen.add(seq)
+    record = item["record"]
+    if record.get("variant") != variant:
+        raise ImportError_("hand {n} is of another variant than the session", n=n)
+    bad = _out_of_range(record)
+    if bad is not None:
+        raise ImportError_("hand {n}: the number {value} is out of range", n=n, value=clip(bad))
+    try:
+        outcome = score(record).to_dict()
+    except ScoringError as exc:
+        raise ImportError_("hand {n}: {reason}", n=n, scoring=exc, players=players) from None
+    except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
+        raise ImportError_("hand {n} cannot be scored", n=n) from None
+    if any(abs(d) > MAX_HAND_POINTS for d in outcome["deltas"]):
+        raise ImportError_("hand {n}: the number {value} is out of range", n=n,
+                           value=max(outcome["deltas"], key=abs))
+    reason = item.get("void_reason")
+    reason = str(reason)[:200] if reason is not None else None
+    return ExportedHand(seq, record, outcome, bool(item.get("voided")), reason)
+
+
+def _out_of_range(value: Any) -> Any:
+    """The first number in a record that is not a whole number within ±MAX_RECORD_INT."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            continue
+        if isinstance(v, int):
+            if abs(v) > MAX_RECORD_INT:
+                return v
+        elif isinstance(v, float):
+            return v
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None

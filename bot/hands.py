@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import suppress
 from typing import Any
 
 from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
-from db import StaleDraft, StoreError
+from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
+from db.store import session_mark
 from scoring import ScoringError, score
 
 from .common import (
@@ -26,9 +29,12 @@ from .common import (
     wizard_ctx,
 )
 from .forms import FormError
+from .limits import clip
 from .oneline import LineError, parse_hu
 from .render import esc, outcome_lines, totals_block
 from .wizard import Ctx, new_draft, press, screen
+
+ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
 
 async def _running(update: Update, context: Context, sc: ChatScope) -> Any | None:
@@ -43,22 +49,41 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
 
 async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
                        draft: dict[str, Any]) -> None:
-    """Post the wizard message and keep its draft; an older open entry is closed first."""
+    """Store the draft, then post its message (removed again if the draft cannot be attached
+    to it); an older open entry of the session is closed in the same transaction."""
     store = store_of(context)
-    for old in await store.drafts_for_session(session.id):
-        await store.delete_draft(old.chat_id, old.message_id)
-        try:
-            await context.bot.edit_message_text(
-                esc(sc.t("This entry was replaced by a newer one.")), chat_id=old.chat_id,
-                message_id=old.message_id)
-        except Exception:
-            pass
+    # the mark before the reads the preview is computed on (a snapshot: read with them)
+    mark = session_mark(session) or await store.table_mark(session.id)
     ctx = await wizard_ctx(store, session, sc.lang)
     draft["rev"] = 1
+    draft["table"] = mark
     view = screen(draft, ctx, draft["rev"])
-    message = await reply(update, context, view.text, view.rows)
-    await store.save_draft(message.chat_id, message.message_id, session_id=session.id,
-                           data=draft, expected_version=None)
+    try:
+        saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id, data=draft)
+    except StoreError as exc:
+        await reply(update, context, esc(refusal(sc.t, exc)))
+        return
+    crash_point("after_draft_saved")
+    for old in replaced:
+        if old.message_id > 0:  # a placeholder never got its message
+            try:
+                await context.bot.edit_message_text(
+                    esc(sc.t("This entry was replaced by a newer one.")), chat_id=old.chat_id,
+                    message_id=old.message_id)
+            except Exception:
+                pass
+    try:
+        message = await reply(update, context, view.text, view.rows)
+    except Exception:
+        with suppress(StoreError):
+            await store.cancel_draft(saved)  # no message shows it: forget it
+        raise
+    try:
+        await store.attach_draft(saved, message.chat_id, message.message_id)
+    except Exception:
+        with suppress(Exception):  # a keyboard without its draft must not stay
+            await context.bot.delete_message(message.chat_id, message.message_id)
+        raise
 
 
 async def cmd_hand(update: Update, context: Context) -> None:
@@ -78,7 +103,8 @@ async def cmd_hu(update: Update, context: Context) -> None:
         event = parse_hu(ctx.variant, context.args or [])
         score(ctx.record([event]))
     except LineError as exc:
-        await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **exc.kwargs)) + "\n"
+        kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
+        await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **kwargs)) + "\n"
                     + esc(sc.t("See /help for the one-line format.")))
         return
     except ScoringError as exc:
@@ -93,9 +119,9 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = query.message
-    saved = await store.get_draft(message.chat.id, message.message_id)
+    saved = await _draft_of(store, message.chat.id, message.message_id)
     if saved is None:
-        await query.answer(t("This hand entry is closed."), show_alert=True)
+        await _closed(query, context, sc, message.chat.id, message.message_id)
         return
     session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
         else await store.get_session(saved.session_id)
@@ -108,57 +134,143 @@ async def on_wizard_button(update: Update, context: Context) -> None:
         return
     parts = (query.data or "").split(":")
     draft = dict(saved.data)
+    # the mark before the reads the preview is computed on (a snapshot: read with them)
+    mark = session_mark(session) or await store.table_mark(session.id)
+    ctx = await wizard_ctx(store, session, sc.lang)
     if len(parts) < 3 or parts[1] != str(draft.get("rev")):
-        await query.answer(t("This screen is out of date; use the buttons of the latest one."),
+        # A screen older than the draft: show the current one instead of refusing forever.
+        view = screen(draft, ctx, draft["rev"])
+        await edit(query, view.text, view.rows)
+        await query.answer(t("That screen was out of date; here is the current one."),
                            show_alert=True)
         return
     op, a, b = parts[2], *[*parts[3:5], "", ""][:2]
     if op == "_":
         await query.answer()
         return
-    ctx = await wizard_ctx(store, session, sc.lang)
     try:
         action = press(draft, ctx, op, a, b)
     except FormError:
         await query.answer(t("That button is no longer valid."), show_alert=True)
         return
     if action == "cancel":
-        await store.delete_draft(saved.chat_id, saved.message_id)
-        await edit(query, esc(t("Hand entry cancelled.")))
-        await query.answer()
+        await _cancel(query, context, sc, saved)
         return
     if action == "confirm":
-        await _confirm(query, context, sc, session, ctx, draft, saved)
+        await _confirm(query, context, sc, session, ctx, draft, saved, mark)
         return
+    await _save_and_show(query, context, sc, saved, ctx, draft, mark)
+
+
+async def _draft_of(store: Any, chat_id: int, message_id: int) -> Any | None:
+    """The draft on this message. A tap can beat the opener's attach_draft by a few
+    milliseconds (the message is posted first, then given its draft): wait for that."""
+    saved = await store.get_draft(chat_id, message_id)
+    for _ in range(int(ATTACH_WAIT / 0.05) if saved is None else 0):
+        waiting = await store.unattached_draft(chat_id, seconds=ATTACH_WAIT)  # asked first: an
+        saved = await store.get_draft(chat_id, message_id)  # attach in between is seen here
+        if saved is not None or not waiting:
+            break
+        await asyncio.sleep(0.05)
+    return saved
+
+
+async def _save_and_show(query: Any, context: Context, sc: ChatScope, saved: Any, ctx: Ctx,
+                         draft: dict[str, Any], mark: str, note: str | None = None) -> None:
+    """Store the draft's next screen (a preview remembers the table it was computed on), then
+    show it."""
+    t, store = sc.t, store_of(context)
     draft["rev"] = int(draft["rev"]) + 1
+    if draft["step"] == "preview":
+        draft["table"] = mark
     try:
-        await store.save_draft(saved.chat_id, saved.message_id, session_id=session.id, data=draft,
-                               expected_version=saved.version)
+        await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
+                               data=draft, expected_version=saved.version)
     except StaleDraft:
         await query.answer(t("Someone changed this hand at the same moment; try again."),
                            show_alert=True)
         return
     view = screen(draft, ctx, draft["rev"])
+    if note:
+        view.text += "\n\n⚠️ " + esc(note)
     await edit(query, view.text, view.rows)
-    await query.answer(("⚠️ " + draft["error"])[:190] if draft.get("error") else None,
-                       show_alert=bool(draft.get("error")))
+    alert = note or (("⚠️ " + draft["error"]) if draft.get("error") else None)
+    await query.answer(alert[:190] if alert else None, show_alert=bool(alert))
+
+
+async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
+                  message_id: int) -> None:
+    """A button of an entry that is gone: say whether its hand was recorded."""
+    t, store = sc.t, store_of(context)
+    session = await store.running_session(sc.chat_id)
+    hand = None
+    if session is not None:
+        hand = await store.hand_by_key(session.id, message_hand_key(chat_id, message_id))
+    if hand is not None:
+        await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
+    else:
+        await query.answer(t("This hand entry is closed."), show_alert=True)
+
+
+async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> None:
+    t, store = sc.t, store_of(context)
+    try:
+        await store.cancel_draft(saved)
+    except DraftClosed as exc:
+        if exc.hand is not None:  # Confirm was quicker: say so, do not pretend it was cancelled
+            await query.answer(t("Too late to cancel: hand {n} is already recorded.",
+                                 n=exc.hand.seq), show_alert=True)
+        else:
+            await query.answer(t("This hand entry is closed."), show_alert=True)
+        return
+    except StaleDraft:
+        await query.answer(t("Someone changed this hand at the same moment; try again."),
+                           show_alert=True)
+        return
+    await edit(query, esc(t("Hand entry cancelled.")))
+    await query.answer()
 
 
 async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ctx: Ctx,
-                   draft: dict[str, Any], saved: Any) -> None:
+                   draft: dict[str, Any], saved: Any, mark: str) -> None:
+    """Record exactly what the preview showed: if the table changed since it was computed,
+    show a fresh preview instead."""
     t, store = sc.t, store_of(context)
+    changed = t("The table changed since this preview (a hand was added or undone). "
+                "Check the new numbers and confirm again.")
+    if draft.get("table") != mark:
+        draft["step"] = "preview"
+        await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)
+        return
     record = ctx.record(draft["events"])
     try:
         outcome = score(record).to_dict()
     except ScoringError as exc:
         await query.answer(("⚠️ " + ctx.explain(exc))[:190], show_alert=True)
         return
-    key = f"draft:{saved.chat_id}:{saved.message_id}"
-    hand = await store.record_hand(session.id, record, outcome, entered_by=sc.person_id,
-                                   idempotency_key=key)
-    await store.delete_draft(saved.chat_id, saved.message_id)
+    try:
+        hand = await store.confirm_hand(saved, record, outcome, entered_by=sc.person_id,
+                                        table_mark=mark)
+    except TableChanged:
+        session = await store.get_session(session.id)  # fresh: not the update's snapshot
+        mark = await store.table_mark(session.id)
+        ctx = await wizard_ctx(store, session, sc.lang)
+        await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)
+        return
+    except DraftClosed:
+        await edit(query, esc(t("Hand entry cancelled.")))
+        await query.answer(t("This entry was cancelled; nothing was recorded."), show_alert=True)
+        return
+    except StaleDraft:
+        await query.answer(t("Someone changed this hand at the same moment; try again."),
+                           show_alert=True)
+        return
+    except NotFound:
+        await query.answer(t("This hand entry is closed."), show_alert=True)
+        return
+    crash_point("after_hand_stored")
     if not hand.created:
-        await query.answer(t("This hand is already recorded."), show_alert=True)
+        await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
         return
     session = await store.get_session(session.id)
     totals = await store.totals(session.id)

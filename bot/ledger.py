@@ -4,21 +4,45 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
 from telegram import InputFile, Update
-from telegram.constants import ParseMode
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import StoreError
+from db import HandToImport, PaymentNotPending, StoreError
 from scoring import get_variant
-from scoring.settlement import Transfer, format_cents, parse_stake, settle
+from scoring.settlement import Transfer, format_cents, settle
 from scoring.stats import PlayerStats, merge
 
-from .common import ChatScope, Context, edit, is_admin, reply, scope, seat_names, send, store_of
-from .export import CsvWriter, ExportedHand, ImportError_, JsonWriter, fit_for_upload, parse_import
+from .common import (
+    ChatScope,
+    Context,
+    edit,
+    is_admin,
+    parse_amount,
+    refusal,
+    reply,
+    scope,
+    seat_names,
+    send,
+    store_of,
+)
+from .export import (
+    CsvWriter,
+    ExportedHand,
+    ImportError_,
+    JsonWriter,
+    fit_for_upload,
+    parse_import,
+)
+from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
+from .oneline import parse_seat
 from .render import esc, reason, term
 from .wizard import Button
 
@@ -50,26 +74,42 @@ async def _settle_view(context: Context, sc: ChatScope,
     t, store = sc.t, store_of(context)
     ids = [session_id] if session_id is not None else None
     balances = await store.money_balances(sc.chat_id, session_ids=ids)
+    pending = await store.pending_payments(sc.chat_id)
     people = await _people(context, sc.chat_id)
+    for p in pending:  # a payee who never sat here (typed by name in an older chat)
+        for pid in (p.from_person, p.to_person):
+            if pid not in people:
+                people[pid] = await store.get_person(pid)
     name = {pid: esc(p.name) for pid, p in people.items()}
     scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
     lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
     owed = {pid: c for pid, c in balances.items() if c}
+    suffix = f":{session_id}" if session_id is not None else ""
+    rows: list[list[Button]] = []
     if not owed:
         await _close_settled(context, sc, session_id)
         lines.append("🤝 " + esc(t("Everyone is square.")))
-        return "\n".join(lines), []
-    for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
-        lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}{format_cents(cents)}</b>")
-    transfers = settle(owed)
-    lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
-    rows = []
-    suffix = f":{session_id}" if session_id is not None else ""
-    for i, tr in enumerate(transfers, 1):
-        lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: <b>{format_cents(tr.cents)}</b>")
-        label = t("✓ {n} paid", n=i)
-        rows.append([Button(label, f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
-    lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
+    else:
+        for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
+            lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}"
+                         f"{format_cents(cents)}</b>")
+        transfers = settle(owed)
+        lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+        for i, tr in enumerate(transfers, 1):
+            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: "
+                         f"<b>{format_cents(tr.cents)}</b>")
+            if not any((p.from_person, p.to_person, p.cents) == (tr.payer, tr.payee, tr.cents)
+                       for p in pending):
+                rows.append([Button(t("✓ {n} paid", n=i), f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
+    if pending:
+        lines += ["", "⏳ <b>" + esc(t("Pending: counts once the payee confirms")) + "</b>"]
+        for p in pending:
+            lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}: "
+                         f"{format_cents(p.cents)}")
+            rows.append([Button(t("✅ {name} received {amount}", name=clip(people[p.to_person].name, 20),
+                                  amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
+    if owed:
+        lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
     return "\n".join(lines), rows
 
 
@@ -104,19 +144,25 @@ async def cmd_settle(update: Update, context: Context) -> None:
     await reply(update, context, text, rows)
 
 
+async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int) -> bool:
+    """Only the payee says money arrived; a chat admin may say it for them (a guest payee)."""
+    return sc.person_id == payee or sc.is_private or await is_admin(context, sc.chat_id, user_id)
+
+
 async def on_paid_button(update: Update, context: Context) -> None:
-    """p:<payer>:<payee>:<cents>[:<session>] — that transfer was made."""
+    """p:<payer>:<payee>:<cents>[:<session>] — that transfer was made. Tapped by the payee (or
+    an admin) it counts at once; by the payer it waits for the payee's confirmation."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     parts = (query.data or "").split(":")
-    if len(parts) not in (4, 5) or not all(p.isdigit() for p in parts[1:]):
+    if len(parts) not in (4, 5) or not all(is_ascii_uint(p) for p in parts[1:]):
         await query.answer(t("That button is no longer valid."), show_alert=True)
         return
     payer, payee, cents = int(parts[1]), int(parts[2]), int(parts[3])
     session_id = int(parts[4]) if len(parts) == 5 else None
-    if sc.person_id not in (payer, payee) and not sc.is_private and \
-            not await is_admin(context, sc.chat_id, query.from_user.id):
+    confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
+    if sc.person_id != payer and not confirmed:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
                              "paid."), show_alert=True)
         return
@@ -130,31 +176,90 @@ async def on_paid_button(update: Update, context: Context) -> None:
     if Transfer(payer, payee, cents) not in open_now:
         await query.answer(t("This payment is no longer open."), show_alert=True)
         return
-    await store.record_payment(sc.chat_id, payer, payee, cents, session_id=session_id,
-                               recorded_by=sc.person_id)
+    waiting = [p for p in await store.pending_payments(sc.chat_id)
+               if (p.from_person, p.to_person, p.cents) == (payer, payee, cents)]
+    if waiting and not confirmed:
+        await query.answer(t("This payment already waits for the payee to confirm it."),
+                           show_alert=True)
+        return
+    try:
+        if waiting:
+            await store.confirm_payment(sc.chat_id, waiting[0].id, by=sc.person_id)
+        else:
+            await store.record_payment(sc.chat_id, payer, payee, cents, session_id=session_id,
+                                       recorded_by=sc.person_id, confirmed=confirmed)
+    except StoreError as exc:
+        await query.answer(refusal(t, exc)[:190], show_alert=True)
+        return
     text, rows = await _settle_view(context, sc, session_id)
     await edit(query, text, rows)
-    await query.answer(t("Recorded."))
+    await query.answer(t("Recorded.") if confirmed
+                       else t("Recorded; it counts once the payee confirms it."))
+
+
+async def on_received_button(update: Update, context: Context) -> None:
+    """pc:<payment>[:<session>] — the payee (or an admin) confirms a pending payment."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    parts = (query.data or "").split(":")
+    if len(parts) not in (2, 3) or not all(is_ascii_uint(p) for p in parts[1:]):
+        await query.answer(t("That button is no longer valid."), show_alert=True)
+        return
+    session_id = int(parts[2]) if len(parts) == 3 else None
+    try:
+        payment = await store.get_payment(int(parts[1]))
+    except StoreError:
+        payment = None
+    if payment is None or payment.chat_id != sc.chat_id:
+        await query.answer(t("That button is no longer valid."), show_alert=True)
+        return
+    if not await _may_confirm(context, sc, payment.to_person, query.from_user.id):
+        await query.answer(t("Only the payee, or a chat admin, can confirm a payment."),
+                           show_alert=True)
+        return
+    try:
+        await store.confirm_payment(sc.chat_id, payment.id, by=sc.person_id)
+    except PaymentNotPending:
+        await query.answer(t("This payment is already confirmed."), show_alert=True)
+        return
+    text, rows = await _settle_view(context, sc, session_id)
+    await edit(query, text, rows)
+    await query.answer(t("Confirmed."))
 
 
 async def cmd_paid(update: Update, context: Context) -> None:
+    """/paid @payee AMOUNT: I paid (pending until the payee confirms);
+    /paid from @payer AMOUNT: I was paid (the payee's word: counts at once)."""
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    args = context.args or []
+    args = list(context.args or [])
+    received = len(args) == 3 and args[0].lower() in ("from", "收到", "收")
+    if received:
+        args = args[1:]
+    usage = esc(t("Usage: /paid @name AMOUNT — you paid that person, e.g. /paid @bob 12.5; "
+                  "/paid from @name AMOUNT — that person paid you."))
     people = await _people(context, sc.chat_id)
     target = _find(people, args[0]) if len(args) == 2 else None
-    try:
-        cents = parse_stake(args[1]) if len(args) == 2 else None
-    except ValueError:
-        cents = None
-    if target is None or cents is None or sc.person_id is None or target == sc.person_id:
-        await reply(update, context, esc(t("Usage: /paid @name AMOUNT — you paid that person, "
-                                           "e.g. /paid @bob 12.5")))
+    if target is None or sc.person_id is None or target == sc.person_id:
+        await reply(update, context, usage)
         return
-    await store.record_payment(sc.chat_id, sc.person_id, target, cents, recorded_by=sc.person_id)
+    try:
+        cents = parse_amount(args[1], MAX_PAYMENT_CENTS)
+    except ValueError:
+        await reply(update, context, esc(t("An amount is a plain number such as 12.5, above 0 and "
+                                           "at most {max}.", max=format_cents(MAX_PAYMENT_CENTS))))
+        return
+    payer, payee = (target, sc.person_id) if received else (sc.person_id, target)
+    await store.record_payment(sc.chat_id, payer, payee, cents, recorded_by=sc.person_id,
+                               confirmed=received)
     text, rows = await _settle_view(context, sc, None)
-    await reply(update, context, "✅ " + esc(t("Payment of {amount} recorded.",
-                                              amount=format_cents(cents))) + "\n\n" + text, rows)
+    if received:
+        head = t("Payment of {amount} recorded.", amount=format_cents(cents))
+    else:
+        head = t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
+                 amount=format_cents(cents), name=people[payee].name)
+    await reply(update, context, "✅ " + esc(head) + "\n\n" + text, rows)
 
 
 # -- statistics ----------------------------------------------------------------------------------
@@ -190,7 +295,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
         one = _find(people, context.args[0])
         if one is None or one not in stats:
             await reply(update, context, esc(t("I don't know “{name}” at this table.",
-                                               name=context.args[0])))
+                                               name=clip(context.args[0]))))
             return
         wanted = [one]
     blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=hand_count))]
@@ -275,10 +380,55 @@ async def cmd_export(update: Update, context: Context) -> None:
                                                              "to load the session again.")))
 
 
+IMPORT_MAP = re.compile(r"([0-3ESWNesnw])=@(\w{1,64})", re.ASCII)
+
+
+async def _import_mapping(context: Context, sc: ChatScope, tokens: list[str]) -> dict[int, int]:
+    """SEAT=@username tokens (seat 0-3 or E S W N): which file players are members of this
+    chat. Raises ImportError_ naming the token that does not work."""
+    store = store_of(context)
+    mapping: dict[int, int] = {}
+    for token in tokens:
+        m = IMPORT_MAP.fullmatch(token)
+        if m is None:
+            raise ImportError_("“{token}” is not SEAT=@username (e.g. E=@alice)", token=clip(token))
+        seat = parse_seat(m.group(1))
+        person = await store.person_by_username(m.group(2))
+        if person is None or person.telegram_id is None or not await _is_member(
+                context, sc, person.telegram_id):
+            raise ImportError_("@{name} is not a member of this chat that I know",
+                               name=m.group(2))
+        if seat in mapping or person.id in mapping.values():
+            raise ImportError_("“{token}” maps a seat or a member twice", token=clip(token))
+        mapping[seat] = person.id
+    return mapping
+
+
+async def _is_member(context: Context, sc: ChatScope, telegram_id: int) -> bool:
+    if sc.is_private:
+        return telegram_id == sc.chat_id
+    try:
+        member = await context.bot.get_chat_member(sc.chat_id, telegram_id)
+    except BadRequest:
+        return False
+    return member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
+
+
+def _import_args(message: Any, context: Context) -> list[str]:
+    if context.args is not None:
+        return list(context.args)
+    return (message.caption or "").split()[1:]
+
+
 async def cmd_import(update: Update, context: Context) -> None:
+    """Only a chat admin (in a private chat, its owner) imports. The file is checked whole,
+    then stored in one transaction; its names become guests unless mapped: /import E=@alice."""
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = update.effective_message
+    if not sc.is_private and not await is_admin(context, sc.chat_id, update.effective_user.id):
+        await reply(update, context, esc(t("Only a chat admin can import a session.")))
+        return
     document = message.document or (message.reply_to_message.document
                                     if message.reply_to_message else None)
     if document is None:
@@ -289,9 +439,12 @@ async def cmd_import(update: Update, context: Context) -> None:
         await reply(update, context, esc(t("A session is already running here: /table shows it, "
                                            "/end closes it.")))
         return
-    data = bytes(await (await context.bot.get_file(document.file_id)).download_as_bytearray())
     try:
-        imported = parse_import(data)
+        if document.file_size and document.file_size > MAX_IMPORT_BYTES:
+            raise ImportError_("the file is larger than {max} bytes", max=MAX_IMPORT_BYTES)
+        mapping = await _import_mapping(context, sc, _import_args(message, context))
+        data = bytes(await (await context.bot.get_file(document.file_id)).download_as_bytearray())
+        imported = await asyncio.to_thread(parse_import, data)
     except ImportError_ as exc:
         kwargs = dict(exc.kwargs)
         if exc.scoring is not None:
@@ -299,26 +452,27 @@ async def cmd_import(update: Update, context: Context) -> None:
         await reply(update, context,
                     "⚠️ " + esc(t("Cannot import: {reason}", reason=t(exc.msgid, **kwargs))))
         return
-    session = await store.start_session(sc.chat_id, imported.variant, imported.rules,
-                                        stake_cents=imported.stake_cents, started_by=sc.person_id)
-    people = await _people(context, sc.chat_id)
-    for seat, player in enumerate(imported.players):
-        pid = _find(people, player)
-        if pid is None or pid in session.seats:
-            pid = (await store.add_guest(sc.chat_id, player)).id
-        session = await store.seat_player(session.id, seat, pid)
-    for hand in imported.hands:
-        key = f"import:{document.file_unique_id}:{session.id}:{hand.seq}"
-        stored = await store.record_hand(session.id, hand.record, hand.outcome,
-                                         entered_by=sc.person_id, idempotency_key=key)
-        if hand.voided:
-            await store.void_hand(stored.id, by=sc.person_id, reason=hand.void_reason or "import")
-    session = await store.end_session(session.id)
+    players: list[int | str] = [mapping.get(seat, name) for seat, name in enumerate(imported.players)]
+    hands = [HandToImport(h.record, h.outcome, h.voided, h.void_reason) for h in imported.hands]
+    try:
+        session = await store.import_session(
+            sc.chat_id, imported.variant, imported.rules, stake_cents=imported.stake_cents,
+            players=players, hands=hands, imported_by=sc.person_id,
+            key_prefix=f"import:{uuid.uuid4().hex}")
+    except StoreError as exc:
+        await reply(update, context, "⚠️ " + esc(t("Cannot import: {reason}",
+                                                  reason=refusal(t, exc))))
+        return
     totals = await store.totals(session.id)
     names = await seat_names(store, session)
     lines = ["📥 " + esc(t("Imported {n} hands as session {id}.", n=len(imported.hands),
                           id=session.id)), ""]
-    lines += [f"{esc(names[s] or '?')}: {totals[s]:+d}" for s in range(4)]
+    for s in range(4):
+        guest = "" if s in mapping else " · " + esc(t("guest"))
+        lines.append(f"{esc(names[s] or '?')}{guest}: {totals[s]:+d}")
+    if len(mapping) < 4:
+        lines += ["", esc(t("Names from the file are guests. To put a member in a seat, import "
+                            "again with SEAT=@username, e.g. /import E=@alice."))]
     await send(context, sc.chat_id, "\n".join(lines))
 
 
@@ -329,6 +483,9 @@ HANDLERS = [
     CommandHandler("chart", cmd_chart),
     CommandHandler("export", cmd_export),
     CommandHandler("import", cmd_import),
-    MessageHandler(filters.Document.ALL & filters.CaptionRegex(r"^/import(@\w+)?\b"), cmd_import),
+    # A file with the caption /import (CommandHandler reads text only); the guard in app.py
+    # drops captions addressed to another bot.
+    MessageHandler(filters.Document.ALL & filters.CaptionRegex(r"^/import(@\w+)?(\s|$)"), cmd_import),
     CallbackQueryHandler(on_paid_button, pattern=r"^p:"),
+    CallbackQueryHandler(on_received_button, pattern=r"^pc:"),
 ]

@@ -9,14 +9,15 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import StoreError
 from scoring import all_variants, get_variant
-from scoring.settlement import parse_stake
 
 from . import forms
 from .common import (
     ChatScope,
     Context,
     edit,
+    is_admin,
     may_act,
+    parse_amount,
     refusal,
     reply,
     require_session,
@@ -28,6 +29,7 @@ from .common import (
 )
 from .forms import Kind
 from .i18n import LANG_NAMES, LANGS, N_
+from .limits import MAX_NAME, MAX_STAKE_CENTS, clip, visible_name
 from .render import esc, money, seat_label, totals_block
 from .wizard import Button
 
@@ -162,7 +164,7 @@ async def cmd_new(update: Update, context: Context) -> None:
         rows = [[Button(variant_title(v, sc.lang), f"n:{v}")] for v in all_variants()]
         prompt = t("Which mahjong do you play?")
         if name:
-            prompt = t("Unknown variant “{name}”.", name=name) + " " + prompt
+            prompt = t("Unknown variant “{name}”.", name=clip(name)) + " " + prompt
         await reply(update, context, esc(prompt), rows)
         return
     await _start(update, context, sc, name)
@@ -299,11 +301,11 @@ async def cmd_rules(update: Update, context: Context) -> None:
 async def cmd_guest(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    name = " ".join(context.args or []).strip()
+    name = visible_name(" ".join(context.args or []))
     session = await require_session(update, context, sc)
     if session is None:
         return
-    if not name or len(name) > 64:
+    if not name or len(name) > MAX_NAME:
         await reply(update, context, esc(t("Usage: /guest NAME (up to 64 characters)")))
         return
     if not await may_act(context, sc, session, update.effective_user.id) and \
@@ -331,16 +333,31 @@ async def cmd_stake(update: Update, context: Context) -> None:
     if session is None:
         return
     try:
-        cents = parse_stake((context.args or [""])[0])
+        cents = parse_amount((context.args or [""])[0], MAX_STAKE_CENTS)
     except ValueError:
-        await reply(update, context, esc(t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")))
+        await reply(update, context, esc(t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")
+                                         + " " + t("At most {max} per point.",
+                                                   max=money(MAX_STAKE_CENTS))))
         return
     session = await store.set_stake(session.id, cents)
     await reply(update, context, esc(t("Stake per point: {stake}", stake=money(cents))))
 
 
+async def _may_set_language(context: Context, sc: ChatScope, user_id: int) -> bool:
+    """Seated players of the running session and chat admins (a private chat: its owner)."""
+    if sc.is_private:
+        return True
+    session = await store_of(context).running_session(sc.chat_id)
+    if session is not None and sc.person_id is not None and sc.person_id in session.seats:
+        return True
+    return await is_admin(context, sc.chat_id, user_id)
+
+
 async def cmd_lang(update: Update, context: Context) -> None:
     sc = await scope(update, context)
+    if not await _may_set_language(context, sc, update.effective_user.id):  # type: ignore[union-attr]
+        await reply(update, context, esc(sc.t("Only seated players and chat admins can do that.")))
+        return
     rows = [[Button(LANG_NAMES[lang], f"l:{lang}") for lang in LANGS]]
     await reply(update, context, esc(sc.t("Choose the language of this chat.")), rows)
 
@@ -351,6 +368,10 @@ async def on_lang_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     if lang not in LANGS:
         await query.answer(sc.t("That button is no longer valid."), show_alert=True)
+        return
+    if not await _may_set_language(context, sc, query.from_user.id):
+        await query.answer(sc.t("Only seated players and chat admins can do that."),
+                           show_alert=True)
         return
     await store_of(context).set_chat_language(sc.chat_id, lang)
     sc.lang = lang

@@ -5,10 +5,13 @@ from .domain import (
     AlreadyVoided,
     Chat,
     Draft,
+    DraftClosed,
+    HandToImport,
     InvalidHand,
     LevelStanding,
     NotFound,
     Payment,
+    PaymentNotPending,
     Person,
     RecordedHand,
     SeatTaken,
@@ -22,18 +25,23 @@ from .domain import (
     SessionView,
     StaleDraft,
     StoreError,
+    TableChanged,
 )
-from .store import Store
+from .faults import crash_point
+from .store import Store, message_hand_key
 
 __all__ = [
     "AlreadySeated",
     "AlreadyVoided",
     "Chat",
     "Draft",
+    "DraftClosed",
+    "HandToImport",
     "InvalidHand",
     "LevelStanding",
     "NotFound",
     "Payment",
+    "PaymentNotPending",
     "Person",
     "RecordedHand",
     "SeatTaken",
@@ -48,4 +56,7 @@ __all__ = [
     "StaleDraft",
     "Store",
     "StoreError",
+    "TableChanged",
+    "crash_point",
+    "message_hand_key",
 ]

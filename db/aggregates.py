@@ -3,7 +3,7 @@
 `add_hand` and `remove_hand` run inside record_hand's and void_hand's transaction (the session
 row is locked), so the aggregates change with the hands, never apart from them. Reads cost the
 same at 100 or 100 000 hands: per session a few rows per seat, the newest level row, and at
-most a few thousand chart buckets. Migration 0003_aggregates built them from the hands stored before.
+most a few thousand chart buckets. Migration 0004_aggregates built them from the hands stored before.
 """
 
 from __future__ import annotations

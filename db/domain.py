@@ -62,6 +62,22 @@ class StaleDraft(StoreError):
     """Someone saved (or deleted) the draft since it was read."""
 
 
+class TableChanged(StoreError):
+    """A hand was added or undone since the preview being confirmed was computed."""
+
+
+class DraftClosed(StoreError):
+    """The draft is gone: its hand was recorded (`hand` is set) or the entry was cancelled."""
+
+    def __init__(self, message: str, hand: RecordedHand | None = None) -> None:
+        super().__init__(message)
+        self.hand = hand
+
+
+class PaymentNotPending(StoreError):
+    """The payment was confirmed already (or does not exist in this chat)."""
+
+
 @dataclass(frozen=True)
 class Chat:
     id: int
@@ -145,6 +161,8 @@ class Payment:
     recorded_by: int | None
     created_at: datetime
     settled: bool = False
+    confirmed: bool = True  # False: pending until the payee (or an admin) confirms it
+    confirmed_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -208,3 +226,14 @@ class SessionView(Session):
     names: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
     totals: Points = (0, 0, 0, 0)
     last_outcome: dict[str, Any] | None = None
+    last_live_seq: int = 0  # the seq of that hand (0 before the first)
+
+
+@dataclass(frozen=True)
+class HandToImport:
+    """One hand of an imported file, scored and checked already."""
+
+    record: dict[str, Any]
+    outcome: dict[str, Any]
+    voided: bool = False
+    void_reason: str | None = None

@@ -242,6 +242,9 @@ class Payment(Base):
     recorded_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     settled: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Only the payee (or a chat admin) makes a payment count; until then it is pending.
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("true"))
+    confirmed_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
 
 
 class Draft(Base):

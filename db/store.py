@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import uuid
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, delete, or_, select, text, update
+from sqlalchemy import BigInteger, and_, delete, func, literal, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.pool import NullPool
@@ -31,11 +33,14 @@ from .domain import (
     ChartSeries,
     Chat,
     Draft,
+    DraftClosed,
+    HandToImport,
     InvalidHand,
     LevelStanding,
     LevelSummary,
     NotFound,
     Payment,
+    PaymentNotPending,
     Person,
     Points,
     RecordedHand,
@@ -49,9 +54,12 @@ from .domain import (
     SessionNotEnded,
     SessionNotReady,
     SessionSettled,
+    SessionView,
     StaleDraft,
     StoreError,
+    TableChanged,
 )
+from .faults import crash_point
 
 T = TypeVar("T")
 
@@ -59,13 +67,15 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
 _RETRIES = 6  # deadlocks, serialization failures and SQLite lock timeouts are retried
 _NAME_MAX = 128
+# No amount may come near the 64-bit columns' limit, also after adding many of them up.
+MAX_CENTS = 10**15
 
 # Every column that refers to a person (moved when two guests of a migrating chat merge).
 _PERSON_REFS = [
     (M.Session, "seat0"), (M.Session, "seat1"), (M.Session, "seat2"), (M.Session, "seat3"),
     (M.Session, "started_by"), (M.Hand, "entered_by"), (M.HandVoid, "voided_by"),
     (M.LedgerEntry, "person_id"), (M.Payment, "from_person"), (M.Payment, "to_person"),
-    (M.Payment, "recorded_by"),
+    (M.Payment, "recorded_by"), (M.Payment, "confirmed_by"),
 ]
 
 
@@ -289,6 +299,27 @@ class Store:
 
         return await self._write(write)
 
+    async def person_by_username(self, username: str) -> Person | None:
+        """The Telegram user with this @username (ignoring case), if the bot has seen them."""
+        async with self._read() as s:
+            rows = list((await s.execute(select(M.Person).where(
+                func.lower(M.Person.username) == username.lstrip("@").lower(),
+                M.Person.telegram_id.is_not(None)))).scalars())
+            return _person(rows[0]) if len(rows) == 1 else None
+
+    async def _guest_id(self, s: AsyncSession, chat_id: int, name: str) -> int:
+        name = _clean_name(name)
+        key = name.casefold()
+        await s.execute(self._insert(M.Person)
+                        .values(name=name, guest_chat_id=chat_id, guest_key=key,
+                                created_at=M.utcnow(), updated_at=M.utcnow())
+                        .on_conflict_do_nothing(index_elements=[M.Person.guest_chat_id,
+                                                                M.Person.guest_key]))
+        pid = await s.scalar(select(M.Person.id).where(M.Person.guest_chat_id == chat_id,
+                                                       M.Person.guest_key == key))
+        assert pid is not None
+        return int(pid)
+
     async def get_person(self, person_id: int) -> Person:
         """The person with this id (`NotFound` if none)."""
         async with self._read() as s:
@@ -333,6 +364,55 @@ class Store:
             return await self._write(write)
         except IntegrityError as exc:  # the running-session index: someone else was quicker
             raise SessionAlreadyRunning("a session is already running in this chat") from exc
+
+    async def import_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
+                             stake_cents: int, players: Sequence[int | str],
+                             hands: Sequence[HandToImport], imported_by: int | None,
+                             key_prefix: str) -> Session:
+        """An imported session, ended, in one transaction: its seats (a person id, or a name
+        that becomes a guest of the chat), every hand with its ledger entries and totals, and
+        the voids. Nothing is written when anything is refused."""
+        _check_cents(stake_cents, allow_zero=True)
+        rules = _json_copy(rules, "rules")
+        if len(players) != 4:
+            raise StoreError("an imported session needs four players")
+        prepared = [(_json_copy(h.record, "hand record"), _json_copy(h.outcome, "outcome"),
+                     _deltas(h.outcome), h) for h in hands]
+
+        async def write(s: AsyncSession) -> Session:
+            await self._ensure_chat_row(s, chat_id)
+            await self._locked_chat(s, chat_id)
+            seats: list[int] = []
+            for player in players:
+                if isinstance(player, str):
+                    seats.append(await self._guest_id(s, chat_id, player))
+                else:
+                    seats.append((await self._person_row(s, player)).id)
+            if len(set(seats)) != 4:
+                raise AlreadySeated("one person cannot take two seats")
+            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+                            started_by=imported_by, started_at=M.utcnow(), hand_count=0,
+                            **dict(zip(M.SEAT_COLUMNS, seats, strict=True)))
+            s.add(row)
+            await s.flush()
+            s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
+            await s.flush()
+            for i, (record, outcome, deltas, h) in enumerate(prepared):
+                stored = await self._insert_hand(s, row, record, outcome, deltas,
+                                                 entered_by=imported_by, key=f"{key_prefix}:{i + 1}")
+                if h.voided:
+                    hand = await s.get(M.Hand, stored.id)
+                    assert hand is not None
+                    await self._void(s, row.id, hand, by=imported_by,
+                                     reason=(h.void_reason or "import")[:200])
+                if i == 0:
+                    crash_point("mid_import")
+            row.ended_at = M.utcnow()
+            await s.flush()
+            return _session(row)
+
+        return await self._write(write)
 
     async def running_session(self, chat_id: int) -> Session | None:
         """The chat's running session, if any."""
@@ -458,38 +538,68 @@ class Store:
             existing = await self._hand_by_key(s, idempotency_key, session_id)
             if existing is not None:
                 return existing
-            _check_running(row)
-            seats = _seats(row)
-            if None in seats:
-                raise SessionNotReady("four players must be seated before a hand is recorded")
-            if record.get("variant", row.variant) != row.variant:
-                raise InvalidHand(f"this session plays {row.variant}, not {record.get('variant')}")
-            row.hand_count += 1  # (entered_by: its foreign key checks it)
-            hand = M.Hand(session_id=session_id, seq=row.hand_count,
-                          level=level if level is not None else await self._next_level(s, session_id),
-                          record=record, outcome=outcome, entered_by=entered_by,
-                          created_at=M.utcnow(), idempotency_key=idempotency_key, voided=False)
-            s.add(hand)
-            await s.flush()
-            s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=session_id,
-                                    person_id=seats[seat], points=points)
-                      for seat, points in enumerate(deltas))
-            await aggregates.add_hand(s, self._insert, session_id, hand.seq, hand.level, record,
-                                      outcome, deltas)
-            return _hand(hand, None)
+            return await self._insert_hand(s, row, record, outcome, deltas, entered_by=entered_by,
+                                           key=idempotency_key, level=level)
 
         try:
             return await self._write(write)
         except IntegrityError as exc:
-            # A race on the key with another session's writer (a session's writers are
-            # serialized): whoever won stored it. Or entered_by names nobody (its foreign key).
+            # Only a race on the key from another session's writer gets here (a session's
+            # writers are serialized): whoever won stored it.
             async with self._read() as s:
                 existing = await self._hand_by_key(s, idempotency_key, session_id)
-                if existing is None and entered_by is not None:
-                    await self._person_row(s, entered_by)  # NotFound: no such person
             if existing is None:
                 raise StoreError(f"the hand was not recorded: {_short(exc)}") from exc
             return existing
+
+    async def confirm_hand(self, draft: Draft, record: dict[str, Any], outcome: dict[str, Any], *,
+                           entered_by: int | None, table_mark: str) -> RecordedHand:
+        """Record the hand of a wizard draft and close the draft, in one transaction, only if
+        the draft is still at `draft.version` and the table is still at `table_mark` (what its
+        preview was computed on). The same draft confirmed twice: the hand stored the first
+        time, `created=False`. `DraftClosed` (cancelled), `StaleDraft` (changed meanwhile),
+        `TableChanged` (a hand was added or undone: nothing written)."""
+        deltas = _deltas(outcome)
+        record = _json_copy(record, "hand record")
+        outcome = _json_copy(outcome, "outcome")
+        key = draft_hand_key(draft)
+        table = M.Draft.__table__
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            row = await self._locked_session(s, draft.session_id)
+            existing = await self._hand_by_key(s, key, draft.session_id)
+            if existing is not None:
+                await s.execute(delete(table).where(table.c.chat_id == draft.chat_id,
+                                                    table.c.message_id == draft.message_id))
+                return existing
+            current = await s.get(M.Draft, (draft.chat_id, draft.message_id),
+                                  populate_existing=True)
+            if current is None:
+                raise DraftClosed("this hand entry was cancelled")
+            if current.version != draft.version:
+                raise StaleDraft("this hand entry was changed meanwhile")
+            if await self._table_mark(s, row) != table_mark:
+                raise TableChanged("the table changed since the preview")
+            hand = await self._insert_hand(s, row, record, outcome, deltas, entered_by=entered_by,
+                                           key=key)
+            await s.delete(current)
+            return hand
+
+        return await self._write(write)
+
+    async def table_mark(self, session_id: int) -> str:
+        """Where the table stands: changes with every hand recorded or undone (a preview
+        computed at one mark is exact as long as the mark holds)."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return await self._table_mark(s, row)
+
+    async def hand_by_key(self, session_id: int, key: str) -> RecordedHand | None:
+        """The session's hand stored under this idempotency key, if any."""
+        async with self._read() as s:
+            return await self._hand_by_key(s, key, session_id)
 
     async def void_hand(self, hand_id: int, *, by: int | None, reason: str) -> RecordedHand:
         """Mark a hand voided (it stays, with who voided it, when and why) and take it out of
@@ -506,18 +616,7 @@ class Store:
             assert hand is not None
             if hand.voided:
                 raise AlreadyVoided(f"hand {hand.seq} is already voided")
-            if by is not None:
-                await self._person_row(s, by)
-            hand.voided = True
-            void = M.HandVoid(hand_id=hand_id, voided_by=by, reason=reason, voided_at=M.utcnow())
-            s.add(void)
-            entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
-                                       .where(M.LedgerEntry.hand_id == hand_id))).all()
-            deltas = [0, 0, 0, 0]
-            for seat, points in entries:
-                deltas[seat] = points
-            await aggregates.remove_hand(s, self._insert, hand, deltas)
-            return _hand(hand, void)
+            return await self._void(s, session_id, hand, by=by, reason=reason)
 
         return await self._write(write)
 
@@ -636,10 +735,11 @@ class Store:
     # -- money -----------------------------------------------------------------------------
 
     async def record_payment(self, chat_id: int, from_person: int, to_person: int, cents: int, *,
-                             session_id: int | None = None,
-                             recorded_by: int | None = None) -> Payment:
+                             session_id: int | None = None, recorded_by: int | None = None,
+                             confirmed: bool = False) -> Payment:
         """`from_person` paid `to_person` `cents` (> 0) to settle debts, optionally for one
-        session of this chat."""
+        session of this chat. It counts only once `confirmed` (here, when the payee entered
+        it, or later with `confirm_payment`); until then it is pending."""
         _check_cents(cents, allow_zero=False)
         if from_person == to_person:
             raise StoreError("a payment needs two different people")
@@ -655,12 +755,44 @@ class Store:
                     raise NotFound(f"this chat has no session {session_id}")
             row = M.Payment(chat_id=chat_id, from_person=from_person, to_person=to_person,
                             cents=cents, session_id=session_id, recorded_by=recorded_by,
-                            created_at=M.utcnow(), settled=False)
+                            created_at=M.utcnow(), settled=False, confirmed=confirmed,
+                            confirmed_by=recorded_by if confirmed else None)
             s.add(row)
             await s.flush()
             return _payment(row)
 
         return await self._write(write)
+
+    async def confirm_payment(self, chat_id: int, payment_id: int, *, by: int | None) -> Payment:
+        """The payee (or an admin) says the money arrived: the payment counts from now on.
+        `PaymentNotPending` if it was confirmed already or is not this chat's."""
+
+        async def write(s: AsyncSession) -> Payment:
+            result = await s.execute(update(M.Payment).where(
+                M.Payment.id == payment_id, M.Payment.chat_id == chat_id,
+                M.Payment.confirmed.is_(False)).values(confirmed=True, confirmed_by=by))
+            if result.rowcount != 1:
+                raise PaymentNotPending(f"payment {payment_id} is not pending in this chat")
+            row = await s.get(M.Payment, payment_id, populate_existing=True)
+            assert row is not None
+            return _payment(row)
+
+        return await self._write(write)
+
+    async def get_payment(self, payment_id: int) -> Payment:
+        async with self._read() as s:
+            row = await s.get(M.Payment, payment_id)
+            if row is None:
+                raise NotFound(f"there is no payment {payment_id}")
+            return _payment(row)
+
+    async def pending_payments(self, chat_id: int) -> list[Payment]:
+        """Payments of the chat still waiting for their payee, oldest first."""
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Payment).where(
+                M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(False),
+                M.Payment.settled.is_(False)).order_by(M.Payment.id))).scalars()
+            return [_payment(r) for r in rows]
 
     async def money_balances(self, chat_id: int, *,
                              session_ids: list[int] | None = None) -> dict[int, int]:
@@ -671,7 +803,7 @@ class Store:
         stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
                 .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
                 .where(M.Session.chat_id == chat_id))
-        pay = select(M.Payment).where(M.Payment.chat_id == chat_id)
+        pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
         if session_ids is None:
             stmt = stmt.where(M.Session.settled_at.is_(None))
             pay = pay.where(M.Payment.settled.is_(False))
@@ -713,7 +845,7 @@ class Store:
                 row.settled_at = row.settled_at or now
             chats = {r.chat_id for r in rows}
             await s.execute(update(M.Payment).where(
-                M.Payment.settled.is_(False),
+                M.Payment.settled.is_(False), M.Payment.confirmed.is_(True),
                 or_(M.Payment.session_id.in_(ids),
                     and_(M.Payment.session_id.is_(None), M.Payment.chat_id.in_(chats))))
                 .values(settled=True))
@@ -722,6 +854,83 @@ class Store:
         return await self._write(write)
 
     # -- drafts ----------------------------------------------------------------------------
+
+    async def create_draft(self, chat_id: int, *, session_id: int,
+                           data: dict[str, Any]) -> tuple[Draft, list[Draft]]:
+        """A new hand entry, stored before its message exists: it gets a placeholder (negative)
+        message id until `attach_draft`. The session's other open entries are closed in the
+        same transaction; they are returned, so their messages can say so."""
+        data = _json_copy(data, "draft")
+        placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
+
+        table, sessions = M.Draft.__table__, M.Session.__table__
+
+        async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
+            if not self._sqlite:  # in turn with confirm_hand (SQLite: BEGIN IMMEDIATE did it)
+                await self._locked_session(s, session_id)
+            # Few statements (an entry is opened often): the old entries are deleted and read
+            # back in one, the new one is inserted only if the session runs.
+            gone = (await s.execute(delete(table).where(table.c.session_id == session_id)
+                                    .returning(*table.c))).all()
+            old = [Draft(r.chat_id, r.message_id, r.session_id, r.data, r.version,
+                         _utc(r.updated_at) or M.utcnow()) for r in gone]
+            now = M.utcnow()
+            added = await s.execute(table.insert().from_select(
+                ["chat_id", "message_id", "session_id", "data", "version", "updated_at"],
+                select(literal(chat_id, BigInteger), literal(placeholder, BigInteger), sessions.c.id,
+                       literal(data, M.Draft.data.type), literal(1), literal(now, M.Draft.updated_at.type))
+                .where(sessions.c.id == session_id, sessions.c.ended_at.is_(None))))
+            if added.rowcount != 1:
+                _check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
+            return Draft(chat_id, placeholder, session_id, data, 1, now), old
+
+        try:
+            return await self._write(write)
+        except IntegrityError:  # a chat row is missing (a draft in a chat not seen before)
+            await self.ensure_chat(chat_id)
+            return await self._write(write)
+
+    async def attach_draft(self, draft: Draft, chat_id: int, message_id: int) -> Draft:
+        """Move a new draft onto the message that shows it (`chat_id` differs from the
+        draft's when the group became a supergroup meanwhile). `NotFound` if it was closed."""
+
+        async def write(s: AsyncSession) -> Draft:
+            table = M.Draft.__table__
+            result = await s.execute(update(table).where(
+                table.c.chat_id == chat_id, table.c.message_id == draft.message_id)
+                .values(message_id=message_id))
+            if result.rowcount != 1:
+                raise NotFound("this hand entry was closed meanwhile")
+            return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
+                         draft.updated_at)
+
+        return await self._write(write, immediate=False)  # one statement
+
+    async def unattached_draft(self, chat_id: int, *, seconds: float) -> bool:
+        """True while a draft of the chat made in the last `seconds` waits for its message."""
+        since = M.utcnow().timestamp() - seconds
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Draft.updated_at).where(
+                M.Draft.chat_id == chat_id, M.Draft.message_id < 0))).scalars()
+            return any((_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
+
+    async def cancel_draft(self, draft: Draft) -> None:
+        """Close a hand entry without recording it, if it is still at `draft.version`.
+        `DraftClosed` (with `.hand` when its hand was recorded first), `StaleDraft`."""
+        key = draft_hand_key(draft)
+
+        async def write(s: AsyncSession) -> None:
+            await self._locked_session(s, draft.session_id)  # in turn with confirm_hand
+            current = await s.get(M.Draft, (draft.chat_id, draft.message_id),
+                                  populate_existing=True)
+            if current is None:
+                raise DraftClosed("this hand entry is closed",
+                                  await self._hand_by_key(s, key, draft.session_id))
+            if current.version != draft.version:
+                raise StaleDraft("this hand entry was changed meanwhile")
+            await s.delete(current)
+
+        await self._write(write)
 
     async def save_draft(self, chat_id: int, message_id: int, *, session_id: int,
                          data: dict[str, Any], expected_version: int | None) -> Draft:
@@ -884,6 +1093,56 @@ class Store:
         level = last.level or 1
         return level + 1 if last.outcome.get("level_over") else level
 
+    async def _insert_hand(self, s: AsyncSession, row: M.Session, record: dict[str, Any],
+                           outcome: dict[str, Any], deltas: Points, *, entered_by: int | None,
+                           key: str, level: int | None = None) -> RecordedHand:
+        """Add a hand to a locked session: next seq, four ledger entries, new totals."""
+        if not isinstance(record, dict):
+            raise InvalidHand("the hand record must be a JSON object")
+        if not key or len(key) > 200:
+            raise StoreError("a hand needs an idempotency key of 1-200 characters")
+        _check_running(row)
+        seats = _seats(row)
+        if None in seats:
+            raise SessionNotReady("four players must be seated before a hand is recorded")
+        if record.get("variant", row.variant) != row.variant:
+            raise InvalidHand(f"this session plays {row.variant}, not {record.get('variant')}")
+        if entered_by is not None:
+            await self._person_row(s, entered_by)
+        row.hand_count += 1
+        hand = M.Hand(session_id=row.id, seq=row.hand_count,
+                      level=level if level is not None else await self._next_level(s, row.id),
+                      record=record, outcome=outcome, entered_by=entered_by,
+                      created_at=M.utcnow(), idempotency_key=key, voided=False)
+        s.add(hand)
+        await s.flush()
+        s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=row.id,
+                                person_id=seats[seat], points=points)
+                  for seat, points in enumerate(deltas))
+        await aggregates.add_hand(s, self._insert, row.id, hand.seq, hand.level, record, outcome,
+                                  deltas)
+        return _hand(hand, None)
+
+    async def _void(self, s: AsyncSession, session_id: int, hand: M.Hand, *, by: int | None,
+                    reason: str) -> RecordedHand:
+        if by is not None:
+            await self._person_row(s, by)
+        hand.voided = True
+        void = M.HandVoid(hand_id=hand.id, voided_by=by, reason=reason, voided_at=M.utcnow())
+        s.add(void)
+        entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
+                                   .where(M.LedgerEntry.hand_id == hand.id))).all()
+        deltas = [0, 0, 0, 0]
+        for seat, points in entries:
+            deltas[seat] = points
+        await aggregates.remove_hand(s, self._insert, hand, deltas)
+        return _hand(hand, void)
+
+    async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
+        last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
+            M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
+        return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, _seats(row))
+
     async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
         rows = list((await s.execute(select(M.Session).where(
             M.Session.chat_id.in_([old_chat_id, new_chat_id]), M.Session.ended_at.is_(None))
@@ -912,6 +1171,22 @@ class Store:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def table_mark_of(hand_count: int, last_live_seq: int, rules: dict[str, Any], stake_cents: int,
+                  seats: Seats) -> str:
+    """Hands recorded, the last live one, and a checksum of what else a preview shows
+    (rules, stake, who sits where: all changeable between a preview and its Confirm)."""
+    rest = json.dumps([rules, stake_cents, list(seats)], sort_keys=True)
+    return f"{hand_count}:{last_live_seq}:{zlib.crc32(rest.encode()):08x}"
+
+
+def session_mark(session: Session) -> str | None:
+    """The table mark of a session read with `chat_context` (no read needed), else None."""
+    if not isinstance(session, SessionView):
+        return None
+    return table_mark_of(session.hand_count, session.last_live_seq, session.rules,
+                         session.stake_cents, session.seats)
 
 
 def _utc(dt: datetime | None) -> datetime | None:
@@ -963,7 +1238,8 @@ def _payment(row: M.Payment) -> Payment:
     created_at = _utc(row.created_at)
     assert created_at is not None
     return Payment(row.id, row.chat_id, row.from_person, row.to_person, row.cents, row.session_id,
-                   row.recorded_by, created_at, bool(row.settled))
+                   row.recorded_by, created_at, bool(row.settled), bool(row.confirmed),
+                   row.confirmed_by)
 
 
 def _draft(row: M.Draft) -> Draft:
@@ -1005,6 +1281,18 @@ def _check_seat(seat: int) -> None:
 def _check_cents(cents: int, *, allow_zero: bool) -> None:
     if type(cents) is not int or cents < 0 or (cents == 0 and not allow_zero):
         raise StoreError(f"an amount must be a whole number of cents{'' if allow_zero else ' above 0'}")
+    if cents > MAX_CENTS:
+        raise StoreError(f"an amount must be at most {MAX_CENTS} cents")
+
+
+def draft_hand_key(draft: Draft) -> str:
+    """The idempotency key of a draft's hand: the same entry confirmed twice is one hand."""
+    return message_hand_key(draft.chat_id, draft.message_id)
+
+
+def message_hand_key(chat_id: int, message_id: int) -> str:
+    """The idempotency key of the hand entered on this wizard message."""
+    return f"draft:{chat_id}:{message_id}"
 
 
 def _check_running(row: M.Session) -> None:

@@ -32,8 +32,10 @@ def _statement() -> Any:
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
     totals = [TOTALS.alias(f"t{i}") for i in range(4)]
     s = SESSIONS
-    last_outcome = (select(HANDS.c.outcome).where(HANDS.c.session_id == s.c.id, HANDS.c.voided.is_(False))
-                    .order_by(HANDS.c.seq.desc()).limit(1).scalar_subquery())
+    def last_live(column: Any) -> Any:  # of the newest live hand, along the (session_id, seq) index
+        return (select(column).where(HANDS.c.session_id == s.c.id, HANDS.c.voided.is_(False))
+                .order_by(HANDS.c.seq.desc()).limit(1).scalar_subquery())
+
     columns = [CHATS.c.id.label("chat_id"), CHATS.c.language, CHATS.c.house_rules, CHATS.c.migrated_to,
                me.c.id.label("me_id"), me.c.telegram_id.label("me_telegram_id"),
                me.c.name.label("me_name"), me.c.username.label("me_username"),
@@ -42,7 +44,8 @@ def _statement() -> Any:
                *(c.label(f"s_{c.name}") for c in s.c),
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
                *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
-               last_outcome.label("last_outcome")]
+               last_live(HANDS.c.outcome).label("last_outcome"),
+               last_live(HANDS.c.seq).label("last_live_seq")]
     stmt = (select(*columns).select_from(anchor)
             .outerjoin(CHATS, CHATS.c.id == chat_id)
             .outerjoin(me, me.c.telegram_id == telegram_id)
@@ -78,5 +81,5 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -
             names=(row.name0, row.name1, row.name2, row.name3),
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),
-            last_outcome=row.last_outcome)
+            last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0))
     return ChatContext(chat, person, session)

@@ -47,7 +47,7 @@ def money_balances(totals_by_person: Mapping[K, int], stake_cents: int) -> dict[
     return {person: to_cents(points, stake_cents) for person, points in totals_by_person.items()}
 
 
-_STAKE = re.compile(r"\d+(?:\.\d*)?|\.\d+")
+_STAKE = re.compile(r"\d+(?:\.\d*)?|\.\d+", re.ASCII)  # not ², １２
 
 
 def parse_stake(text: str) -> int:

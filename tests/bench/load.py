@@ -48,11 +48,21 @@ class Child:
 
     proc: asyncio.subprocess.Process
 
-    async def counters(self) -> dict[str, Any]:
+    async def line(self) -> dict[str, Any]:
+        """The bot's next JSON line (anything else it prints is passed over)."""
         assert self.proc.stdout is not None
+        while True:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)
+            if not line:
+                return {}
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+
+    async def counters(self) -> dict[str, Any]:
         self.proc.send_signal(signal.SIGUSR1)
-        line = await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)
-        return json.loads(line)
+        return await self.line()
 
     async def settled(self, stable_for: float = 0.02) -> dict[str, Any]:
         """Counters once the bot has stopped issuing statements (trailing work of an update)."""
@@ -80,12 +90,10 @@ async def start_child(tg: FakeTelegram, kind: str, db_url: str | None) -> Child:
     proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
                                                 cwd=os.path.dirname(os.path.dirname(os.path.dirname(
                                                     os.path.abspath(__file__)))))
-    assert proc.stdout is not None
-    line = await asyncio.wait_for(proc.stdout.readline(), TIMEOUT)
-    if not line:
+    child = Child(proc)
+    if not (await child.line()).get("ready"):
         raise RuntimeError(f"the {kind} bot did not start")
-    assert json.loads(line).get("ready"), line
-    return Child(proc)
+    return child
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The running aggregates (/stats, Cixi levels, /chart) always equal what replaying the stored
-hands gives: after recording, voiding any hand, and when migration 0003 builds them from hands
+hands gives: after recording, voiding any hand, and when migration 0004 builds them from hands
 stored before it existed."""
 
 from __future__ import annotations
@@ -167,3 +167,16 @@ async def test_hands_read_in_a_worker_thread_with_its_own_connection(store: Stor
     assert await store.consume_hands_off_loop(s.id, consume, batch=3) == 7
     assert seen == [(i, False) for i in range(1, 8)]
     assert threads and threading.get_ident() not in threads
+
+
+async def test_an_imported_session_has_its_aggregates(store: Store) -> None:
+    from db import HandToImport
+
+    rng = random.Random(11)
+    hands = [HandToImport(*luzhou_hand(rng), voided=i == 2, void_reason="x" if i == 2 else None)
+             for i in range(6)]
+    s = await store.import_session(-82, "luzhou", {}, stake_cents=0, players=["A", "B", "C", "D"],
+                                   hands=hands, imported_by=None, key_prefix="imp")
+    assert await aggregated(store, -82) == await replayed(store, -82)
+    chart = await store.chart_series(s.id)
+    assert chart.hands == 5 and chart.totals[-1] == await store.totals(s.id)

@@ -74,3 +74,17 @@ async def test_get_people_in_one_read(store: Store) -> None:
     assert len(seen) == 1
     assert sorted(p.name for p in people.values()) == ["Ann", "Bo", "Cy", "Di"]
     assert await store.get_people([]) == {}
+
+
+async def test_the_snapshot_gives_the_same_table_mark_as_the_store(store: Store) -> None:
+    from db.store import session_mark
+
+    s = await seated_session(store, chat_id=-8, stake_cents=50, rules={"cap": 20})
+    assert session_mark((await store.chat_context(-8)).session) == await store.table_mark(s.id)
+    hands = [await store.record_hand(s.id, record(), outcome(d, -d, 0, 0), entered_by=None,
+                                     idempotency_key=f"m{d}") for d in (1, 2, 3)]
+    await store.void_hand(hands[-1].id, by=None, reason="x")
+    snap = (await store.chat_context(-8)).session
+    assert snap is not None and snap.last_live_seq == 2
+    assert session_mark(snap) == await store.table_mark(s.id)
+    assert session_mark(await store.get_session(s.id)) is None  # a plain session: ask the store

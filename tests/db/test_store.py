@@ -252,10 +252,10 @@ async def test_money_balances_payments_and_settling(store: Store) -> None:
     assert await store.money_balances(1) == {a: 1500 - 400, b: -500, c: -500, d: -500 + 400}
     assert await store.money_balances(1, session_ids=[s1.id]) == {a: 1500, b: -500, c: -500, d: -500}
 
-    pay = await store.record_payment(1, b, a, 500, session_id=s1.id, recorded_by=b)
+    pay = await store.record_payment(1, b, a, 500, session_id=s1.id, recorded_by=a, confirmed=True)
     assert (pay.from_person, pay.to_person, pay.cents) == (b, a, 500)
     assert (pay.session_id, pay.settled) == (s1.id, False)
-    await store.record_payment(1, c, a, 200)  # for no particular session
+    await store.record_payment(1, c, a, 200, confirmed=True)  # for no particular session
     assert await store.money_balances(1) == {a: 1100 - 700, b: 0, c: -300, d: -100}
     assert await store.money_balances(1, session_ids=[s1.id]) == {a: 1000, b: 0, c: -500, d: -500}
     assert sum((await store.money_balances(1)).values()) == 0
@@ -333,7 +333,7 @@ async def test_migrate_chat_moves_everything(store: Store) -> None:
     await store.save_draft(old, 77, session_id=running.id, data={"n": 1}, expected_version=None)
     a, b = ended.seats[:2]
     assert a is not None and b is not None
-    await store.record_payment(old, b, a, 5)
+    await store.record_payment(old, b, a, 5, confirmed=True)
     await store.ensure_chat(new, language="en")  # the new id may have been seen first
     before = await store.money_balances(old)
 

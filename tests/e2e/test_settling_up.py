@@ -47,19 +47,32 @@ async def test_settle_pay_chart_export_import(bot: object, table: Table, store: 
     answer = await table.tap(outsider, settle, "✓ 1 paid")
     assert answer.get("show_alert")
     payer_user = next(u for u in table.players if who[u["first_name"]].id == payer)
+    payee_user = next(u for u in table.players
+                      if who[u["first_name"]].id == int(first.split(":")[2]))
+    # the payer's word alone books nothing: the payment waits for the payee
     answer = await table.tap(payer_user, settle, "✓ 1 paid")
+    assert not answer.get("show_alert") and "once the payee confirms" in answer["text"]
+    again = table.message(settle.message_id)
+    assert "Fewest transfers (3)" in again.text and "Pending" in again.text
+    assert sorted((await store.money_balances(table.chat_id)).values()) == [-750, -500, -250, 1500]
+    stale = await table.press(payer_user, settle.message_id, first)  # the same transfer twice
+    assert stale.get("show_alert") and "waits for the payee" in stale["text"]
+    for not_payee in (payer_user, outsider):
+        answer = await table.tap(not_payee, settle, "received")
+        assert answer.get("show_alert"), answer
+    answer = await table.tap(payee_user, settle, "received")
     assert not answer.get("show_alert")
     again = table.message(settle.message_id)
-    assert "Fewest transfers (2)" in again.text
-    stale = await table.press(payer_user, settle.message_id, first)  # the same transfer twice
+    assert "Fewest transfers (2)" in again.text and "Pending" not in again.text
+    stale = await table.press(payer_user, settle.message_id, first)
     assert stale.get("show_alert") and "no longer open" in stale["text"]
 
-    for _ in range(2):  # the remaining transfers, each by its payer
+    for _ in range(2):  # the remaining transfers, each by its payee: counts at once
         current = table.message(settle.message_id)
         data = current.buttons[0][0]["callback_data"]
-        payer_user = next(u for u in table.players
-                          if who[u["first_name"]].id == int(data.split(":")[1]))
-        await table.press(payer_user, settle.message_id, data)
+        payee_user = next(u for u in table.players
+                          if who[u["first_name"]].id == int(data.split(":")[2]))
+        await table.press(payee_user, settle.message_id, data)
     assert "Everyone is square" in table.message(settle.message_id).text
     assert await store.chat_sessions(table.chat_id) == []  # settled sessions drop out
     assert all(c == 0 for c in (await store.money_balances(table.chat_id)).values())
@@ -75,6 +88,7 @@ async def test_settle_pay_chart_export_import(bot: object, table: Table, store: 
     assert [h["record"]["events"][0]["winners"][0]["seat"] for h in exported["hands"]] == [1, 2]
 
     other = Table(tg, tg.group("Friday mahjong"), table.players)
+    tg.set_admins(other.chat_id, [alice])
     file_id = docs[-1].media["document"]["file_id"]
     await tg.inject({"message": {
         "message_id": 1, "date": 0, "chat": other.chat, "from": alice,
@@ -95,6 +109,7 @@ async def test_a_refused_import_says_why_in_the_chat_language(bot: object, tg: F
                                                               store: Store) -> None:
     mei = tg.user(401, "美玲", "meiling", language_code="zh-TW")
     group = tg.group("週五麻將")
+    tg.set_admins(group["id"], [mei])
     players = ["美玲", "阿傑", "小芳", "<b>老陳"]
     doc = {"format": "mjledger-session/1", "variant": "luzhou", "players": players, "hands": [
         {"record": {"variant": "luzhou", "events": [

@@ -63,6 +63,7 @@ class FakeTelegram:
       await send_message(chat, user, text, *, reply_to=None) -> StoredMessage   (commands get entities)
       await press(chat_id, message_id, user, data, *, check=True) -> callback query id
       await press_button(chat_id, message_id, user, label) -> callback query id
+      await press_raw(user, *, chat_id, message_id, data, inline_message_id) -> query id  (odd shapes)
       await add_bot(chat, by)                          my_chat_member: the bot joins a group
       await migrate_chat(old_chat_id, new_chat_id=None, *, by=None) -> new chat id
       await inject(update_body) -> update              any other update (update_id is added)
@@ -82,6 +83,7 @@ class FakeTelegram:
       messages(chat_id, *, include_users=False) -> list[StoredMessage] (current state, after edits)
       message(chat_id, message_id), last_message(chat_id) -> StoredMessage
       callback_answers {query id: params}, unanswered_callbacks(), assert_callbacks_answered()
+      expire_callbacks(*query_ids)                     queries a dead bot process never answered
       commands {(scope json, language_code): [BotCommand]}, webhook (setWebhook's params or None)
       internal_errors: the fake's own failures (should stay empty)
 
@@ -260,6 +262,25 @@ class FakeTelegram:
         self._all_callbacks.append(query_id)
         await self.inject({"callback_query": {"id": query_id, "from": user, "message": msg.to_api(),
                                               "chat_instance": str(chat_id), "data": data}})
+        return query_id
+
+    async def press_raw(self, user: dict[str, Any], *, chat_id: int | None = None,
+                        message_id: int | None = None, data: str | None = None,
+                        inline_message_id: str | None = None) -> str:
+        """A callback query as Telegram may send one: without data (a game button) or from an
+        inline message (no `message`, an inline_message_id instead). Returns its id."""
+        self._register_user(user)
+        query_id = str(4_000_000_000 + next(self._query_ids))
+        self._open_callbacks.append(query_id)
+        self._all_callbacks.append(query_id)
+        body: dict[str, Any] = {"id": query_id, "from": user, "chat_instance": str(chat_id or 1)}
+        if chat_id is not None and message_id is not None:
+            body["message"] = self.message(chat_id, message_id).to_api()
+        if inline_message_id is not None:
+            body["inline_message_id"] = inline_message_id
+        if data is not None:
+            body["data"] = data
+        await self.inject({"callback_query": body})
         return query_id
 
     async def press_button(self, chat_id: int, message_id: int, user: dict[str, Any], label: str) -> str:
@@ -442,6 +463,11 @@ class FakeTelegram:
 
     def unanswered_callbacks(self) -> list[str]:
         return list(self._open_callbacks)
+
+    def expire_callbacks(self, *query_ids: str) -> None:
+        """Telegram gives up on queries nobody answered (a bot process that died with them)."""
+        for query_id in query_ids:
+            self._open_callbacks.remove(query_id)
 
     def assert_callbacks_answered(self) -> None:
         if self._open_callbacks:

@@ -2,8 +2,8 @@
 an index on hands.entered_by (the guest merge looks hands up by it); the ledger's (session_id,
 seat) index widened with points.
 
-Revision ID: 0003_aggregates
-Revises: 0002_rules_snapshot
+Revision ID: 0004_aggregates
+Revises: 0003_payment_confirm
 Create Date: 2026-11-23
 """
 
@@ -17,8 +17,8 @@ from sqlalchemy.dialects import postgresql
 
 from scoring.stats import seat_facts
 
-revision: str = "0003_aggregates"
-down_revision: str | None = "0002_rules_snapshot"
+revision: str = "0004_aggregates"
+down_revision: str | None = "0003_payment_confirm"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,170 @@
+"""SIGKILL at the three dangerous points — right after a wizard's draft is saved, right after a
+hand is stored, in the middle of an import — then a restart on the same database: a hand is
+stored once or not at all, an import wholly or not at all, and every update after the restart
+gets its answer (the one the dead process was handling is repeated by its sender, as a person
+would when the bot did not answer)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from db import Store
+from tests.databases import BACKENDS, fresh_database
+from tests.e2e.table import Table
+from tests.fake_telegram import FakeTelegram
+
+from . import kills
+from .kills import BotProcess, run_bot
+
+books_tg, bots = kills.books_tg, kills.bots  # fixtures
+
+WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
+                                        "winners": [{"seat": 0}]}]}
+RETRY_WAIT = 3.0
+
+
+def make_table(tg: FakeTelegram) -> Table:
+    players = [tg.user(101, "Alice", "alice"), tg.user(102, "Bob", "bob"),
+               tg.user(103, "Carol", "carol"), tg.user(104, "Dan", "dan")]
+    return Table(tg, tg.group("Kill table"), players)
+
+
+async def redelivered(tg: FakeTelegram, table: Table, method: str = "sendMessage") -> Any:
+    """The dead process's update, if Telegram hands it out again: its answer, else None."""
+    try:
+        return await tg.wait_for_request(method, RETRY_WAIT, where=table._mine)
+    except (TimeoutError, AssertionError):
+        return None
+
+
+async def counts(url: str, chat_id: int) -> dict[str, int]:
+    store = await Store.open(url, migrate=False)
+    try:
+        async with store.engine.connect() as conn:
+            one = {"c": chat_id}
+            return {
+                "sessions": (await conn.execute(text(
+                    "SELECT count(*) FROM sessions WHERE chat_id = :c"), one)).scalar_one(),
+                "hands": (await conn.execute(text(
+                    "SELECT count(*) FROM hands h JOIN sessions s ON s.id = h.session_id "
+                    "WHERE s.chat_id = :c"), one)).scalar_one(),
+                "entries": (await conn.execute(text(
+                    "SELECT count(*) FROM ledger_entries e JOIN sessions s ON s.id = e.session_id "
+                    "WHERE s.chat_id = :c"), one)).scalar_one(),
+                "guests": (await conn.execute(text(
+                    "SELECT count(*) FROM people WHERE guest_chat_id = :c"), one)).scalar_one(),
+                "drafts": (await conn.execute(text(
+                    "SELECT count(*) FROM drafts WHERE chat_id = :c"), one)).scalar_one(),
+            }
+    finally:
+        await store.close()
+
+
+async def consistent(url: str, chat_id: int) -> None:
+    """The running totals are the sum of the live hands' deltas; each hand has four entries."""
+    store = await Store.open(url, migrate=False)
+    try:
+        for session in await store.chat_sessions(chat_id, include_settled=True):
+            hands = await store.history(session.id, limit=10_000)
+            live = [h for h in hands if not h.voided]
+            expected = tuple(sum(h.deltas[s] for h in live) for s in range(4))
+            assert await store.totals(session.id) == expected
+            assert len({h.idempotency_key for h in hands}) == len(hands)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_killed_right_after_the_draft_is_saved(books_tg: FakeTelegram, bots: list[BotProcess],
+                                                     tmp_path: Path, backend: str) -> None:
+    tg = books_tg
+    async with fresh_database(backend, tmp_path) as url:
+        table = make_table(tg)
+        alice, bob = table.players[:2]
+        bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_draft_saved")
+        await table.seat_everyone("guiyang")
+        await tg.send_message(table.chat, bob, "/hu 1 zimo")
+        await bot.killed()
+        assert await counts(url, table.chat_id) == {
+            "sessions": 1, "hands": 0, "entries": 0, "guests": 0, "drafts": 1}  # never posted
+
+        await run_bot(bots, tg, url, tmp_path)
+        answer = await redelivered(tg, table)
+        preview = (table.message(answer.result["message_id"]) if answer
+                   else await table.say(bob, "/hu 1 zimo"))  # no answer: Bob asks again
+        assert "Confirm" in " ".join(preview.button_labels)
+        reply = await table.tap(bob, preview, "Confirm")
+        assert not reply.get("show_alert"), reply
+        assert "Hand 1 recorded" in table.message(preview.message_id).text
+        assert (await counts(url, table.chat_id))["hands"] == 1
+        assert (await counts(url, table.chat_id))["drafts"] == 0  # the orphan was closed too
+        status = await table.say(alice, "/table")
+        assert "Bob" in status.text
+        await consistent(url, table.chat_id)
+        tg.assert_callbacks_answered()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_killed_right_after_the_hand_is_stored(books_tg: FakeTelegram, bots: list[BotProcess],
+                                                     tmp_path: Path, backend: str) -> None:
+    tg = books_tg
+    async with fresh_database(backend, tmp_path) as url:
+        table = make_table(tg)
+        alice, bob = table.players[:2]
+        bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_hand_stored")
+        await table.seat_everyone("guiyang")
+        preview = await table.say(bob, "/hu 1 zimo")
+        confirm = preview.callback_data("Confirm")
+        lost = await tg.press(table.chat_id, preview.message_id, bob, confirm)
+        await bot.killed()
+        assert await counts(url, table.chat_id) == {
+            "sessions": 1, "hands": 1, "entries": 4, "guests": 0, "drafts": 0}
+
+        await run_bot(bots, tg, url, tmp_path)
+        if lost in tg.unanswered_callbacks():  # the dead process never answered it: Bob taps again
+            tg.expire_callbacks(lost)
+            reply = await table.press(bob, preview.message_id, confirm)
+            assert reply.get("show_alert") and "Hand 1 is already recorded" in reply["text"]
+        assert (await counts(url, table.chat_id))["hands"] == 1  # not twice
+        second = await table.say(alice, "/hu 0 zimo")
+        reply = await table.tap(alice, second, "Confirm")
+        assert not reply.get("show_alert"), reply
+        assert "Hand 2 recorded" in table.message(second.message_id).text
+        assert (await counts(url, table.chat_id))["hands"] == 2
+        await consistent(url, table.chat_id)
+        tg.assert_callbacks_answered()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_killed_in_the_middle_of_an_import(books_tg: FakeTelegram, bots: list[BotProcess],
+                                                 tmp_path: Path, backend: str) -> None:
+    tg = books_tg
+    async with fresh_database(backend, tmp_path) as url:
+        table = make_table(tg)
+        alice = table.players[0]
+        tg.set_admins(table.chat_id, [alice])
+        data = json.dumps({"format": "mjledger-session/1", "variant": "guiyang",
+                           "players": ["Ann", "Bo", "Cy", "Di"], "stake_cents": 50,
+                           "hands": [{"seq": i + 1, "record": WIN, "voided": i == 1}
+                                     for i in range(3)]}).encode()
+        bot = await run_bot(bots, tg, url, tmp_path, crash_at="mid_import")
+        await table.say(alice, "/help")
+        await tg.send_document(table.chat, alice, data, "session.json", caption="/import")
+        await bot.killed()
+        assert await counts(url, table.chat_id) == {
+            "sessions": 0, "hands": 0, "entries": 0, "guests": 0, "drafts": 0}  # nothing at all
+
+        await run_bot(bots, tg, url, tmp_path)
+        answer = await redelivered(tg, table)
+        if answer is None:  # Alice sends the file again
+            await tg.send_document(table.chat, alice, data, "session.json", caption="/import")
+            answer = await tg.wait_for_request("sendMessage", 15, where=table._mine)
+        assert "Imported 3 hands" in answer.params["text"]
+        assert await counts(url, table.chat_id) == {
+            "sessions": 1, "hands": 3, "entries": 12, "guests": 4, "drafts": 0}
+        await consistent(url, table.chat_id)
