@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from telegram import BotCommand, Update, User
+from telegram.error import TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -18,17 +19,19 @@ from telegram.ext import (
     filters,
 )
 
-from db import Store
+from db import DatabaseBusy, DatabaseUnavailable, Store, StoreError
+from db.config import fault
 from scoring import all_variants
 from scoring.settlement import format_cents
 
 from . import hands, ledger, sessions, standings
-from .common import Context, reply, running_session, scope, send, store_of
+from .common import Context, fallback_language, refusal, reply, running_session, scope, send, store_of
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
 from .oneline import features_help
 from .render import esc
+from .updates import PerChatProcessor
 
 log = logging.getLogger(__name__)
 
@@ -155,13 +158,57 @@ async def on_migrate(update: Update, context: Context) -> None:
         await store_of(context).migrate_chat(message.migrate_from_chat_id, message.chat.id)
 
 
+BUSY = N_("The ledger is busy right now; please try again in a moment.")
+UNAVAILABLE = N_("The ledger's database is not available right now; please try again later.")
+FAILED = N_("Something went wrong with that; please try again.")
+
+
 async def on_error(update: object, context: Context) -> None:
-    log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
-    if isinstance(update, Update) and update.callback_query is not None:
+    """Every failed update still gets an answer, in the chat's language: busy (the database
+    was locked or slow for too long), unavailable (down, full, read-only) or a plain failure."""
+    kind = fault(context.error) if context.error is not None else None
+    if kind is None:
+        log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
+    else:
+        log.warning("update %s: %s: %s", getattr(update, "update_id", "?"), kind.__name__,
+                    context.error)
+    if isinstance(update, Update):
+        await tell_failure(update, context, kind, context.error)
+
+
+async def tell_failure(update: Update, context: Context, kind: type[Exception] | None,
+                       error: BaseException | None = None) -> None:
+    """Say why nothing happened: as the answer to a button, else as a message to the chat."""
+    t = translator(fallback_language(update, context))
+    if kind is not None:
+        text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE)
+    elif isinstance(error, StoreError):  # a refusal no handler explained
+        text = refusal(t, error)
+    else:
+        text = t(FAILED)
+    query = update.callback_query
+    if query is not None:
         try:
-            await update.callback_query.answer(translator("en")("Something went wrong."))
-        except Exception:
+            await query.answer(text, show_alert=True)
+            return
+        except TelegramError:  # answered already (the failure came later): say it in the chat
             pass
+    if update.effective_chat is None:
+        return
+    try:
+        await send(context, update.effective_chat.id, esc(text))
+    except Exception:
+        log.warning("could not tell chat %s about the failure", update.effective_chat.id,
+                    exc_info=True)
+
+
+async def until_database_ready(update: Update, context: Context) -> None:
+    """Before the database could be migrated (it was down when the bot started), every update
+    is answered "not available" and goes no further."""
+    if context.bot_data.get("database_ready", True):
+        return
+    await tell_failure(update, context, DatabaseUnavailable)
+    raise ApplicationHandlerStop
 
 
 async def _post_init(app: Application) -> None:
@@ -195,6 +242,7 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     """The bot as one Application; pass `store` to share an open store (tests)."""
     builder = (ApplicationBuilder().token(settings.token).base_url(settings.base_url)
                .rate_limiter(rate_limiter())
+               .concurrent_updates(PerChatProcessor())
                .post_init(_post_init).post_shutdown(_post_shutdown))
     if settings.base_file_url:
         builder = builder.base_file_url(settings.base_file_url)
@@ -203,7 +251,8 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     if store is not None:
         app.bot_data["store"] = store
         app.bot_data["owns_store"] = False
-    app.add_handler(TypeHandler(Update, guard), group=-1)
+    app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
+    app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
     for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
         app.add_handler(handler)

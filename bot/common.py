@@ -76,6 +76,7 @@ async def scope(update: Update, context: Context) -> ChatScope:
     else:
         found = await store.chat_context(chat.id, language=lang)
     language = found.chat.language if found.chat is not None else None
+    _known_languages(context)[chat.id] = language or lang
     person_id = found.person.id if found.person is not None else None
     return ChatScope(chat.id, language or lang, person_id, chat.type == Chat.PRIVATE,
                      session=found.session, loaded=True)
@@ -86,6 +87,26 @@ async def running_session(context: Context, sc: ChatScope) -> Any | None:
     if sc.loaded:
         return sc.session
     return await store_of(context).running_session(sc.chat_id)
+
+
+_KNOWN_LANGUAGES_MAX = 50_000
+
+
+def _known_languages(context: Context) -> dict[int, str]:
+    """Each chat's language as last read from the database: what a reply uses when the
+    database cannot be asked (insertion-ordered; the oldest are forgotten first)."""
+    known: dict[int, str] = context.application.bot_data.setdefault("chat_languages", {})
+    while len(known) > _KNOWN_LANGUAGES_MAX:
+        del known[next(iter(known))]
+    return known
+
+
+def fallback_language(update: Update, context: Context) -> str:
+    """The chat's language without asking the database: as last seen, else the sender's
+    Telegram language."""
+    chat, user = update.effective_chat, update.effective_user
+    known = _known_languages(context).get(chat.id) if chat is not None else None
+    return known or lang_from_code(user.language_code if user else None)
 
 
 async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:

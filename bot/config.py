@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
@@ -16,12 +17,34 @@ Mahjong Ledger needs a Telegram bot token.
        .venv/bin/mjledger
 
 Optional: DATABASE_URL (default: a SQLite file mjledger.sqlite3 here), TELEGRAM_BASE_URL
-(a local Bot API server), BOT_MODE=webhook with WEBHOOK_URL and WEBHOOK_SECRET.
+(a local Bot API server), BOT_MODE=webhook with WEBHOOK_URL and WEBHOOK_SECRET (at least
+16 characters).
+"""
+
+
+WEBHOOK_SECRET_MIN = 16
+# Telegram's rule for the secret_token of setWebhook.
+_SECRET_CHARS = re.compile(r"[A-Za-z0-9_-]{1,256}")
+SECRET_HELP = f"""\
+BOT_MODE=webhook needs WEBHOOK_SECRET: at least {WEBHOOK_SECRET_MIN} characters of A-Z, a-z, 0-9,
+_ and -. Telegram sends it with every update, and the bot refuses requests without it, so
+nobody else can post updates to the webhook. Make one with
+
+    python -c "import secrets; print(secrets.token_urlsafe(32))"
+
+and set it:  export WEBHOOK_SECRET='…'
 """
 
 
 class ConfigError(Exception):
     pass
+
+
+def check_webhook_secret(secret: str | None) -> str:
+    """The webhook secret if it is usable, else ConfigError saying how to make one."""
+    if not secret or len(secret) < WEBHOOK_SECRET_MIN or not _SECRET_CHARS.fullmatch(secret):
+        raise ConfigError(SECRET_HELP)
+    return secret
 
 
 @dataclass(frozen=True)
@@ -47,6 +70,8 @@ class Settings:
             raise ConfigError(f"BOT_MODE must be 'polling' or 'webhook', not {mode!r}")
         if mode == "webhook" and not env.get("WEBHOOK_URL"):
             raise ConfigError("BOT_MODE=webhook needs WEBHOOK_URL (the public https address)")
+        if mode == "webhook":
+            check_webhook_secret(env.get("WEBHOOK_SECRET"))
         raw_port = env.get("PORT") or ("8080" if mode == "webhook" else "")
         try:
             port = int(raw_port) if raw_port else None

@@ -16,10 +16,11 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from db import Store
+from db import DatabaseUnavailable, Store
+from db.config import fault
 
 from .app import build_application
-from .config import Settings
+from .config import Settings, check_webhook_secret
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -39,15 +40,18 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
         return web.json_response({"ok": ok}, status=200 if ok else 503)
 
     async def webhook(request: web.Request) -> web.Response:
-        secret = settings.webhook_secret or ""
+        secret = check_webhook_secret(settings.webhook_secret)
         given = request.headers.get(SECRET_HEADER, "")
-        if secret and not hmac.compare_digest(given.encode(), secret.encode()):
+        if not hmac.compare_digest(given.encode(), secret.encode()):
             return web.json_response({"ok": False}, status=403)
         try:
-            payload = await request.json()
+            payload = json.loads(await request.read())
+            if not looks_like_update(payload):
+                raise ValueError("not an update")
             update = Update.de_json(payload, app.bot)
-        except (json.JSONDecodeError, ValueError, TypeError, KeyError):
-            return web.json_response({"ok": False}, status=400)
+        except Exception:  # whatever the body is, it is not an update: the sender's fault
+            log.warning("webhook: a request with the secret but no update in its body")
+            return web.json_response({"ok": False, "description": "not an update"}, status=400)
         await app.update_queue.put(update)
         return web.json_response({"ok": True})
 
@@ -58,15 +62,52 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     return web_app
 
 
+def looks_like_update(payload: object) -> bool:
+    """The shape of a Telegram Update: an object with an integer update_id whose other fields
+    are objects, with the ids and texts the bot reads of the right types. (PTB's de_json takes
+    almost anything, and a wrong type would only fail later, in a handler.)"""
+    if not isinstance(payload, dict) or not _is_int(payload.get("update_id")):
+        return False
+    return all(isinstance(v, dict) and _fields_ok(v) for k, v in payload.items() if k != "update_id")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fields_ok(obj: dict[str, object], *, int_id: bool = False) -> bool:
+    """Nested objects are objects; chats and users have integer ids (a callback query's id is
+    a string); dates, message ids and texts have their types."""
+    for key in ("chat", "from", "message", "reply_to_message", "document", "sender_chat"):
+        if key in obj:
+            inner = obj[key]
+            if not (isinstance(inner, dict) and _fields_ok(inner, int_id=key in ("chat", "from"))):
+                return False
+    if "id" in obj and not (_is_int(obj["id"]) if int_id else isinstance(obj["id"], int | str)):
+        return False
+    if any(key in obj and not _is_int(obj[key]) for key in ("message_id", "date")):
+        return False
+    return all(isinstance(obj[key], str) for key in ("text", "data", "caption") if key in obj)
+
+
 @asynccontextmanager
 async def serve(settings: Settings, store: Store | None = None,
                 *, poll_timeout: int = 10) -> AsyncIterator[Application]:
     """Start the bot (and its HTTP side when it has a port) and stop it on leaving."""
+    if settings.mode == "webhook":
+        check_webhook_secret(settings.webhook_secret)  # never a webhook anyone can post to
     own_store = store is None
-    store = store or await Store.open(settings.database_url)
+    ready = True
+    if store is None:
+        store = await Store.open(settings.database_url, migrate=False)
+        ready = await _migrate(store)
     app = build_application(settings, store)
+    app.bot_data["database_ready"] = ready
     runner: web.AppRunner | None = None
+    migrating: asyncio.Task | None = None
     try:
+        if not ready:
+            migrating = asyncio.create_task(_migrate_when_back(app, store))
         await app.initialize()
         if app.post_init:
             await app.post_init(app)
@@ -84,6 +125,10 @@ async def serve(settings: Settings, store: Store | None = None,
             await web.TCPSite(runner, settings.listen, settings.port).start()
         yield app
     finally:
+        if migrating is not None:
+            migrating.cancel()
+            with suppress(asyncio.CancelledError):
+                await migrating
         if runner is not None:
             await runner.cleanup()
         if app.updater is not None and app.updater.running:
@@ -93,6 +138,32 @@ async def serve(settings: Settings, store: Store | None = None,
         await app.shutdown()
         if own_store:
             await store.close()
+
+
+RETRY_MIGRATION = 2.0  # seconds between attempts while the database is down at start
+
+
+async def _migrate(store: Store, *, quiet: bool = False) -> bool:
+    """Bring the schema up to date: True when done, False when the database cannot be reached
+    (the bot then starts anyway and answers every update "not available" until it can)."""
+    try:
+        await store.migrate()
+        return True
+    except Exception as exc:
+        if fault(exc) is not DatabaseUnavailable:
+            raise
+        if not quiet:
+            log.warning("the database is not available (%s); every update is answered 'not "
+                        "available' until it is", str(exc).strip().splitlines()[0] if str(exc)
+                        else type(exc).__name__)
+        return False
+
+
+async def _migrate_when_back(app: Application, store: Store) -> None:
+    while not await _migrate(store, quiet=True):
+        await asyncio.sleep(RETRY_MIGRATION)
+    app.bot_data["database_ready"] = True
+    log.info("the database answers again; migrated")
 
 
 async def run_forever(settings: Settings) -> None:

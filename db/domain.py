@@ -62,6 +62,21 @@ class StaleDraft(StoreError):
     """Someone saved (or deleted) the draft since it was read."""
 
 
+class DatabaseFault(Exception):
+    """The database could not do what was asked (not a refusal: nothing is wrong with the
+    request). What the call was writing was not stored. Not a StoreError, so handlers that
+    catch refusals let it through to the bot's error handler."""
+
+
+class DatabaseBusy(DatabaseFault):
+    """Another writer held the lock, or the database was too slow, for longer than the bot
+    waits (a few seconds): try again shortly."""
+
+
+class DatabaseUnavailable(DatabaseFault):
+    """The database is down, unreachable, full or read-only."""
+
+
 class TableChanged(StoreError):
     """A hand was added or undone since the preview being confirmed was computed."""
 

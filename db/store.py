@@ -9,8 +9,10 @@ FOR UPDATE (a session's writes are serialized on its row). Unique constraints ba
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
+import time
 import uuid
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -21,17 +23,19 @@ from typing import Any, TypeVar
 
 from sqlalchemy import BigInteger, and_, delete, func, literal, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import SQLAlchemyError as SAError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.pool import NullPool
 
 from . import aggregates, views
 from . import models as M
-from .config import make_engine
+from .config import LOCK_WAIT, RETRY_WINDOW, START_WAIT, make_engine, reconnectable, to_fault
 from .domain import (
     AlreadySeated,
     AlreadyVoided,
     ChartSeries,
     Chat,
+    DatabaseBusy,
     Draft,
     DraftClosed,
     HandToImport,
@@ -65,7 +69,6 @@ T = TypeVar("T")
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
-_RETRIES = 6  # deadlocks, serialization failures and SQLite lock timeouts are retried
 _NAME_MAX = 128
 # No amount may come near the 64-bit columns' limit, also after adding many of them up.
 MAX_CENTS = 10**15
@@ -97,6 +100,9 @@ class Store:
         self.engine = engine
         self._sqlite = engine.dialect.name == "sqlite"
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(engine, class_=_ReadSession, expire_on_commit=False)
+        self._outage: float | None = None  # when the database stopped answering, if it has
+        self._write_turn = asyncio.Lock() if self._sqlite else None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -126,11 +132,16 @@ class Store:
             command.upgrade(cfg, "head")
 
         async with self.engine.begin() as conn:
-            # Two processes starting at once: the second waits for the first, then finds the
-            # schema current. On SQLite the explicit transaction also makes the DDL all-or-nothing.
+            # Two processes starting at once: the second waits for the first (longer than a
+            # request would), then finds the schema current. On SQLite the explicit transaction
+            # also makes the DDL all-or-nothing.
             if self._sqlite:
+                await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(START_WAIT * 1000)}")
                 await conn.exec_driver_sql("BEGIN IMMEDIATE")
+                await conn.exec_driver_sql(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
             else:
+                await conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(START_WAIT)}s'")
+                await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # big tables
                 await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
             await conn.run_sync(upgrade)
 
@@ -643,8 +654,8 @@ class Store:
         (four rows by primary key; no replay of the history)."""
         stmt = (select(M.SessionTotal.points).where(M.SessionTotal.session_id == session_id)
                 .order_by(M.SessionTotal.seat))
-        async with self.engine.connect() as conn:
-            points = (await conn.execute(stmt)).scalars().all()
+        async with self._read() as s:  # survives a restart like every other read
+            points = (await s.execute(stmt)).scalars().all()
         if len(points) != 4:
             raise NotFound(f"there is no session {session_id}")
         return (points[0], points[1], points[2], points[3])
@@ -998,25 +1009,99 @@ class Store:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncSession]:
-        async with self._sessions() as s:
-            yield s
+        """A session for reading. Its connection is taken before the body runs and a statement
+        that lost its connection runs again (the server restarted); a database failure that
+        remains comes out as a `DatabaseFault`."""
+        s = self._read_sessions()
+        try:
+            s.retry_window = self._retry_window()
+            await self._connect(s)
+            try:
+                yield s
+            except (DBAPIError, SAError, OSError) as exc:
+                _raise_fault(exc)
+        finally:
+            try:
+                await s.close()
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc):  # lost after reading: what was read stands
+                    raise
+
+    async def _connect(self, s: AsyncSession) -> None:
+        deadline = time.monotonic() + self._retry_window()
+        for attempt in itertools.count():
+            try:
+                await s.connection()
+                self._outage = None
+                return
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc) or time.monotonic() > deadline:
+                    self._note_outage(exc)
+                    _raise_fault(exc)
+            await s.rollback()
+            await asyncio.sleep(_backoff(attempt))
+
+    def _retry_window(self) -> float:
+        """How long a request may wait for a lost database to come back: RETRY_WINDOW early
+        in an outage (a restart), nothing once it has lasted longer than that, so that during
+        a long outage every request is answered at once instead of after the window."""
+        if self._outage is not None and time.monotonic() - self._outage > RETRY_WINDOW:
+            return 0.0
+        return RETRY_WINDOW
+
+    def _note_outage(self, exc: BaseException) -> None:
+        if self._outage is None and reconnectable(exc):
+            self._outage = time.monotonic()
 
     async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]], *, immediate: bool = True) -> T:
-        """Run `fn` in one transaction, retrying when the database asks to (deadlock,
-        serialization failure, SQLite lock wait timed out). `immediate=False` is for a writer
-        of one statement that reads nothing first: SQLite then needs no write lock up front."""
-        for attempt in range(_RETRIES):
+        """Run `fn` in one transaction, again when the database asks to (deadlock,
+        serialization failure, SQLite lock wait timed out) or the connection was lost, for up
+        to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable). `immediate=False` is for
+        a writer of one statement that reads nothing first: SQLite then needs no BEGIN
+        IMMEDIATE (the statement takes the write lock itself)."""
+        start = time.monotonic()
+        window = self._retry_window()
+        for attempt in itertools.count():
+            committing = False
             try:
-                async with self._sessions() as s, s.begin():
+                async with self._writer_turn(), self._sessions() as s, s.begin():
                     if self._sqlite and immediate:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
-                    return await fn(s)
-            except DBAPIError as exc:
-                if attempt + 1 == _RETRIES or not _transient(exc):
-                    raise
-            await asyncio.sleep(random.uniform(0.01, 0.05) * 2**attempt)
+                    result = await fn(s)
+                    committing = True
+                self._outage = None
+                return result
+            except (DBAPIError, SAError, OSError) as exc:
+                waited = time.monotonic() - start
+                # A conflict is tried again only while the lock waits so far were short: a
+                # request waits about 2 x LOCK_WAIT at most, not once per attempt. A connection
+                # lost during COMMIT is not: the server may have committed (a payment would
+                # be booked twice).
+                if not ((_transient(exc) and waited < LOCK_WAIT)
+                        or (reconnectable(exc) and not committing and waited < window)):
+                    self._note_outage(exc)
+                    _raise_fault(exc)
+            await asyncio.sleep(_backoff(attempt))
         raise AssertionError("unreachable")
+
+    @asynccontextmanager
+    async def _writer_turn(self) -> AsyncIterator[None]:
+        """SQLite: this process's writers take turns in arrival order, waiting on the event
+        loop instead of spinning in SQLite's busy handler (which favours no one, so under
+        load some would wait past the busy timeout). Bounded like a lock wait."""
+        if self._write_turn is None:
+            yield
+            return
+        try:
+            async with asyncio.timeout(LOCK_WAIT):
+                await self._write_turn.acquire()
+        except TimeoutError:
+            raise DatabaseBusy("other writers of this process held the database") from None
+        try:
+            yield
+        finally:
+            self._write_turn.release()
 
     def _insert(self, table: Any) -> Any:
         """INSERT with ON CONFLICT support for this database."""
@@ -1295,18 +1380,64 @@ def message_hand_key(chat_id: int, message_id: int) -> str:
     return f"draft:{chat_id}:{message_id}"
 
 
+class _ReadSession(AsyncSession):
+    """A session that only reads: a statement whose connection was lost (the server restarted
+    under it) runs again on a new connection for up to `retry_window` seconds. Reading twice is
+    harmless; rows loaded before are detached first, so they keep their values."""
+
+    retry_window = RETRY_WINDOW
+
+    async def _again(self, call: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        start = time.monotonic()
+        for attempt in itertools.count():
+            try:
+                return await call(*args, **kwargs)
+            except (DBAPIError, SAError, OSError) as exc:
+                if not reconnectable(exc) or time.monotonic() - start > self.retry_window:
+                    raise
+            self.expunge_all()
+            await self.rollback()
+            await asyncio.sleep(_backoff(attempt))
+        raise AssertionError("unreachable")
+
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().execute, *args, **kwargs)
+
+    async def scalar(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().scalar, *args, **kwargs)
+
+    async def scalars(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().scalars, *args, **kwargs)
+
+    async def get(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._again(super().get, *args, **kwargs)
+
+
 def _check_running(row: M.Session) -> None:
     if row.ended_at is not None:
         raise SessionEnded("this session has ended")
 
 
-def _transient(exc: DBAPIError) -> bool:
-    if isinstance(exc, IntegrityError):
+def _transient(exc: BaseException) -> bool:
+    """A conflict that goes away when the transaction is simply run again."""
+    if not isinstance(exc, DBAPIError) or isinstance(exc, IntegrityError):
         return False
     code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
     if code in ("40001", "40P01"):  # serialization failure, deadlock
         return True
     return isinstance(exc, OperationalError) and "locked" in str(exc.orig)
+
+
+def _raise_fault(exc: BaseException) -> None:
+    """Re-raise a database failure as the DatabaseFault it is (anything else unchanged)."""
+    made = to_fault(exc)
+    if made is None:
+        raise exc
+    raise made from exc
+
+
+def _backoff(attempt: int) -> float:
+    return min(1.0, random.uniform(0.01, 0.05) * 2**attempt)
 
 
 def _short(exc: DBAPIError) -> str:

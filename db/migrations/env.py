@@ -30,7 +30,8 @@ def run_on(connection: Any) -> None:
 
 
 async def run_async() -> None:
-    engine = make_engine(config.get_main_option("sqlalchemy.url") or None, poolclass=NullPool)
+    engine = make_engine(config.get_main_option("sqlalchemy.url") or None, patient=True,
+                         poolclass=NullPool)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(run_on)

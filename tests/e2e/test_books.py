@@ -309,6 +309,8 @@ async def test_the_wizard_message_exists_only_with_its_draft(bot: Any, tg: FakeT
     deleted = await tg.wait_for_request("deleteMessage", TIMEOUT)
     posted = tg.requests_for("sendMessage")[-1]
     assert deleted.params["message_id"] == posted.result["message_id"]
+    told = await tg.wait_for_request("sendMessage", TIMEOUT, after=tg.requests.index(deleted))
+    assert "could not be saved" in told.params["text"]  # and the chat hears why
     monkeypatch.undo()
     preview = await table.say(bob, "/hu 1 zimo")
     await table.tap(bob, preview, "Confirm")

@@ -17,7 +17,7 @@ from tests.fake_telegram import FakeTelegram
 from .conftest import settings_for
 from .table import Table
 
-SECRET = "s3cret-Token_42"
+SECRET = "s3cret-Token_42-webhook"
 
 
 def free_port() -> int:

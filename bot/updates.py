@@ -1,0 +1,64 @@
+"""Who waits for whom: updates of different chats run concurrently, updates of one chat in the
+order Telegram sent them. One chat's slow write (a locked SQLite file, a slow PostgreSQL) then
+holds up only that chat."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import Update
+from telegram.ext import BaseUpdateProcessor
+
+# Updates handed to the processor at once (PTB's semaphore). Waiting for a chat's turn holds
+# one of these, so it is large; RUNNING bounds the updates actually being handled.
+QUEUED = 4096
+RUNNING = 64
+
+
+def chat_key(update: object) -> int | None:
+    """The chat an update belongs to (a user's own key when it has no chat), None for
+    updates that concern nobody in particular."""
+    if not isinstance(update, Update):
+        return None
+    if update.effective_chat is not None:
+        return update.effective_chat.id
+    if update.effective_user is not None:
+        return update.effective_user.id
+    return None
+
+
+class PerChatProcessor(BaseUpdateProcessor):
+    """One chat's updates in turn, chats side by side.
+
+    PTB starts one task per update in arrival order; each takes its chat's lock, and asyncio's
+    locks are granted first come, first served, so a chat's updates run in arrival order."""
+
+    def __init__(self, queued: int = QUEUED, running: int = RUNNING) -> None:
+        super().__init__(queued)
+        self._running = asyncio.BoundedSemaphore(running)
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._waiting: dict[int, int] = {}  # updates holding or awaiting each lock
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        key = chat_key(update)
+        if key is None:
+            async with self._running:
+                await coroutine
+            return
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            async with lock, self._running:
+                await coroutine
+        finally:
+            self._waiting[key] -= 1
+            if not self._waiting[key]:  # nobody else needs this chat's lock: forget it
+                del self._waiting[key], self._locks[key]
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass

@@ -1,0 +1,125 @@
+"""Every command and every button of a chat, driven while a fault is on; what each got back."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.app import BUSY, FAILED, UNAVAILABLE
+from bot.i18n import translator
+from db.config import make_engine
+from db.models import Base
+from tests.fake_telegram import FakeTelegram
+
+from .conftest import Chat, people
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def commands(chat: Chat) -> list[str]:
+    """Every command of the bot's menu (and /start), with arguments that make it do its work."""
+    payee = chat.people[1].get("username", "x")
+    return ["/start", "/help", "/new luzhou", "/hand", "/hu 1 zimo", "/table", "/history",
+            "/undo", "/guest Zed", "/stake 2", "/rules", "/lang", "/settle",
+            f"/paid @{payee} 5", "/stats", "/chart", "/import", "/end",
+            "/export"]  # last: it answers with two documents
+
+
+@dataclass
+class Answer:
+    what: str  # the command, or "button <data>"
+    text: str  # the message text, caption or callback answer ("" for a bare document)
+    alert: bool = False
+
+
+async def prepare(chat: Chat) -> None:
+    """A session with four players, one hand recorded, a wizard open, and the screens with
+    buttons (/lang, /rules) posted: everything the fault run presses."""
+    await chat.seat_everyone("guiyang")  # one self-draw is a whole hand
+    await chat.say(chat.people[0], "/hu 0 zimo")
+    preview = chat.last()
+    confirm = next((d for d in preview.callback_datas if d.endswith(":ok")), None)
+    assert confirm is not None, preview.button_labels
+    answer = await chat.answered(await chat.press(chat.people[0], preview.message_id, confirm))
+    assert not answer.get("show_alert"), answer
+    for command in ("/hand", "/lang", "/rules"):
+        await chat.say(chat.people[0], command)
+
+
+async def every_command(chat: Chat, user: dict[str, Any]) -> list[Answer]:
+    """Send each command in turn and wait for the bot's answer to it."""
+    answers = []
+    for command in commands(chat):
+        req = await chat.answer_after(await chat.send(user, command))
+        answers.append(Answer(command, str(req.params.get("text") or req.params.get("caption") or "")))
+    return answers
+
+
+async def every_button(chat: Chat, user: dict[str, Any], per_message: int = 4) -> list[Answer]:
+    """Press buttons of every message with a keyboard (the first few of each, and Join)."""
+    answers = []
+    for message in list(chat.tg.messages(chat.id)):
+        datas = list(dict.fromkeys(message.callback_datas))
+        chosen = datas[:per_message] + [d for d in datas[per_message:] if d.endswith(":j")]
+        for data in chosen:
+            if chat.id not in chat.tg._messages or message.message_id not in chat.tg._messages[chat.id]:
+                break  # the message went away (a replaced wizard)
+            answer = await chat.answered(await chat.press(user, message.message_id, data))
+            answers.append(Answer(f"button {data}", str(answer.get("text") or ""),
+                                  bool(answer.get("show_alert"))))
+    return answers
+
+
+async def drive(chat: Chat, sender: dict[str, Any]) -> list[Answer]:
+    return [*await every_command(chat, sender), *await every_button(chat, sender)]
+
+
+async def three_chats(tg: FakeTelegram) -> list[tuple[Chat, str, dict[str, Any]]]:
+    """A chat per language, with a session, a hand and screens with buttons. The one who then
+    drives it is seated, but Telegram says they speak another language: answers in the chat's
+    language show the chat's setting was used."""
+    out = []
+    for n, (lang, other) in enumerate([("zh-Hans", "en"), ("zh-Hant", "en"), ("en", "zh-hans")]):
+        members = people(tg, 400 + 10 * n, lang)
+        members[3]["language_code"] = other
+        chat = Chat(tg, tg.group(f"chat {lang}"), members)
+        await prepare(chat)
+        out.append((chat, lang, members[3]))
+    return out
+
+
+def fault_texts(lang: str) -> dict[str, str]:
+    t = translator(lang)
+    return {"busy": t(BUSY), "unavailable": t(UNAVAILABLE), "failed": t(FAILED)}
+
+
+def check_language(answers: list[Answer], lang: str) -> None:
+    """Every answer with text is in the chat's language; none is the generic failure."""
+    failed = translator(lang)(FAILED)
+    for a in answers:
+        assert a.text != failed and "Something went wrong" not in a.text, a
+        if lang != "en" and a.text:
+            assert CJK.search(a.text), f"not in {lang}: {a}"
+
+
+def snapshot(sqlite_path: str) -> dict[str, list[tuple]]:
+    """Every row of every table (a SQLite file), for comparing before and after a fault."""
+    with sqlite3.connect(sqlite_path) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+        return {t: sorted(conn.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+
+
+async def db_snapshot(url: str) -> dict[str, list[tuple]]:
+    """Every row of every table of the bot's schema (any backend), for before/after checks."""
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return {table.name: sorted((tuple(r) for r in await conn.execute(select(table))), key=repr)
+                    for table in Base.metadata.sorted_tables}
+    finally:
+        await engine.dispose()
