@@ -13,7 +13,9 @@ update, once its statements have settled):
   table    `/table`
 and for the echo bot `message` (a text, answered with a message) and `tap` (a button, answered
 with an edit and a callback answer). Then, with --concurrent N, N chats enter hands at once
-(each chat in order, /hu then Confirm) and the latency of every update is taken (p50/p99).
+(each chat in order, /hu then Confirm) and the latency of every update is taken (p50/p99):
+once as a burst (no pauses: throughput-bound), and with --think S once more with players
+pausing about S seconds before each update, as at a real table.
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
 """
 
@@ -23,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import statistics
 import sys
@@ -164,7 +167,7 @@ def make_chat(tg: FakeTelegram, n: int) -> Driver:
 
 
 async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
-                      concurrent: int) -> dict[str, Any]:
+                      concurrent: int, think: float = 0.0) -> dict[str, Any]:
     child = await start_child(tg, "app", db_url)
     try:
         meter = Meter(child)
@@ -188,28 +191,41 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
         result: dict[str, Any] = {"per_update": meter.per_update()}
         if concurrent:
             result["concurrent"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4))
+            if think:
+                result["paced"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4), think)
         return result
     finally:
         await child.stop()
 
 
-async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int) -> dict[str, Any]:
+async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int,
+                           think: float = 0.0) -> dict[str, Any]:
+    """`chats` chats enter hands at once, each in order; with `think`, a player pauses about
+    that long (0.5-1.5x, at random) before each update, as people at a table do."""
+    rng = random.Random(50)
     drivers = [make_chat(tg, 1000 + n) for n in range(chats)]
     await asyncio.gather(*(d.seat_everyone() for d in drivers))
     for d in drivers:
         d.latencies.clear()
 
+    async def pause() -> None:
+        if think:
+            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+
     async def play(d: Driver) -> None:
         for r in range(rounds):
             who = d.players[r % 4]
+            await pause()
             preview = await d.say(who, "/hu 1 zimo")
+            await pause()
             await d.tap(who, preview.message_id, "Confirm")
 
     began = time.perf_counter()
     await asyncio.gather(*(play(d) for d in drivers))
     wall = time.perf_counter() - began
     lat = sorted(x for d in drivers for x in d.latencies)
-    return {"chats": chats, "updates": len(lat), "wall_s": wall, "updates_per_s": len(lat) / wall,
+    return {"chats": chats, "think_s": think, "updates": len(lat), "wall_s": wall,
+            "updates_per_s": len(lat) / wall,
             "p50_ms": 1000 * lat[len(lat) // 2], "p99_ms": 1000 * lat[int(len(lat) * 0.99)],
             "max_ms": 1000 * lat[-1]}
 
@@ -251,14 +267,15 @@ async def ddl(url: str, statement: str) -> None:
         await engine.dispose()
 
 
-async def run(backend: str, chats: int, rounds: int, concurrent: int) -> dict[str, Any]:
+async def run(backend: str, chats: int, rounds: int, concurrent: int,
+              think: float = 0.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as workdir:
         url, drop = await database(backend, workdir)
         try:
             async with FakeTelegram() as tg:
                 echo = await measure_echo(tg, chats, rounds)
             async with FakeTelegram() as tg:
-                app = await measure_app(tg, url, chats, rounds, concurrent)
+                app = await measure_app(tg, url, chats, rounds, concurrent, think)
                 assert not tg.internal_errors, tg.internal_errors
         finally:
             if drop is not None:
@@ -281,11 +298,13 @@ def show(result: dict[str, Any]) -> str:
                          f"checkouts {v['checkouts']:4.1f}  (n={int(v['updates'])})")
     lines.append("cpu ratio vs echo: " + ", ".join(f"{k} {v:.1f}x"
                                                  for k, v in result["cpu_ratio_vs_echo"].items()))
-    if "concurrent" in result["app"]:
-        c = result["app"]["concurrent"]
-        lines.append(f"{c['chats']} chats at once: {c['updates']} updates in {c['wall_s']:.1f} s "
-                     f"({c['updates_per_s']:.1f}/s), p50 {c['p50_ms']:.0f} ms, p99 {c['p99_ms']:.0f} ms, "
-                     f"max {c['max_ms']:.0f} ms")
+    for key in ("concurrent", "paced"):
+        if key in result["app"]:
+            c = result["app"][key]
+            how = f", a pause of ~{c['think_s']:g} s before each" if c["think_s"] else ", no pauses"
+            lines.append(f"{c['chats']} chats at once{how}: {c['updates']} updates in "
+                         f"{c['wall_s']:.1f} s ({c['updates_per_s']:.1f}/s), p50 {c['p50_ms']:.0f} ms, "
+                         f"p99 {c['p99_ms']:.0f} ms, max {c['max_ms']:.0f} ms")
     return "\n".join(lines)
 
 
@@ -295,9 +314,11 @@ def main() -> None:
     parser.add_argument("--chats", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--concurrent", type=int, default=0)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="also run the chats at once with pauses of about this many seconds")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
-    result = asyncio.run(run(args.db, args.chats, args.rounds, args.concurrent))
+    result = asyncio.run(run(args.db, args.chats, args.rounds, args.concurrent, args.think))
     print(show(result))
     if args.json:
         with open(args.json, "w") as f:
