@@ -14,8 +14,8 @@ import subprocess
 import sys
 import time
 
-RECORD = {"variant": "luzhou", "dealer": 0, "events": [
-    {"type": "win", "by": "self_draw", "winners": [{"seat": 1, "pure": True}]}]}
+RECORD = {"variant": "hainan", "dealer": 0, "events": [  # one self-draw: a whole Hainan hand
+    {"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]}
 HEAVY = ("matplotlib", "alembic")
 
 
