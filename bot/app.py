@@ -24,7 +24,7 @@ from db.config import fault
 from scoring import all_variants
 from scoring.settlement import format_cents
 
-from . import hands, ledger, sessions, standings
+from . import greeting, hands, ledger, sessions, standings
 from .common import Context, fallback_language, refusal, reply, running_session, scope, send, store_of
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
@@ -58,11 +58,13 @@ COMMANDS = [
 HELP = N_("""Mahjong Ledger keeps score at your table.
 
 /new VARIANT — start a session (luzhou, guiyang, cixi, feibao, hainan); tap Join to sit down.
-/hand — enter a hand with buttons; nothing is stored until you tap Confirm.
-/hu — one line for a win:
-  /hu WINNER [FEATURES] [zimo | from SEAT | rob SEAT] [kong]
-  several winners on one discard: /hu 1 all_pungs + 3 pure from 0
-  seats: 0–3 or E S W N (East is the first dealer)
+/hand — enter a hand with buttons: the winner (Self-draw beside the name), features, Confirm.
+/hu — a win in one line, in your own words:
+  /hu West self-draw pure suit all pungs
+  /hu Carol from North seven pairs
+  /hu S quads=2 pure · two winners on one discard: /hu 1 all pungs + 3 pure from E
+  win after win (Luzhou): /hu S self-draw pure; W from N all pungs; E self-draw
+  seats: E S W N, 0–3 or a player's name; counts as quads=2 or quads2
 /table — standings; /history — recent hands; /undo — void the last hand
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
@@ -89,8 +91,9 @@ async def cmd_help(update: Update, context: Context) -> None:
                                          payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
     if session is not None:
-        words = features_help(all_variants()[session.variant])
-        text += "\n\n" + esc(t("Features for this session: {words}", words=" ".join(words)))
+        words = features_help(all_variants()[session.variant], sc.lang)
+        text += "\n\n" + esc(t("Features for this session: {words}",
+                                 words=("、" if sc.lang.startswith("zh") else ", ").join(words)))
     await reply(update, context, text)
 
 
@@ -254,7 +257,8 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS):
+    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
+                    *greeting.HANDLERS):
         app.add_handler(handler)
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

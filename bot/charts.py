@@ -1,8 +1,9 @@
 """Charts of running balances as PNG bytes, ready to send as a Telegram photo.
 
 Only `Figure` objects with an explicit Agg canvas: no pyplot, no global rcParams changes, so charts
-can be drawn from worker threads. Player names are often Chinese, so text is set in the first CJK
-font found (see `CJK_FONTS`), with DejaVu Sans after it for glyphs the CJK font lacks.
+can be drawn from worker threads. Player names are often Chinese, so text is set in Noto Sans CJK,
+which ships with the package `noto-cjk-sans-otc` (a dependency: no system font is needed or
+looked for), with DejaVu Sans (shipped with matplotlib) after it for any glyph it lacks.
 """
 
 from __future__ import annotations
@@ -11,28 +12,14 @@ import io
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
+import noto_cjk_sans_otc
 from matplotlib import colormaps, font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import MaxNLocator
 
-# Simplified Chinese faces first; the Debian image installs fonts-wqy-microhei.
-CJK_FONTS = (
-    "Noto Sans CJK SC",
-    "Source Han Sans SC",
-    "Noto Sans SC",
-    "WenQuanYi Micro Hei",
-    "WenQuanYi Zen Hei",
-    "Microsoft YaHei",
-    "PingFang SC",
-    "SimHei",
-    "Heiti SC",
-    "Noto Sans CJK JP",
-    "Noto Sans CJK TC",
-    "Droid Sans Fallback",
-    "AR PL UMing CN",
-)
+CJK_FAMILY = "Noto Sans CJK SC"  # one face of the shipped collection; it has 繁體 glyphs too
 FALLBACK_FONT = "DejaVu Sans"  # ships with matplotlib
 
 SIZE_INCHES = (8.0, 4.5)
@@ -40,33 +27,19 @@ DPI = 100
 
 
 @lru_cache(maxsize=1)
-def cjk_font_family() -> str | None:
-    """The first installed family of `CJK_FONTS`, or None (text then falls back, glyphs may be missing).
-
-    matplotlib caches its font list on first use, so a font installed later is not in it: on a miss,
-    system fonts it has not seen are added once before giving up.
-    """
+def cjk_font_family() -> str:
+    """The CJK family charts use, registered from the shipped font file on first use."""
+    path = str(noto_cjk_sans_otc.FONT_PATH)
     manager = font_manager.fontManager
-    found = _first_preferred({font.name for font in manager.ttflist})
-    if found is None:
-        known = {font.fname for font in manager.ttflist}
-        for path in font_manager.findSystemFonts():
-            if path not in known:
-                try:
-                    manager.addfont(path)
-                except Exception:  # an unreadable font file must not stop the chart
-                    continue
-        found = _first_preferred({font.name for font in manager.ttflist})
-    return found
-
-
-def _first_preferred(installed: set[str]) -> str | None:
-    return next((name for name in CJK_FONTS if name in installed), None)
+    if not any(font.fname == path for font in manager.ttflist):
+        manager.addfont(path)
+    if not any(font.name == CJK_FAMILY for font in manager.ttflist):
+        raise RuntimeError(f"{path} holds no {CJK_FAMILY}")
+    return CJK_FAMILY
 
 
 def _font(size: float | None = None) -> FontProperties:
-    cjk = cjk_font_family()
-    return FontProperties(family=[cjk, FALLBACK_FONT] if cjk else [FALLBACK_FONT], size=size)
+    return FontProperties(family=[cjk_font_family(), FALLBACK_FONT], size=size)
 
 
 def build_balance_figure(

@@ -175,7 +175,7 @@ async def table_state(store: Store, session: Any) -> dict[str, Any]:
 async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
     return Ctx(
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
-        base=await table_state(store, session), hand_no=session.hand_count + 1,
+        base=await table_state(store, session), hand_no=await standing_hands(store, session) + 1,
         totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents)
 
 
@@ -184,6 +184,13 @@ async def session_totals(store: Store, session: Any) -> tuple[int, int, int, int
     if isinstance(session, SessionView):
         return session.totals
     return await store.totals(session.id)
+
+
+async def standing_hands(store: Store, session: Any) -> int:
+    """How many of the session's hands stand: from the snapshot when the session is one."""
+    if isinstance(session, SessionView):
+        return session.standing_hands
+    return await store.standing_hands(session.id)
 
 
 # What the store's refusals mean to a player; its own messages are English and name ids.
@@ -218,8 +225,8 @@ def parse_amount(text: str, max_cents: int) -> int:
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data) for b in row]
-                                 for row in rows if row])
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
+                                  for b in row] for row in rows if row])
 
 
 async def send(context: Context, chat_id: int, text: str,

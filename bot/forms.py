@@ -156,6 +156,13 @@ def fields_of(model: type[BaseModel]) -> tuple[Spec, ...]:
     return tuple(out)
 
 
+def first_counter(model: type[BaseModel] | None) -> Spec | None:
+    """A model whose first field is a counter (a seat's chickens: 幺鸡 first) has it on the
+    row of its seat in a per-seat map."""
+    specs = fields_of(model) if model is not None else ()
+    return specs[0] if specs and specs[0].kind is Kind.INT else None
+
+
 def spec_named(model: type[BaseModel], name: str) -> Spec:
     for spec in fields_of(model):
         if spec.name == name:
@@ -212,12 +219,19 @@ def resolve(model: type[BaseModel], obj: dict[str, Any], ref: str) -> tuple[Spec
 
 
 def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: str) -> None:
-    """Change `obj` in place: t toggle, c cycle, i +/−, s set seat, m toggle seat in a set,
-    k +/− a seat's counter in a map, n toggle a seat's entry in a map."""
+    """Change `obj` in place: t toggle, c set a choice (or cycle, without one), i +/−,
+    s set seat, m toggle seat in a set, k +/− a seat's counter in a map, n toggle a seat's
+    entry in a map."""
     spec, target = resolve(model, obj, ref)
     name, value = spec.name, target.get(spec.name)
     if op == "t" and spec.kind is Kind.BOOL:
         target[name] = not bool(value)
+    elif op == "c" and spec.kind is Kind.CHOICE and arg:
+        # set one value (tapping the one set goes back to the default, where there is one)
+        if not arg.isdigit() or int(arg) >= len(spec.choices):
+            raise FormError(arg)
+        choice = spec.choices[int(arg)]
+        target[name] = spec.default if value == choice and spec.default is not None else choice
     elif op == "c" and spec.kind is Kind.CHOICE:
         options = list(spec.choices) + ([None] if spec.optional else [])
         idx = options.index(value) if value in options else -1
@@ -244,6 +258,22 @@ def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: s
             mapping.pop(key)  # − below the smallest count takes the seat off the map
         else:
             mapping[key] = min(spec.value.hi, int(mapping[key]) + (1 if sign == "+" else -1))
+        target[name] = mapping
+    elif op == "f" and spec.kind is Kind.SEAT_MAP and first_counter(spec.model) is not None:
+        # the first counter of a seat's entry, from the map's own row (幺鸡 +1 in one tap)
+        counter = first_counter(spec.model)
+        assert counter is not None and spec.model is not None
+        seat, sign = _seat(arg[:-1]), arg[-1:]
+        if sign not in ("+", "-"):
+            raise FormError(arg)
+        mapping, key = dict(value or {}), str(seat)
+        entry = dict(mapping[key]) if isinstance(mapping.get(key), dict) else blank(spec.model)
+        count = int(entry.get(counter.name) or counter.lo) + (1 if sign == "+" else -1)
+        entry[counter.name] = min(counter.hi, max(counter.lo, count))
+        if entry == blank(spec.model) and not (spec.value and spec.value.optional):
+            mapping.pop(key, None)  # back to nothing: the seat leaves the map
+        else:
+            mapping[key] = entry
         target[name] = mapping
     elif op == "n" and spec.kind is Kind.SEAT_MAP:
         # optional entries (ready hands) toggle between null and a hand (then through the words

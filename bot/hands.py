@@ -11,7 +11,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
 from db.store import session_mark
-from scoring import ScoringError, score
+from scoring import ScoringError, get_variant, score
 
 from .common import (
     ChatScope,
@@ -30,9 +30,9 @@ from .common import (
 )
 from .forms import FormError
 from .limits import clip
-from .oneline import LineError, parse_hu
-from .render import esc, outcome_lines, totals_block
-from .wizard import Ctx, new_draft, press, screen
+from .oneline import LineError, parse_wins
+from .render import esc, outcome_lines, totals_block, unit
+from .wizard import Ctx, hand_state, new_draft, press, screen
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -100,17 +100,20 @@ async def cmd_hu(update: Update, context: Context) -> None:
         return
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
-        event = parse_hu(ctx.variant, context.args or [])
-        score(ctx.record([event]))
+        events = parse_wins(ctx.variant, context.args or [], ctx.names)
     except LineError as exc:
         kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
         await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **kwargs)) + "\n"
                     + esc(sc.t("See /help for the one-line format.")))
         return
-    except ScoringError as exc:
+    ended, exc = hand_state(ctx, events)
+    if exc is not None:
         await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return
-    await _open_wizard(update, context, sc, session, new_draft([event], step="preview"))
+    # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
+    # how the hand went on
+    await _open_wizard(update, context, sc, session,
+                       new_draft(events, step="preview" if ended else "main"))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:
@@ -177,12 +180,11 @@ async def _draft_of(store: Any, chat_id: int, message_id: int) -> Any | None:
 
 async def _save_and_show(query: Any, context: Context, sc: ChatScope, saved: Any, ctx: Ctx,
                          draft: dict[str, Any], mark: str, note: str | None = None) -> None:
-    """Store the draft's next screen (a preview remembers the table it was computed on), then
-    show it."""
+    """Store the draft's next screen (it remembers the table it was computed on: a preview,
+    and the form of the event that ends the hand, show payments and Confirm), then show it."""
     t, store = sc.t, store_of(context)
     draft["rev"] = int(draft["rev"]) + 1
-    if draft["step"] == "preview":
-        draft["table"] = mark
+    draft["table"] = mark
     try:
         await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
                                data=draft, expected_version=saved.version)
@@ -274,10 +276,12 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         return
     session = await store.get_session(session.id)
     totals = await store.totals(session.id)
-    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=hand.seq)) + "</b>", ""]
+    # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
+    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
-    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"])
+    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
+                          unit(ctx.variant, sc.lang))
     if outcome.get("level_over"):
         lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
     await edit(query, "\n".join(lines))
@@ -301,15 +305,17 @@ async def cmd_undo(update: Update, context: Context) -> None:
         return
     reason = " ".join(context.args or []).strip() or "undo"
     try:
-        hand = await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
+        await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
     except StoreError as exc:
         await reply(update, context, esc(refusal(t, exc)))
         return
     session = await store.get_session(session.id)
     names = await seat_names(store, session)
-    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=hand.seq)),
+    number = await store.standing_hands(session.id) + 1  # the number it went by
+    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=number)),
              ""]
-    lines += totals_block(t, names, await store.totals(session.id), session.stake_cents)
+    lines += totals_block(t, names, await store.totals(session.id), session.stake_cents,
+                          u=unit(get_variant(session.variant), sc.lang))
     await send(context, sc.chat_id, "\n".join(lines))
 
 

@@ -71,6 +71,7 @@ def translator(lang: str) -> Callable[..., str]:
     def t(msgid: str, **kwargs: object) -> str:
         return gettext(lang, msgid, **kwargs)
 
+    t.lang = lang  # type: ignore[attr-defined]  # so renderers pick the punctuation and units
     return t
 
 

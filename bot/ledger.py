@@ -43,7 +43,7 @@ from .export import (
 )
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
-from .render import esc, reason, term
+from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
 from .wizard import Button
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -87,30 +87,64 @@ async def _settle_view(context: Context, sc: ChatScope,
     suffix = f":{session_id}" if session_id is not None else ""
     rows: list[list[Button]] = []
     if not owed:
-        await _close_settled(context, sc, session_id)
-        lines.append("🤝 " + esc(t("Everyone is square.")))
+        in_points = await _points_view(context, sc, session_id, name)
+        if in_points:  # no stake yet: points still stand, nothing is settled
+            lines += in_points
+        else:
+            await _close_settled(context, sc, session_id)
+            lines.append("🤝 " + esc(t("Everyone is square.")))
     else:
         for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
-            lines.append(f"{name.get(pid, pid)}: <b>{'+' if cents > 0 else ''}"
-                         f"{format_cents(cents)}</b>")
+            lines.append(f"{name.get(pid, pid)}{colon(t)}<b>{'+' if cents > 0 else ''}"
+                         f"{money(cents)}</b>")
         transfers = settle(owed)
         lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
         for i, tr in enumerate(transfers, 1):
-            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}: "
-                         f"<b>{format_cents(tr.cents)}</b>")
+            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
+                         f"<b>{money(tr.cents)}</b>")
             if not any((p.from_person, p.to_person, p.cents) == (tr.payer, tr.payee, tr.cents)
                        for p in pending):
                 rows.append([Button(t("✓ {n} paid", n=i), f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
     if pending:
         lines += ["", "⏳ <b>" + esc(t("Pending: counts once the payee confirms")) + "</b>"]
         for p in pending:
-            lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}: "
-                         f"{format_cents(p.cents)}")
+            lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}{colon(t)}"
+                         f"{money(p.cents)}")
             rows.append([Button(t("✅ {name} received {amount}", name=clip(people[p.to_person].name, 20),
                                   amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
     if owed:
         lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
     return "\n".join(lines), rows
+
+
+async def _points_view(context: Context, sc: ChatScope, session_id: int | None,
+                       name: dict[int, str]) -> list[str]:
+    """Sessions played without a stake still owe points: who pays whom in points, and how to
+    set a stake (nothing is marked settled: no money has changed hands)."""
+    t, store = sc.t, store_of(context)
+    points: dict[int, int] = {}
+    units = set()
+    for session in await store.chat_sessions(sc.chat_id):
+        if session.stake_cents or (session_id is not None and session.id != session_id):
+            continue
+        for seat, pts in enumerate(await store.totals(session.id)):
+            pid = session.seats[seat]
+            if pid is not None and pts:
+                points[pid] = points.get(pid, 0) + pts
+                units.add(unit(get_variant(session.variant), sc.lang))
+    owed = {pid: n for pid, n in points.items() if n}
+    if not owed:
+        return []
+    u = units.pop() if len(units) == 1 else ""
+    lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
+                   "/stake 0.5 (money per point).")), ""]
+    lines += [f"{name.get(pid, pid)}{colon(t)}<b>{signed(n)}</b>{esc(u)}"
+              for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
+    transfers = settle(owed)
+    lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{tr.cents}</b>{esc(u)}"
+              for i, tr in enumerate(transfers, 1)]
+    return lines
 
 
 async def _close_settled(context: Context, sc: ChatScope, session_id: int | None) -> None:
@@ -298,21 +332,25 @@ async def cmd_stats(update: Update, context: Context) -> None:
                                                name=clip(context.args[0]))))
             return
         wanted = [one]
-    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(t("{n} hands", n=hand_count))]
+    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(hands_count(t, hand_count))]
     for pid in sorted(wanted, key=lambda p: -merge(stats[p].values()).points):
         total = merge(stats[pid].values())
-        lines = [f"<b>{esc(people[pid].name)}</b>: "
-                 + esc(t("{points} points in {hands} hands ({per} per hand)",
-                         points=total.points, hands=total.hands,
-                         per=f"{total.points_per_hand:.1f}"))]
+        # each variant counts in its own unit (颗, 个, 点, 分); a mix of them in plain points
+        units = {unit(get_variant(v), sc.lang) for v in stats[pid]}
+        u = units.pop() if len(units) == 1 else t("points")
+        lines = [f"<b>{esc(people[pid].name)}</b>{colon(t)}"
+                 + esc(t("{points} in {hands} hands ({per} per hand)",
+                         points=with_unit(t, signed(total.points), u), hands=total.hands,
+                         per=with_unit(t, f"{total.points_per_hand:.1f}".replace("-", MINUS), u)))]
         for variant_name, st in sorted(stats[pid].items()):
             variant = get_variant(variant_name)
             title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
             patterns = ", ".join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
-            lines.append("  " + esc(title) + ": " + esc(t(
+            lines.append("  " + esc(title) + colon(t) + esc(t(
                 "{wins} wins of {hands} ({rate}%), self-drawn {sd}%, dealt in {di}, biggest +{big}",
                 wins=st.wins, hands=st.hands, rate=round(100 * st.win_rate),
-                sd=round(100 * st.self_draw_rate), di=st.dealt_in, big=st.biggest_gain)))
+                sd=round(100 * st.self_draw_rate), di=st.dealt_in,
+                big=with_unit(t, str(st.biggest_gain), unit(variant, sc.lang)))))
             if patterns:
                 lines.append("  " + esc(t("Most frequent: {patterns}", patterns=patterns)))
         blocks.append("\n".join(lines))
@@ -337,7 +375,8 @@ async def cmd_chart(update: Update, context: Context) -> None:
     from .charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
-                                  y_label=t("Points"), level_breaks=chart.level_breaks, x=chart.x)
+                                  y_label=unit(get_variant(session.variant), sc.lang),
+                                  level_breaks=chart.level_breaks, x=chart.x)
     caption = esc(t("Running totals over {n} hands", n=chart.hands))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)

@@ -1,24 +1,42 @@
-"""One-line hand entry: `/hu 2 zimo all_pungs pure`, `/hu 2 from 0 seven_pairs`.
+"""One-line hand entry in the players' own words: `/hu 西 自摸 清一色 大对子`, `/hu Carol 点炮 北 七对`,
+`/hu 2 zimo all_pungs pure`, `/hu n quads=2 kong`.
 
-Grammar (documented in /help):
-    /hu WINNER [FEATURE …] [+ WINNER [FEATURE …] …] [zimo | from SEAT | rob SEAT] [kong]
-SEAT is 0–3, a wind letter (e s w n) or character (东南西北 / 東南西北). FEATURE is a winner
-feature of the variant: a flag (`pure`), a value of a choice (`all_pungs`), or `name=value`
-(`quads=2`, `jokers=1`). `kong` marks a win after a kong (杠上花 / 杠上炮).
+Grammar (examples in /help, in the chat's language):
+    /hu WINNER [FEATURE …] [+ WINNER [FEATURE …] …] [自摸 | 点炮 SEAT | 抢杠 SEAT] [杠]
+WINNER and SEAT: 0–3, a wind (E S W N, 东南西北 / 東南西北, east …) or a player's name. FEATURE: a
+winner feature of the variant by any name the screens show, in any of the three languages (`清一色`,
+`pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
+`杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
+An unknown word is answered with the closest known words.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.variant import Variant
+from scoring.variant import Variant, all_variants, term_name
 
 from . import forms
 from .forms import Kind
+from .i18n import LANGS, translator
+from .wizard_form import COMMON_LABELS  # the labels the form buttons show
 
-SEAT_WORDS = {"e": 0, "s": 1, "w": 2, "n": 3, "东": 0, "南": 1, "西": 2, "北": 3, "東": 0}
-SELF_DRAW = {"zimo", "self", "tsumo", "自摸"}
+SEAT_WORDS = {"e": 0, "s": 1, "w": 2, "n": 3, "east": 0, "south": 1, "west": 2, "north": 3,
+              "东": 0, "南": 1, "西": 2, "北": 3, "東": 0, "东家": 0, "南家": 1, "西家": 2, "北家": 3,
+              "東家": 0}
+SELF_DRAW = {"zimo", "self", "tsumo", "selfdraw", "自摸", "自摸胡"}
+DISCARD = {"from", "off", "discard", "点炮", "點炮", "放炮", "点", "點", "放槍", "放枪", "点炮胡",
+           "點炮胡"}
+ROBBED = {"rob", "robbed", "robbedkong", "抢杠", "搶槓", "抢杠胡", "搶槓胡"}
 KONG = {"kong", "gang", "杠", "槓"}
+AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上炮", "槓上炮"}
+PLUS = {"+", "＋", "和", "and"}
+COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
+SPLIT = re.compile(r"[,，、]+")
+THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
 
 
 class LineError(ValueError):
@@ -29,41 +47,157 @@ class LineError(ValueError):
         self.msgid, self.kwargs = msgid, kwargs
 
 
-def parse_seat(token: str) -> int:
-    token = token.strip().lower()
-    if token in ("0", "1", "2", "3"):
-        return int(token)
-    if token in SEAT_WORDS:
-        return SEAT_WORDS[token]
-    raise LineError("“{token}” is not a seat: use 0–3 or E S W N.", token=token)
+def norm(word: str) -> str:
+    """How words are compared: case, spaces, _ and - do not matter ("All pungs" = all_pungs)."""
+    return re.sub(r"[\s_\-·]+", "", word.casefold())
 
 
-def parse_hu(variant: Variant, tokens: list[str]) -> dict[str, Any]:
+@dataclass
+class Words:
+    """Every word a variant's /hu understands, from the same names the screens show."""
+
+    flags: dict[str, str] = field(default_factory=dict)  # word → bool field
+    choices: dict[str, tuple[str, str]] = field(default_factory=dict)  # word → (field, value)
+    counts: dict[str, str] = field(default_factory=dict)  # word → int field
+    seats_of: dict[str, str] = field(default_factory=dict)  # word → seat field (name=SEAT)
+    shown: dict[str, list[str]] = field(default_factory=dict)  # lang → words as shown there
+    spelled: dict[str, str] = field(default_factory=dict)  # every known word → as written
+
+    def known(self) -> list[str]:
+        return [*self.flags, *self.choices, *self.counts, *self.seats_of]
+
+
+def vocabulary(variant: Variant) -> Words:
+    words = Words()
+
+    def names(key: str) -> list[tuple[str, str]]:
+        """(lang, name) of a field or value: its key and the screens' label in each language,
+        then what other variants call the same thing (碰碰胡 where this one says 大对子), not
+        shown in /help."""
+        out = [("", key)]
+        for lang in LANGS:
+            if key in variant.terms:
+                out.append((lang, term_name(variant.terms, key, lang)))
+            elif key in COMMON_LABELS:
+                out.append((lang, translator(lang)(COMMON_LABELS[key])))
+        out += [("", term_name(other.terms, key, lang)) for other in all_variants().values()
+                if other is not variant and key in other.terms for lang in LANGS]
+        return out
+
+    def add(table: dict[str, Any], key: str, value: Any) -> None:
+        for lang, name in names(key):
+            table.setdefault(norm(name), value)
+            if "_" not in name:
+                words.spelled.setdefault(norm(name), name)
+            if lang and name not in words.shown.setdefault(lang, []):
+                words.shown[lang].append(name)
+
+    for spec in forms.fields_of(variant.Winner):
+        if spec.name == "seat":
+            continue
+        if spec.kind is Kind.BOOL:
+            add(words.flags, spec.name, spec.name)
+        elif spec.kind is Kind.CHOICE:
+            for choice in spec.choices:
+                add(words.choices, str(choice), (spec.name, choice))
+        elif spec.kind is Kind.INT:
+            add(words.counts, spec.name, spec.name)
+        elif spec.kind is Kind.SEAT:
+            add(words.seats_of, spec.name, spec.name)
+    return words
+
+
+def parse_seat(token: str, names: list[str | None] | None = None) -> int:
+    word = norm(token)
+    if word in ("0", "1", "2", "3"):
+        return int(word)
+    if word in SEAT_WORDS:
+        return SEAT_WORDS[word]
+    for seat, name in enumerate(names or []):
+        if name and norm(name.lstrip("@")) == word.lstrip("@"):
+            return seat
+    raise LineError("“{token}” is not a seat: use a wind (东 南 西 北 or E S W N), 0–3 or a "
+                    "player's name.", token=token)
+
+
+def _tokens(raw: list[str]) -> list[str]:
+    """Split on Chinese and Latin commas too, and a word that ends in a seat after a way of
+    winning (点炮西) into the two."""
+    out: list[str] = []
+    for piece in raw:
+        for tok in SPLIT.split(piece):
+            tok = tok.strip()
+            if not tok:
+                continue
+            head = tok[:-1]
+            if len(tok) > 1 and tok[-1] in "东南西北東" and norm(head) in DISCARD | ROBBED:
+                out += [head, tok[-1]]
+            else:
+                out.append(tok)
+    return out
+
+
+def _joined(tokens: list[str], words: Words, names: list[str | None] | None) -> list[str]:
+    """Words of several tokens as one: "pure suit", "all pungs", "self draw", "North Dan"."""
+    known = (set(words.known()) | SELF_DRAW | DISCARD | ROBBED | KONG | AFTER_KONG
+             | {norm(n) for n in names or [] if n})
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        for k in (3, 2):
+            if i + k <= len(tokens) and norm("".join(tokens[i:i + k])) in known:
+                out.append(" ".join(tokens[i:i + k]))
+                i += k
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def parse_wins(variant: Variant, tokens: list[str],
+               names: list[str | None] | None = None) -> list[dict[str, Any]]:
+    """Tokens after /hu → the win events they name, one per part between semicolons (Luzhou's
+    blood battle goes on after a win: `/hu 南 自摸 清一色; 西 点炮 北 大对子; 东 自摸`)."""
+    parts: list[list[str]] = [[]]
+    for raw in tokens:
+        pieces = THEN.split(raw)
+        for i, piece in enumerate(pieces):
+            if i:
+                parts.append([])
+            if piece.strip():
+                parts[-1].append(piece)
+    return [parse_hu(variant, part, names) for part in parts if part] or [
+        parse_hu(variant, [], names)]
+
+
+def parse_hu(variant: Variant, tokens: list[str],
+             names: list[str | None] | None = None) -> dict[str, Any]:
     """Tokens after /hu → one win event (JSON), or LineError."""
+    words = vocabulary(variant)
+    tokens = _joined(_tokens(tokens), words, names)
     if not tokens:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
     by, frm, after_kong = "self_draw", None, False
     groups: list[list[str]] = [[]]
     it = iter(tokens)
     for raw in it:
-        tok = raw.strip().lower()
-        if not tok:
-            continue
-        if tok == "+":
+        tok = norm(raw)
+        if tok in PLUS:
             groups.append([])
         elif tok in SELF_DRAW:
             by = "self_draw"
-        elif tok in ("from", "rob", "点炮", "抢杠"):
-            by = "robbed_kong" if tok in ("rob", "抢杠") else "discard"
+        elif tok in DISCARD or tok in ROBBED:
+            by = "robbed_kong" if tok in ROBBED else "discard"
             try:
-                frm = parse_seat(next(it))
+                frm = parse_seat(next(it), names)
             except StopIteration:
                 raise LineError("“{word}” needs a seat after it.", word=raw) from None
-        elif tok in KONG:
+        elif tok in KONG or tok in AFTER_KONG:
             after_kong = True
         else:
             groups[-1].append(raw)
-    winners = [_winner(variant, g) for g in groups if g]
+    winners = [_winner(variant, words, g, names) for g in groups if g]
     if not winners:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
     event: dict[str, Any] = {"type": "win", "by": by, "winners": winners}
@@ -71,59 +205,96 @@ def parse_hu(variant: Variant, tokens: list[str]) -> dict[str, Any]:
         event["from"] = frm
     if after_kong:
         event["after_kong"] = True
+    if (after_kong or by == "robbed_kong") and "kong" in variant.event_types():
+        # a whole hand holds the kong itself (hand-format.md); one line cannot say which
+        raise LineError("A win after a kong or on a robbed kong needs the kong itself: enter "
+                        "this hand with /hand, the kong first.")
     return event
 
 
-def _winner(variant: Variant, tokens: list[str]) -> dict[str, Any]:
-    seat = parse_seat(tokens[0])
+def _winner(variant: Variant, words: Words, tokens: list[str],
+            names: list[str | None] | None) -> dict[str, Any]:
+    seat = parse_seat(tokens[0], names)
     winner: dict[str, Any] = {"seat": seat}
-    specs = [s for s in forms.fields_of(variant.Winner) if s.name != "seat"]
-    for raw in tokens[1:]:
+    specs = {s.name: s for s in forms.fields_of(variant.Winner)}
+    rest = iter(tokens[1:])
+    for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
-        name = name.strip().lower()
+        word = norm(name)
+        if eq and word in specs and word != "seat":  # name=value, the keys themselves
+            winner[word] = _value(specs[word], value.strip(), names)
+            continue
         if eq:
-            spec = next((s for s in specs if s.name == name), None)
-            if spec is None:
-                raise LineError("Unknown feature “{name}”.", name=name)
-            winner[name] = _value(spec, value.strip())
+            word = norm(name)
+            if word in words.counts:
+                winner[words.counts[word]] = _value(specs[words.counts[word]], value, names)
+                continue
+            if word in words.seats_of:
+                winner[words.seats_of[word]] = parse_seat(value, names)
+                continue
+        elif word in words.flags:
+            winner[words.flags[word]] = True
             continue
-        flag = next((s for s in specs if s.name == name and s.kind is Kind.BOOL), None)
-        if flag is not None:
-            winner[name] = True
+        elif word in words.choices:
+            key, choice = words.choices[word]
+            winner[key] = choice
             continue
-        choice = next((s for s in specs if s.kind is Kind.CHOICE and name in s.choices), None)
-        if choice is not None:
-            winner[choice.name] = name
+        elif word in words.seats_of:  # "hoarded winds by" SEAT
+            try:
+                winner[words.seats_of[word]] = parse_seat(next(rest), names)
+            except StopIteration:
+                raise LineError("“{word}” needs a seat after it.", word=raw) from None
             continue
-        raise LineError("Unknown feature “{name}”.", name=name)
+        count = COUNT.match(raw)
+        if count and norm(count.group(1)) in words.counts:  # 闺2, 龙×2, quads2
+            key = words.counts[norm(count.group(1))]
+            winner[key] = _value(specs[key], count.group(2), names)
+            continue
+        raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
 
 
-def _value(spec: forms.Spec, text: str) -> Any:
-    low = text.lower()
+def unknown(words: Words, raw: str, after: str = "") -> LineError:
+    """An unknown word, with the closest known words (as the screens write them); a slip in a
+    name of two words ("al pungs") is looked up with the word after it."""
+    word = norm(raw.partition("=")[0])
+    if after and difflib.get_close_matches(word + norm(after), list(words.spelled), n=1,
+                                           cutoff=0.75):
+        word += norm(after)
+    own = {norm(w): w for lang in words.shown for w in words.shown[lang]}
+    shown = {**words.spelled, **own}
+    close: list[str] = []
+    for pool in (own, words.spelled):  # this game's own names first, other games' after
+        close = close or difflib.get_close_matches(word, list(pool), n=3, cutoff=0.5)
+    if not close:  # Chinese: the words that share a character
+        close = [k for k in own if set(k) & set(word) and not word.isascii()][:3]
+    if close:
+        return LineError("Unknown word “{word}”. Did you mean: {close}?", word=raw,
+                         close=" / ".join(shown[c] for c in close))
+    return LineError("Unknown word “{word}”: /help lists the words for this game.", word=raw)
+
+
+def _value(spec: forms.Spec, text: str, names: list[str | None] | None = None) -> Any:
+    low = text.strip().lower()
     if spec.kind is Kind.BOOL and low in ("1", "true", "yes", "0", "false", "no"):
         return low in ("1", "true", "yes")
-    if spec.kind in (Kind.INT, Kind.SEAT) and low.lstrip("-").isdigit():
-        return int(low) if spec.kind is Kind.INT else parse_seat(low)
+    if spec.kind is Kind.INT and low.lstrip("-").isdigit():
+        number = int(low)
+        if not spec.lo <= number <= spec.hi:
+            raise LineError("“{value}” is out of range: {lo} to {hi}.", value=text, lo=spec.lo,
+                            hi=spec.hi)
+        return number
     if spec.kind is Kind.SEAT:
-        return parse_seat(low)
+        return parse_seat(low, names)
     if spec.kind is Kind.CHOICE:
         for choice in spec.choices:
             if str(choice).lower() == low:
                 return choice
-    raise LineError("“{value}” does not fit {name}.", value=text, name=spec.name)
+    raise LineError("“{value}” does not fit here.", value=text)
 
 
-def features_help(variant: Variant) -> list[str]:
-    """The feature words a variant accepts, for /help."""
-    words = []
-    for spec in forms.fields_of(variant.Winner):
-        if spec.name == "seat":
-            continue
-        if spec.kind is Kind.BOOL:
-            words.append(spec.name)
-        elif spec.kind is Kind.CHOICE:
-            words.extend(str(c) for c in spec.choices if c != spec.default)
-        else:
-            words.append(f"{spec.name}=N")
-    return words
+def features_help(variant: Variant, lang: str = "en") -> list[str]:
+    """The feature words a variant accepts, as the screens of `lang` show them, for /help."""
+    words = vocabulary(variant)
+    return [f"{word}×N" if norm(word) in words.counts else word
+            for word in words.shown.get(lang, [])]

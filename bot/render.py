@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from scoring.errors import ScoringError, seat_params
-from scoring.settlement import format_cents as money
+from scoring.settlement import format_cents
 from scoring.variant import Variant, term_name
 
 from .i18n import N_
@@ -15,6 +16,29 @@ from .i18n import N_
 Tr = Callable[..., str]
 WINDS = (N_("East"), N_("South"), N_("West"), N_("North"))
 NAME_MAX = 24
+
+
+MINUS = "−"  # one minus sign in every message (U+2212), for points and money alike
+
+
+def money(cents: int) -> str:
+    return format_cents(cents).replace("-", MINUS)
+
+
+def is_zh(t: Tr) -> bool:
+    return str(getattr(t, "lang", "en")).startswith("zh")
+
+
+def colon(t: Tr) -> str:
+    """": " in English, "：" in Chinese text."""
+    return "：" if is_zh(t) else ": "
+
+
+def with_unit(t: Tr, text: str, u: str) -> str:
+    """"+13 ke" in English, "+13颗" in Chinese."""
+    if not u:
+        return text
+    return f"{text}{u}" if is_zh(t) else f"{text} {u}"
 
 
 def esc(text: object) -> str:
@@ -36,7 +60,8 @@ def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool 
     return esc(text) if html_out else text
 
 
-def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> str:
+def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
+           variant: Variant | None = None) -> str:
     """Why scoring refused a hand, in the chat's language with seats as players (plain text:
     escape it before it goes into HTML)."""
     sep = "、" if lang.startswith("zh") else ", "
@@ -44,7 +69,38 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None]) -> 
     def players(seats: list[int]) -> str:
         return sep.join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
-    return t(exc.template, **seat_params(exc.params, players))
+    return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
+
+
+RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
+
+
+def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
+    """Scoring's reasons name rules and fields by their keys ("only with rule one_ke_discard",
+    "清一色（pure）"): a key in brackets after its own name goes, a rule key reads as the
+    /rules screen names it, a feature key as the variant's term."""
+    from .sessions import RULE_LABELS  # the /rules screen's names (sessions imports render)
+
+    lang = str(getattr(t, "lang", "en"))
+
+    def word(m: re.Match[str]) -> str:
+        if m.group(1):  # a gloss in brackets: the name it glosses is right before it
+            return ""
+        key = m.group(2)
+        if key in RULE_LABELS:
+            name = t(RULE_LABELS[key])
+            return f"「{name}」" if is_zh(t) else f"“{name}”"
+        if variant is not None and key in variant.terms:
+            return term(variant, key, lang)
+        return key.replace("_", " ") if not is_zh(t) else key
+
+    out = RAW_KEY.sub(word, text)
+    return re.sub(r"\s*(「[^」]*」)\s*", r"\1", out) if is_zh(t) else out
+
+
+def hands_count(t: Tr, n: int) -> str:
+    """"1 hand", "4 hands" (Chinese: "4 局")."""
+    return t("1 hand") if n == 1 else t("{n} hands", n=n)
 
 
 def signed(n: int) -> str:
@@ -74,18 +130,23 @@ def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None
         terms = [k for k in line.get("terms", []) if k != what]
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
         parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
-        value = f" {line['value']}{u}" if line.get("value") is not None else ""
+        value = " " + esc(with_unit(t, str(line["value"]), u)) if line.get("value") is not None else ""
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
-        out.append(f"• {head}{body}{value}: {deltas_text(t, line['deltas']) or '±0'}")
+        out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line['deltas']) or '±0'}")
     return out
 
 
 def totals_block(t: Tr, names: Sequence[str | None], totals: Sequence[int],
-                 stake_cents: int = 0, dealer: int | None = None) -> list[str]:
+                 stake_cents: int = 0, dealer: int | None = None, u: str = "") -> list[str]:
+    """A line a seat: points in the variant's unit `u`, money at the stake; 🀄 marks the
+    dealer, explained on a legend line."""
     rows = []
     for s, pts in enumerate(totals):
         mark = " 🀄" if dealer == s else ""
         cash = f"  ({money(pts * stake_cents)})" if stake_cents else ""
-        rows.append(f"{seat_label(t, s, names)}{mark}: <b>{signed(pts)}</b>{cash}")
+        rows.append(f"{seat_label(t, s, names)}{mark}{colon(t)}<b>{esc(with_unit(t, signed(pts), u))}"
+                    f"</b>{cash}")
+    if dealer is not None:
+        rows.append(esc(t("🀄 deals the next hand.")))
     return rows

@@ -30,7 +30,7 @@ from .common import (
 from .forms import Kind
 from .i18n import LANG_NAMES, LANGS, N_
 from .limits import MAX_NAME, MAX_STAKE_CENTS, clip, visible_name
-from .render import esc, money, seat_label, totals_block
+from .render import colon, esc, hands_count, money, seat_label, totals_block, unit
 from .wizard import Button
 
 RULE_LABELS = {
@@ -96,7 +96,7 @@ def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
             else str(value)
         name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
         changed = "" if value == spec.default else " ✎"
-        out.append(f"{esc(name)}: <b>{esc(shown)}</b>{changed}")
+        out.append(f"{esc(name)}{colon(t)}<b>{esc(shown)}</b>{changed}")
     return out
 
 
@@ -109,7 +109,7 @@ def rules_rows(t: Any, session: Any) -> list[list[Button]]:
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
         name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
-        rows.append([Button(f"{name}: {shown} 🔄", f"r:{session.id}:{i}")])
+        rows.append([Button(f"{name}{colon(t)}{shown} 🔄", f"r:{session.id}:{i}")])
     rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])
     return rows
 
@@ -128,7 +128,8 @@ async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, lis
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
         who = esc(names[s]) if names[s] else "—"
-        lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}: {who}")
+        lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}{colon(t)}{who}")
+    lines.append(esc(t("🀄 deals the next hand.")))
     lines.append("")
     stake = money(session.stake_cents) if session.stake_cents else t("none")
     lines.append(esc(t("Stake per point: {stake}", stake=stake)))
@@ -391,8 +392,9 @@ async def cmd_end(update: Update, context: Context) -> None:
         await store.delete_draft(draft.chat_id, draft.message_id)
     session = await store.end_session(session.id)
     lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · "
-             + esc(t("{n} hands", n=session.hand_count)), ""]
-    lines += totals_block(t, names, totals, session.stake_cents)
+             + esc(hands_count(t, await store.standing_hands(session.id))), ""]
+    lines += totals_block(t, names, totals, session.stake_cents,
+                          u=unit(get_variant(session.variant), sc.lang))
     lines += ["", esc(t("/settle says who pays whom."))]
     await send(context, sc.chat_id, "\n".join(lines))
 

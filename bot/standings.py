@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import Update
 from telegram.ext import CommandHandler
 
@@ -15,10 +17,11 @@ from .common import (
     scope,
     seat_names,
     session_totals,
+    standing_hands,
     store_of,
     table_state,
 )
-from .render import esc, outcome_lines, seat_label, totals_block, wind
+from .render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
 
 HISTORY_PAGE = 5
 
@@ -34,8 +37,9 @@ async def cmd_table(update: Update, context: Context) -> None:
     totals = await session_totals(store, session)
     variant = get_variant(session.variant)
     title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-    lines = [f"<b>{esc(title)}</b> · " + esc(t("{n} hands", n=session.hand_count)), ""]
-    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"])
+    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await standing_hands(store, session))), ""]
+    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
+                          unit(variant, sc.lang))
     lines.append("")
     streak = base["dealer_streak"]
     lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
@@ -46,12 +50,28 @@ async def cmd_table(update: Update, context: Context) -> None:
         balances = standing.running_balances or variant.initial_balances(
             variant.Rules.model_validate(session.rules))
         lines.append("")
-        lines.append(esc(t("Level {n}", n=standing.next_level)) + ": " + " · ".join(
+        lines.append(esc(t("Level {n}", n=standing.next_level)) + colon(t) + " · ".join(
             f"{wind(t, s)} {b}" for s, b in enumerate(balances)))
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
     await reply(update, context, "\n".join(lines))
+
+
+def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
+    """The number each hand goes by, from the newest hands of a session (a page that runs to the
+    latest) and how many of all its hands stand: standing hands count 1, 2, 3 …; an undone hand
+    keeps the number it had when it was undone (the hands before it that stood then), which the
+    hand entered after it takes again."""
+    numbers = {}
+    for hand in newest_first:
+        later = sum(1 for h in newest_first if h.seq >= hand.seq and not h.voided)
+        before = standing - later  # standing now, before this hand
+        if hand.voided:  # and those before it undone after it, which stood when it went
+            before += sum(1 for h in newest_first if h.seq < hand.seq and h.voided
+                          and (h.voided_at, h.seq) > (hand.voided_at, hand.seq))
+        numbers[hand.seq] = before + 1
+    return numbers
 
 
 async def cmd_history(update: Update, context: Context) -> None:
@@ -66,12 +86,15 @@ async def cmd_history(update: Update, context: Context) -> None:
         return
     names = await seat_names(store, session)
     variant = get_variant(session.variant)
+    number = hand_numbers(hands, await store.standing_hands(session.id))
     blocks = []
     for hand in hands:
-        head = "<b>" + esc(t("Hand {n}", n=hand.seq)) + "</b>"
+        head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
         body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
         if hand.voided:
-            head = "<s>" + head + "</s> " + esc(t("(undone: {reason})", reason=hand.void_reason))
+            why = hand.void_reason if hand.void_reason not in ("", "undo") else None
+            note = t("(undone: {reason})", reason=why) if why else t("(undone)")
+            head = "<s>" + head + "</s>" + ("" if sc.lang.startswith("zh") else " ") + esc(note)
             body = [f"<s>{line}</s>" for line in body]
         blocks.append("\n".join([head, *body]))
     text = "\n\n".join(blocks)

@@ -2,13 +2,17 @@
 
 Pure: `press` applies one button to the draft, `screen` draws the draft. The handlers load and
 save drafts through the store, so a restart in the middle of a hand loses nothing.
-Steps: main (what happened so far) → winners → from → form (features, sub-forms, tile picker)
-→ back to main … → preview (the scored outcome) → confirm.
+Steps: main (who won, or what else happened) → how (self-drawn, whose discard, whose kong)
+→ form (features, sub-forms, tile picker; once the hand is whole it shows the payments and
+Confirm) → back to main for what else happened … → preview → confirm. A hand is confirmed
+only when it is whole: scoring says it has ended (Luzhou's blood battle after its third win
+or an exhausted wall).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,6 +24,7 @@ from . import forms
 from .forms import FormError, Kind, Spec
 from .i18n import N_, translator
 from .render import (
+    colon,
     deltas_text,
     esc,
     money,
@@ -27,49 +32,42 @@ from .render import (
     reason,
     seat_label,
     signed,
-    term,
+    unit,
     wind,
+    with_unit,
+)
+from .wizard_form import (
+    BY_LABELS,
+    Button,
+    Screen,
+    _is_tile,
+    form_rows,
+    heading,
+    heading_row,
+    label,
+    summarize_event,
+    tile_label,
 )
 
-WIN_BY = {"s": "self_draw", "d": "discard", "r": "robbed_kong"}
-BY_LABELS = {"self_draw": N_("Self-draw"), "discard": N_("Win on discard"),
-             "robbed_kong": N_("Robbed kong")}
 TILE_SUITS = (("m", N_("Characters")), ("p", N_("Dots")), ("s", N_("Bamboo")))
-# how a tile reads on a button: "5p" in English, "5筒" where the catalogue says so
-TILE_NAMES = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
-# Labels for fields and values the variants share; variant terms take precedence.
-COMMON_LABELS = {
-    "seat": N_("Seat"), "from": N_("From"), "kind": N_("Kind"), "robbed": N_("Robbed"),
-    "after_kong": N_("After a kong"),
-    "after_kong:self_draw": N_("Won on a kong replacement (杠上花)"),
-    "after_kong:discard": N_("Discarder had just konged (杠上炮)"),
-    "ready": N_("Ready"), "seats": N_("Seats"),
-    "concealed": N_("Concealed kong"), "added": N_("Added kong"), "exposed": N_("Exposed kong"),
-    "kong": N_("Kong"), "exhausted": N_("Wall exhausted"), "win": N_("Win"),
-    "flipped": N_("Flipped tile"), "hero": N_("Hero chicken"), "count": N_("Count"),
-    "ghosts": N_("Ghosts"), "rounds": N_("Rounds"), "jing": N_("Jing"),
-    "standard": N_("Plain"), "form": N_("Form"),
-    "dead_hand": N_("Dead hand (相公)"), "quads": N_("Quads"),
-    "zheng": N_("正精 (main)"), "fu": N_("副精 (next)"),
-    "fed": N_("Melds fed by (三凑承包)"),
+# Variants where a win does not end the hand: the others play on until three have won (血战)
+BLOOD_BATTLE = frozenset({"luzhou"})
+# End-of-hand accounting that may follow the win (hand-format.md): the form of a hand-ending
+# win offers "More" for these before Confirm
+AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
+                       "ghost_bonus"})
+# Events that exist only under some house rules (喜钱 needs the 8-ghost set and the rule on)
+OFFERED_IF: dict[str, Callable[[Any], bool]] = {
+    "ghost_bonus": lambda r: getattr(r, "ghosts", 8) == 8 and getattr(r, "ghost_bonus", "") != "off",
 }
-# Fields the shared event models define (scoring.model): they keep their common labels even
-# where a variant has an event-qualified term such as "robbed_kong" (a win, not a kong's flag).
-SELF_NAMING = ("form", "kind")  # choices whose values name themselves: "all pungs", "added kong"
-COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong", "by", "winners",
-                           "ready"})
 
 
-@dataclass
-class Button:
-    text: str
-    data: str
+def _ok(text: str, data: str) -> Button:
+    return Button("✔ " + text, data, "success")
 
 
-@dataclass
-class Screen:
-    text: str
-    rows: list[list[Button]] = field(default_factory=list)
+def _cancel(ctx: Ctx, cb: _Callbacks) -> Button:
+    return Button("✖ " + ctx.t("Cancel"), cb("q"), "danger")
 
 
 @dataclass
@@ -94,12 +92,19 @@ class Ctx:
     def explain(self, exc: ScoringError) -> str:
         """Scoring's refusal in this chat's language, seats named by their players:
         "Not allowed: East Alice cannot win off its own tile"."""
-        return self.t("Not allowed: {reason}", reason=reason(self.t, self.lang, exc, self.names))
+        return self.t("Not allowed: {reason}",
+                      reason=reason(self.t, self.lang, exc, self.names, self.variant))
 
 
 def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") -> dict[str, Any]:
     return {"step": step, "events": list(events or []), "pending": None, "path": [],
             "error": None}
+
+
+def _upgrade(draft: dict[str, Any]) -> None:
+    """A draft saved by the earlier flow (winners, then from) picks up at "how"."""
+    if draft["step"] in ("winners", "from"):
+        draft["step"] = "how"
 
 
 # -- models of the variant ----------------------------------------------------------------------
@@ -141,17 +146,16 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
     """Apply one button to the draft (in place). Returns "confirm" or "cancel" when the
     wizard is finished, else None. Raises FormError for a button that does not fit."""
     draft["error"] = None
+    _upgrade(draft)
     step = draft["step"]
     if op == "q":
         return "cancel"
     if step == "main":
         return _press_main(draft, ctx, op, a)
-    if step == "winners":
-        _press_winners(draft, ctx, op, a)
-    elif step == "from":
-        _press_from(draft, op, a)
+    if step == "how":
+        _press_how(draft, ctx, op, a)
     elif step in ("form", "tile"):
-        _press_form(draft, ctx, op, a, b)
+        return _press_form(draft, ctx, op, a, b)
     elif step == "preview":
         if op == "ok":
             return "confirm"
@@ -165,9 +169,14 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
 
 def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
     v, events = ctx.variant, draft["events"]
-    if op == "w" and a in WIN_BY and WIN_BY[a] in _win_types(ctx):
-        win = forms.blank(_model(v, "win"), by=WIN_BY[a], winners=[])
-        draft.update(pending=win, step="winners", path=[])
+    if op in ("wh", "wz"):  # the winner; wz: self-drawn, straight to his features
+        seat = forms._seat(a)
+        if seat in _won(events) or not _may_win(ctx, events):
+            raise FormError(a)
+        win = forms.blank(_model(v, "win"), winners=[forms.blank(v.Winner, seat=seat)])
+        draft.update(pending=win, step="how", path=[])
+        if op == "wz":
+            _press_how(draft, ctx, "hs", "")
     elif op == "x" and "exhausted" in _event_types(v):
         pending = forms.blank(_model(v, "exhausted"))
         if "ready" in pending:
@@ -176,7 +185,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         draft.update(pending=pending, step="form", path=[])
         _at_once(draft, ctx)
     elif op == "e":
-        extras = _extras(v)
+        extras = _extras(ctx)
         if not a.isdigit() or int(a) >= len(extras):
             raise FormError(a)
         type_name = extras[int(a)]
@@ -188,10 +197,13 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         if not events:
             draft["error"] = ctx.t("Nothing entered yet: add what happened first.")
             return None
-        try:
-            score(ctx.record(events))
-        except ScoringError as exc:
+        ended, exc = hand_state(ctx, events)
+        if exc is not None:
             draft["error"] = ctx.explain(exc)
+            return None
+        if not ended:
+            draft["error"] = ctx.t("The hand is not over yet: add who won next, or “{exhausted}”.",
+                                   exhausted=heading(ctx, "exhausted"))
             return None
         draft["step"] = "preview"
     else:
@@ -208,64 +220,75 @@ def _at_once(draft: dict[str, Any], ctx: Ctx) -> None:
     _commit(draft, ctx)
     if draft["error"]:
         draft.update(pending=None, step="main", path=[])
+    elif hand_state(ctx, draft["events"])[0] and not _after_end_offered(ctx):
+        draft["step"] = "preview"  # that ended the hand and nothing can follow: Confirm next
 
 
-def _press_winners(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
-    pending = draft["pending"]
-    multi = ctx.variant.multi_winner and pending["by"] != "self_draw"
-    if op == "ws":
+def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
+    """How the chosen winner won: self-drawn (hs), off a seat's discard (hd) or kong (hr); on
+    a discard others may win too (ha toggles one more winner)."""
+    pending, events = draft["pending"], draft["events"]
+    winners = [w["seat"] for w in pending["winners"]]
+    if op == "b":
+        draft.update(pending=None, step="main", path=[])
+        return
+    if op == "ha" and ctx.variant.multi_winner:
         seat = forms._seat(a)
-        seats = [w["seat"] for w in pending["winners"]]
-        if seat in seats:
+        if seat in _won(events) or winners == [seat]:
+            raise FormError(a)  # one winner stays: Back starts over
+        if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
         else:
             new = forms.blank(ctx.variant.Winner, seat=seat)
-            pending["winners"] = [*pending["winners"], new] if multi else [new]
-            pending["winners"].sort(key=lambda w: w["seat"])
-        if not multi and pending["winners"]:
-            _after_winners(draft)
-    elif op == "wn":
-        if not pending["winners"]:
-            draft["error"] = ctx.t("Choose who won.")
-            return
-        _after_winners(draft)
-    elif op == "b":
-        draft.update(pending=None, step="main", path=[])
-    else:
-        raise FormError(op)
-
-
-def _after_winners(draft: dict[str, Any]) -> None:
-    pending = draft["pending"]
-    winners = {w["seat"] for w in pending["winners"]}
-    if pending["by"] == "self_draw":
-        draft["step"] = "form"
+            pending["winners"] = sorted([*pending["winners"], new], key=lambda w: w["seat"])
         return
-    if pending.get("from") in winners:
-        pending["from"] = None
-    robbed = [e["seat"] for e in draft["events"] if e.get("type") == "kong" and e.get("robbed")]
-    if pending["by"] == "robbed_kong" and len(robbed) == 1 and robbed[0] not in winners:
-        pending["from"] = robbed[0]  # the kong marked robbed says whose it was (Back changes it)
-        draft["step"] = "form"
-    else:
-        draft["step"] = "from"
-
-
-def _press_from(draft: dict[str, Any], op: str, a: str) -> None:
-    pending = draft["pending"]
-    if op == "wf":
-        seat = forms._seat(a)
-        if seat in {w["seat"] for w in pending["winners"]}:
+    if op == "hk" and _robbed_mode(ctx):
+        pending["by"] = None if pending.get("by") == "robbed_kong" else "robbed_kong"
+        return
+    ways = _ways(ctx, draft)
+    if op == "hs" and ("self_draw", None) in ways:
+        pending.update({"by": "self_draw", "from": None})
+    elif op in ("hd", "hr") and a.isdigit():
+        by = "discard" if op == "hd" else "robbed_kong"
+        if (by, int(a)) not in ways:
             raise FormError(a)
-        pending["from"] = seat
-        draft["step"] = "form"
-    elif op == "b":
-        draft["step"] = "winners"
+        pending.update({"by": by, "from": int(a)})
     else:
         raise FormError(op)
+    if "after_kong" in pending and "after_kong" in _skipped(pending, ctx, events):
+        pending["after_kong"] = False
+    draft["step"] = "form"
 
 
-def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> None:
+def _ways(ctx: Ctx, draft: dict[str, Any]) -> list[tuple[str, int | None]]:
+    """How the pending winners may have won: (by, from). A self-draw for one winner; a discard
+    off any seat still in; a robbed kong off the seat whose kong, marked robbed, was the last
+    thing that happened (where kongs are entered; elsewhere off any seat)."""
+    events, pending = draft["events"], draft["pending"]
+    winners = {w["seat"] for w in pending["winners"]}
+    others = [s for s in range(4) if s not in winners and s not in _won(events)]
+    allowed = _win_types(ctx)
+    if _robbed_mode(ctx) and pending.get("by") == "robbed_kong":
+        return [("robbed_kong", s) for s in others]
+    ways: list[tuple[str, int | None]] = []
+    if "self_draw" in allowed and len(winners) == 1:
+        ways.append(("self_draw", None))
+    if "discard" in allowed:
+        ways += [("discard", s) for s in others]
+    if "robbed_kong" in allowed and not _robbed_mode(ctx):
+        last = events[-1] if events else {}
+        robbed = [last["seat"]] if last.get("type") == "kong" and last.get("robbed") else []
+        ways += [("robbed_kong", s) for s in robbed if s in others]
+    return ways
+
+
+def _robbed_mode(ctx: Ctx) -> bool:
+    """Where kongs are not entered, a robbed-kong win is a switch on the how screen (its seat
+    buttons then name whose kong); elsewhere the robbed kong entered just before names it."""
+    return "robbed_kong" in _win_types(ctx) and "kong" not in _event_types(ctx.variant)
+
+
+def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str | None:
     v = ctx.variant
     model, obj, tile = _current(v, draft)
     if draft["step"] == "tile" and tile is not None:
@@ -280,8 +303,8 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> Non
             draft["step"] = "form"
         else:
             raise FormError(op)
-        return
-    if op in ("t", "c", "i", "s", "m", "k", "n"):
+        return None
+    if op in ("t", "c", "i", "s", "m", "k", "n", "f"):
         forms.apply(model, obj, op, a, b)
         pending = draft["pending"]
         if not draft["path"] and "from" in _skipped(pending) and pending["type"] != "win":
@@ -306,17 +329,26 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> Non
     elif op == "d":
         if draft["path"]:
             _pop(draft)
-            return
+            return None
         _commit(draft, ctx)
+    elif op == "ok" and not draft["path"]:
+        # Confirm straight from the form of the event that ends the hand
+        _commit(draft, ctx)
+        if draft["error"] is None:
+            ended, exc = hand_state(ctx, draft["events"])
+            if ended:
+                return "confirm"
+            draft["error"] = ctx.explain(exc) if exc else None
     elif op == "b":
         if draft["path"]:
             _pop(draft)
         elif draft["pending"]["type"] == "win":
-            draft["step"] = "winners" if draft["pending"]["by"] == "self_draw" else "from"
+            draft["step"] = "how"
         else:
             draft.update(pending=None, step="main")
     else:
         raise FormError(op)
+    return None
 
 
 def _pop(draft: dict[str, Any]) -> None:
@@ -327,8 +359,26 @@ def _pop(draft: dict[str, Any]) -> None:
         path.pop()
 
 
+def _missing(ctx: Ctx, draft: dict[str, Any]) -> str | None:
+    """The first field on the form still to be chosen, by its name on screen (a kong's seat,
+    an exposed kong's discarder), so the refusal says what to tap rather than "got None"."""
+    pending = draft["pending"]
+    skip = _skipped(pending, ctx, draft["events"])
+    for spec in forms.fields_of(_model(ctx.variant, pending["type"])):
+        if spec.name in skip or pending.get(spec.name) is not None:
+            continue
+        needed = spec.required and not spec.optional
+        if needed or (spec.name == "from" and pending.get("kind") == "exposed"):
+            return label(ctx, spec.name, pending["type"])
+    return None
+
+
 def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     pending = draft["pending"]
+    missing = _missing(ctx, draft)
+    if missing is not None:
+        draft["error"] = ctx.t("Choose “{field}” first.", field=missing)
+        return
     event = prune(_model(ctx.variant, pending["type"]), pending)
     events = [*draft["events"], event]
     try:
@@ -360,69 +410,67 @@ def prune(model: type[BaseModel], obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
+    """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
+    that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
+    goes on until three seats have won or the wall runs out (hand-format.md)."""
+    try:
+        score(ctx.record(events))
+    except IncompleteHand:
+        return False, None
+    except ScoringError as exc:
+        return False, exc
+    return not _goes_on(ctx.variant, events), None
+
+
+def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
+    """No win and no exhausted wall yet (a false win or a kong alone is no hand), or a blood
+    battle with fewer than three winners and wall left."""
+    exhausted = any(e.get("type") == "exhausted" for e in events)
+    if not exhausted and not _won(events):
+        return True
+    return v.name in BLOOD_BATTLE and len(_won(events)) < 3 and not exhausted
+
+
+def _may_win(ctx: Ctx, events: list[dict[str, Any]]) -> bool:
+    """Someone can still win: the hand has not ended (nor been refused)."""
+    if not events:
+        return True
+    ended, exc = hand_state(ctx, events)
+    return not ended and exc is None and not any(e.get("type") == "exhausted" for e in events)
+
+
 def _win_types(ctx: Ctx) -> tuple[str, ...]:
     v = ctx.variant
     return v.win_types(v.Rules.model_validate(ctx.base.get("rules") or {}))
 
 
-def _extras(v: Variant) -> list[str]:
-    return [name for name in _event_types(v) if name not in ("win", "exhausted")]
+def _after_end_offered(ctx: Ctx) -> bool:
+    """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
+    return any(name in AFTER_END for name in _extras(ctx))
 
 
-def _is_tile(text: str) -> bool:
-    return len(text) == 2 and text[0] in "123456789" and text[1] in "mps"
+def _extras(ctx: Ctx) -> list[str]:
+    """The other events this table can have: not one its house rules switch off."""
+    rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
+    return [name for name in _event_types(ctx.variant) if name not in ("win", "exhausted")
+            and OFFERED_IF.get(name, lambda _: True)(rules)]
 
 
 # -- drawing the screen -----------------------------------------------------------------------
 
-def label(ctx: Ctx, name: str, event: str | None = None) -> str:
-    """A field's or value's name: the variant's term for it in this event type ("jing_kong"
-    for the jing flag of a kong, "concealed_kong" for a kong's kind where "concealed" alone
-    names a concealed hand), else the variant's term, a common label, or the name itself."""
-    terms = ctx.variant.terms
-    if event and name not in COMMON_FIELDS and f"{name}_{event}" in terms:
-        return term(ctx.variant, f"{name}_{event}", ctx.lang)
-    if name in terms:
-        return term(ctx.variant, name, ctx.lang)
-    if name in COMMON_LABELS:
-        return ctx.t(COMMON_LABELS[name])
-    return name.replace("_", " ")
-
-
-def tile_label(ctx: Ctx, tile: str | None) -> str:
-    if tile is None or not _is_tile(tile):
-        return "—" if tile is None else tile
-    return ctx.t(TILE_NAMES[tile[1]], n=tile[0])
-
-
-def heading(ctx: Ctx, name: str) -> str:
-    """An event's name as a button or title: "Kong", not the term's running-text "kong"."""
-    text = label(ctx, name)
-    return text[:1].upper() + text[1:]
-
-
-def value_label(ctx: Ctx, value: Any, event: str | None = None) -> str:
-    if isinstance(value, str):
-        return label(ctx, value, event)
-    if value is None:
-        return "—"
-    return str(value)
-
-
-def _seat_button(ctx: Ctx, seat: int, *, mark: bool = False) -> str:
-    text = seat_label(ctx.t, seat, ctx.names, html_out=False)
-    return f"✅ {text}" if mark else text
+def _seat_button(ctx: Ctx, seat: int) -> str:
+    return seat_label(ctx.t, seat, ctx.names, html_out=False)
 
 
 def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
+    _upgrade(draft)
     step = draft["step"]
     cb = _Callbacks(version)
     if step == "main":
         s = _main_screen(draft, ctx, cb)
-    elif step == "winners":
-        s = _winners_screen(draft, ctx, cb)
-    elif step == "from":
-        s = _from_screen(draft, ctx, cb)
+    elif step == "how":
+        s = _how_screen(draft, ctx, cb)
     elif step == "tile":
         s = _tile_screen(draft, ctx, cb)
     elif step == "preview":
@@ -468,55 +516,82 @@ def term_title(ctx: Ctx) -> str:
     return ctx.variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(ctx.lang, 0)]
 
 
+def _seat_rows(buttons: list[Button]) -> list[list[Button]]:
+    return [buttons[i:i + 2] for i in range(0, len(buttons), 2)]
+
+
 def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, v = ctx.t, ctx.variant
-    text = _header(draft, ctx) + "\n\n" + esc(t("What happened?"))
-    allowed = _win_types(ctx)
-    rows = [[Button(t(BY_LABELS[by]), cb("w", key)) for key, by in WIN_BY.items() if by in allowed]]
+    t, v, events = ctx.t, ctx.variant, draft["events"]
+    ended, _ = hand_state(ctx, events) if events else (False, None)
+    may_win = _may_win(ctx, events)
+    if not events:
+        ask = t("Who won? Tap the winner's name, or Self-draw beside it. Anything before the "
+                "win (a kong) first.")
+    elif may_win and v.name in BLOOD_BATTLE:
+        ask = t("The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
+                exhausted=heading(ctx, "exhausted"))
+    elif ended:
+        ask = t("Anything else to add? Else preview the hand.")
+    else:
+        ask = t("What happened next?")
+    text = _header(draft, ctx) + "\n\n" + esc(ask)
+    rows: list[list[Button]] = []
+    if may_win and "win" in _event_types(v):
+        won = _won(events)
+        self_draw = "self_draw" in _win_types(ctx)
+        for s in range(4):
+            if s in won:
+                continue
+            row = [Button(_seat_button(ctx, s), cb("wh", s))]
+            if self_draw:  # a self-drawn win in one tap
+                row.append(Button(t("Self-draw"), cb("wz", s)))
+            rows.append(row)
     extra_row = []
-    if "exhausted" in _event_types(v):
+    if "exhausted" in _event_types(v) and not ended and not any(
+            e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
-    for i, name in enumerate(_extras(v)):
-        extra_row.append(Button(heading(ctx, name), cb("e", i)))
+    for i, name in enumerate(_extras(ctx)):
+        if not ended or name in AFTER_END:
+            extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):
         rows.append(extra_row[i:i + 3])
     last = []
-    if draft["events"]:
+    if events:
         last.append(Button("↩ " + t("Remove last"), cb("u")))
-        last.append(Button("▶ " + t("Preview"), cb("p")))
-    last.append(Button("✖ " + t("Cancel"), cb("q")))
+    if ended:
+        last.append(Button("▶ " + t("Preview"), cb("p"), "primary"))
+    last.append(_cancel(ctx, cb))
     rows.append(last)
     return Screen(text, rows)
 
 
-def _winners_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, pending = ctx.t, draft["pending"]
-    multi = ctx.variant.multi_winner and pending["by"] != "self_draw"
-    chosen = {w["seat"] for w in pending["winners"]}
-    won = _won(draft["events"])
-    prompt = t("Who won? (several may win on one discard)") if multi else t("Who won?")
-    text = _header(draft, ctx) + "\n\n" + f"<b>{esc(t(BY_LABELS[pending['by']]))}</b> — " + esc(prompt)
-    seats = [Button(_seat_button(ctx, s, mark=s in chosen), cb("ws", s))
-             for s in range(4) if s not in won]
-    rows = [seats[:2], seats[2:]] if len(seats) > 2 else [seats]
-    nav = [Button("◀ " + t("Back"), cb("b"))]
-    if multi:
-        nav.append(Button("▶ " + t("Next"), cb("wn")))
-    nav.append(Button("✖ " + t("Cancel"), cb("q")))
-    return Screen(text, [r for r in rows if r] + [nav])
-
-
-def _from_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
-    t, pending = ctx.t, draft["pending"]
-    winners = {w["seat"] for w in pending["winners"]}
-    won = _won(draft["events"])
-    ask = (t("Whose kong was robbed?") if pending["by"] == "robbed_kong"
-           else t("Who discarded the winning tile?"))
-    text = _header(draft, ctx) + "\n\n" + esc(ask)
-    seats = [Button(_seat_button(ctx, s), cb("wf", s)) for s in range(4)
-             if s not in winners and s not in won]
-    nav = [Button("◀ " + t("Back"), cb("b")), Button("✖ " + t("Cancel"), cb("q"))]
-    return Screen(text, [seats, nav])
+def _how_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
+    t, pending, events = ctx.t, draft["pending"], draft["events"]
+    winners = [w["seat"] for w in pending["winners"]]
+    who = "、".join if ctx.lang.startswith("zh") else ", ".join
+    names = who(seat_label(t, s, ctx.names) for s in winners)
+    text = (_header(draft, ctx) + "\n\n" + f"<b>{names}</b> " + esc(t("won — how?")))
+    rows: list[list[Button]] = []
+    ways = _ways(ctx, draft)
+    if ("self_draw", None) in ways:
+        rows.append([Button(t("Self-draw"), cb("hs"))])
+    discards = [Button(t("← {seat} (discard)", seat=seat_label(t, s, ctx.names, html_out=False)),
+                       cb("hd", s)) for by, s in ways if by == "discard"]
+    robbed = [Button(t("← {seat} (robbed kong)", seat=seat_label(t, s, ctx.names, html_out=False)),
+                     cb("hr", s)) for by, s in ways if by == "robbed_kong"]
+    rows += _seat_rows(discards) + _seat_rows(robbed)
+    if _robbed_mode(ctx):
+        on = pending.get("by") == "robbed_kong"
+        rows.append([Button(("✅ " if on else "▫️ ") + t("Robbed kong"), cb("hk"))])
+    if ctx.variant.multi_winner and (discards or robbed):
+        more = [s for s in range(4) if s not in _won(events)]
+        if len(more) > 2:  # someone must be left to have discarded
+            text += "\n" + esc(t("Several won on one discard? Tick the others too, then tap "
+                                  "the discarder."))
+            rows.append([Button(("✅ " if s in winners else "▫️ ") + "＋" + wind(t, s), cb("ha", s))
+                         for s in more])
+    rows.append([Button("◀ " + t("Back"), cb("b")), _cancel(ctx, cb)])
+    return Screen(text, rows)
 
 
 def _tile_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
@@ -525,7 +600,7 @@ def _tile_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     for suit, name in TILE_SUITS:  # two rows a suit, each tile named in full: "5p", not "5"
         tiles = [Button(tile_label(ctx, f"{r}{suit}"), cb("v", "", f"{r}{suit}"))
                  for r in range(1, 10)]
-        rows += [[Button(t(name), cb("_")), *tiles[:4]], tiles[4:]]
+        rows += [[heading_row(t(name), cb), *tiles[:4]], tiles[4:]]
     rows.append([Button("— " + t("None (wall empty)"), cb("v", "", "-")),
                  Button("◀ " + t("Back"), cb("b"))])
     text = _header(draft, ctx) + "\n\n" + esc(t("Which tile was flipped?"))
@@ -546,27 +621,54 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                  else label(ctx, p, pending["type"])
                  for i, p in enumerate(path) if not (i + 1 < len(path) and path[i + 1].isdigit())]
         title = " · ".join([title, *parts])
-    hint = esc(t("Tap to change; Done when it is right."))
+    whole = None if path else _whole_with(ctx, draft)
+    hint = esc(t("Tap what applies; the payments below follow.") if whole
+               else t("Tap to change; Done when it is right."))
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
-    skip = _skipped(pending) if not path else {"type"}
+    if whole is not None:
+        text += "\n\n" + "\n".join(_outcome_block(ctx, whole))
+    skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
     # ready maps and lists are about the seats still in: those that won are left out
     hidden = _won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
     rows = form_rows(ctx, model, obj, cb, skip=skip, hidden=hidden, by=pending.get("by"),
                      event=pending["type"])
-    done = t("Done") if draft["path"] else t("Add")
-    rows.append([Button("◀ " + t("Back"), cb("b")), Button("✔ " + done, cb("d")),
-                 Button("✖ " + t("Cancel"), cb("q"))])
+    nav = [Button("◀ " + t("Back"), cb("b"))]
+    if whole is not None:
+        nav.append(_ok(t("Confirm"), cb("ok")))
+        if _after_end_offered(ctx):
+            nav.append(Button("＋ " + t("More"), cb("d")))
+    else:
+        nav.append(Button("✔ " + (t("Done") if path else t("Add")), cb("d"), "primary"))
+    nav.append(_cancel(ctx, cb))
+    rows.append(nav)
     return Screen(text, rows)
 
 
-def _skipped(pending: dict[str, Any]) -> set[str]:
+def _whole_with(ctx: Ctx, draft: dict[str, Any]) -> dict[str, Any] | None:
+    """The outcome of the hand with the pending event added, if that makes it whole."""
+    pending = draft["pending"]
+    events = [*draft["events"], prune(_model(ctx.variant, pending["type"]), pending)]
+    ended, _ = hand_state(ctx, events)
+    return score(ctx.record(events)).to_dict() if ended else None
+
+
+def _skipped(pending: dict[str, Any], ctx: Ctx | None = None,
+             events: list[dict[str, Any]] | None = None) -> set[str]:
     """Fields of the event being entered that its form does not show: a win's `by` and `from`
-    were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong."""
+    were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong.
+    Where kongs are entered, 杠上花 only after the winner's kong and 杠上炮 after the
+    discarder's (a whole hand has that kong)."""
     skip = {"type", "by"}
     if pending["type"] == "win":
         skip.add("from")
         if pending["by"] == "robbed_kong":
             skip.add("after_kong")
+        elif ctx is not None and "kong" in _event_types(ctx.variant):
+            kongs = {e.get("seat") for e in events or [] if e.get("type") == "kong"}
+            who = (pending["winners"][0]["seat"] if pending["by"] == "self_draw"
+                   and len(pending["winners"]) == 1 else pending.get("from"))
+            if who not in kongs:
+                skip.add("after_kong")
     elif "kind" in pending and "from" in pending and pending["kind"] != "exposed":
         skip.add("from")
     return skip
@@ -575,221 +677,33 @@ def _skipped(pending: dict[str, Any]) -> set[str]:
 def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
     t = ctx.t
     who = ", ".join(seat_label(t, w["seat"], ctx.names, html_out=False) for w in pending["winners"])
-    title = f"{t(BY_LABELS[pending['by']])}: {who}"
+    title = f"{t(BY_LABELS[pending['by']])}{colon(t)}{who}"
     if pending.get("from") is not None:
         title += " ← " + seat_label(t, pending["from"], ctx.names, html_out=False)
     return title
 
 
-def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: _Callbacks,
-              *, skip: set[str], prefix: str = "", hidden: set[int] | None = None,
-              by: str | None = None, event: str | None = None,
-              toggles: list[Button] | None = None) -> list[list[Button]]:
-    """Keyboard rows for every field of `model` (nested winners inline). Seats in `hidden`
-    are left out of seat pickers and per-seat maps unless already chosen: seats that won, in
-    a ready map; the winner himself, in a winner's own fields (who fed him, who is liable).
-    Given `toggles`, the toggles and choices go there for the caller to lay out."""
-    t = ctx.t
-    hidden = hidden or set()
-    rows: list[list[Button]] = []
-    own = toggles is None
-    toggles = [] if toggles is None else toggles
-    for idx, spec in enumerate(forms.fields_of(model)):
-        if spec.name in skip or (spec.win_by and by is not None and by not in spec.win_by):
-            continue
-        ref = f"{prefix}{idx}"
-        value = obj.get(spec.name)
-        name = label(ctx, spec.name, event)
-        if spec.name == "after_kong" and f"after_kong:{by}" in COMMON_LABELS:
-            name = ctx.t(COMMON_LABELS[f"after_kong:{by}"])
-        if spec.kind is Kind.BOOL:
-            toggles.append(Button(("✅ " if value else "▫️ ") + name, cb("t", ref)))
-            continue
-        if spec.kind is Kind.CHOICE:
-            shown = value_label(ctx, value, event)
-            bare = spec.name in SELF_NAMING and value is not None  # "all pungs", not "Form: …"
-            toggles.append(Button(f"{shown} 🔄" if bare else f"{name}: {shown} 🔄", cb("c", ref)))
-            continue
-        if spec.kind is Kind.INT:
-            rows.append([Button("−", cb("i", ref, "-")),
-                         Button(f"{name}: {value if value is not None else spec.lo}", cb("_")),
-                         Button("+", cb("i", ref, "+"))])
-        elif spec.kind is Kind.SEAT:
-            rows.append([Button(name, cb("_"))])
-            seat_row = [Button(("✅ " if value == s else "") + wind(t, s), cb("s", ref, s))
-                        for s in range(4) if s not in hidden or value == s]
-            if spec.optional:
-                seat_row.append(Button(("✅ " if value is None else "") + "—", cb("s", ref, "-")))
-            rows.append(seat_row)
-        elif spec.kind is Kind.SEATS:
-            rows.append([Button(name, cb("_"))])
-            rows.append([Button(("✅ " if s in (value or []) else "▫️ ") + wind(t, s), cb("m", ref, s))
-                         for s in range(4) if s not in hidden or s in (value or [])])
-        elif spec.kind is Kind.SEAT_MAP:
-            rows.append([Button(name, cb("_"))])
-            rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden))
-        elif spec.kind is Kind.TILE:
-            rows.append([Button(f"{name}: {tile_label(ctx, value)} ✎", cb("o", ref))])
-        elif spec.kind is Kind.OBJECT:
-            rows.append([Button(f"{name} ✎", cb("o", ref))])
-        elif spec.kind is Kind.ITEMS and spec.model is not None:
-            for i, item in enumerate(value or []):
-                if len(value) > 1 and "seat" in item:
-                    rows.append([Button("— " + seat_label(t, item["seat"], ctx.names, html_out=False)
-                                        + " —", cb("_"))])
-                # one winner's toggles share rows with the win's own (杠上花)
-                rows.extend(form_rows(ctx, spec.model, item, cb, skip={"seat"},
-                                      prefix=f"{ref}.{i}.", hidden={item.get("seat")},
-                                      by=by, event=event, toggles=toggles if len(value) == 1 else None))
-    return _packed(toggles) + rows if own else rows
-
-
-ROW_WIDTH = 30  # what fits across a phone, in Latin letters (a Chinese character counts 2)
-
-
-def _width(text: str) -> int:
-    """Rough display width: wide for CJK and the ✅/▫️ marks, nothing for a variation selector."""
-    return sum(0 if ch == "\ufe0f" else 2 if ord(ch) >= 0x2E80 or ch in "✅▫" else 1
-               for ch in text)
-
-
-def _packed(buttons: list[Button]) -> list[list[Button]]:
-    """Toggles two to a row, three when they are short (Chinese labels mostly are), a long
-    one (杠上花 spelled out) alone."""
-    rows: list[list[Button]] = []
-    for b in buttons:
-        last = rows[-1] if rows else None
-        widths = [_width(x.text) for x in [*(last or []), b]]
-        if last and ((len(last) == 1 and max(widths) <= ROW_WIDTH)
-                     or (len(last) == 2 and sum(widths) <= ROW_WIDTH)):
-            last.append(b)
-        else:
-            rows.append([b])
-    return rows
-
-
-def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
-              cb: _Callbacks, hidden: set[int]) -> list[list[Button]]:
-    t = ctx.t
-    rows = []
-    for s in range(4):
-        if s in hidden and str(s) not in mapping:
-            continue
-        key, who = str(s), seat_label(t, s, ctx.names, html_out=False)
-        if spec.value is not None and spec.value.kind is Kind.INT:
-            rows.append([Button("−", cb("k", ref, f"{s}-")),
-                         Button(f"{who}: {mapping.get(key, 0)}", cb("_")),
-                         Button("+", cb("k", ref, f"{s}+"))])
-            continue
-        present = key in mapping
-        entry = mapping.get(key)
-        if not present:
-            state = "▫️ " + t("not listed")
-        elif entry is None:
-            state = "✗ " + t("not ready") if spec.name == "ready" else "✗"
-        elif not isinstance(entry, dict):  # a word in place of a hand (花猫)
-            state = "✗ " + value_label(ctx, entry)
-        else:
-            summary = summarize(ctx, spec.model, entry) if spec.model else ""
-            state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
-        row = [Button(f"{who}: {state}", cb("n", ref, s))]
-        if isinstance(entry, dict) and spec.model is not None and forms.fields_of(spec.model):
-            row.append(Button("✎", cb("o", ref, s)))
-        rows.append(row)
-    return rows
-
-
-def summarize(ctx: Ctx, model: type[BaseModel] | None, obj: dict[str, Any],
-              event: str | None = None, sep: str = " ") -> str:
-    """Plain text of an object's non-default fields: "清一色 大对子 闺×1" (an event's, with
-    sep ", ": "Flipped tile 5p, East 1 bamboo×1; West flipped chicken×1")."""
-    if model is None or not isinstance(obj, dict):
-        return str(obj)
-    t = ctx.t
-    parts = []
-    for spec in forms.fields_of(model):
-        value = obj.get(spec.name, spec.default)
-        if spec.name in ("type", "seat", "by", "winners") or value == spec.default:
-            continue
-        if value is None or (value in (False, 0, {}, []) and spec.kind is not Kind.SEAT):
-            continue  # seat 0 is East, not nothing
-        name = label(ctx, spec.name, event)
-        if spec.kind is Kind.BOOL:
-            parts.append(name)
-        elif spec.kind is Kind.CHOICE:
-            shown = value_label(ctx, value, event)
-            parts.append(shown if spec.name in SELF_NAMING else f"{name} {shown}")
-        elif spec.kind is Kind.INT:
-            parts.append(f"{name}×{value}")
-        elif spec.kind is Kind.SEAT:
-            parts.append(("← " if spec.name == "from" else f"{name} ") + wind(t, value))
-        elif spec.kind is Kind.SEATS:
-            seats = ", ".join(wind(t, s) for s in value)
-            parts.append(seats if spec.name == "seats" else f"{name} {seats}")
-        elif spec.kind is Kind.SEAT_MAP:
-            inner = "; ".join(
-                f"{wind(t, int(k))} " + _entry_text(ctx, spec, v) for k, v in sorted(value.items()))
-            parts.append(inner if spec.name in ("seats", "ready") else f"{name}: {inner}")
-        elif spec.kind is Kind.TILE:
-            parts.append(f"{name} {tile_label(ctx, value)}")
-        elif spec.kind is Kind.OBJECT:
-            parts.append(summarize(ctx, spec.model, value, event))
-        else:
-            parts.append(f"{name} {value}")
-    out = ""
-    for part in filter(None, parts):  # "exposed kong ← West": the discarder goes with its kong
-        out += (" " if part.startswith("← ") else sep) + part if out else part
-    return out
-
-
-def _entry_text(ctx: Ctx, spec: Spec, entry: Any) -> str:
-    """One seat's entry of a per-seat map, in a summary."""
-    if spec.model is None:
-        return str(entry)
-    if entry is None:
-        return ctx.t("not ready") if spec.name == "ready" else "✗"
-    if not isinstance(entry, dict):
-        return value_label(ctx, entry)
-    return summarize(ctx, spec.model, entry) or (ctx.t("ready") if spec.name == "ready" else "✓")
-
-
-def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
-    """HTML: one line per entered event, naming its seat first ("Kong: South Bob concealed
-    kong ← West")."""
-    t = ctx.t
-    if ev.get("type") == "win":
-        winner_model = ctx.variant.Winner
-        who = "; ".join(
-            f"<b>{seat_label(t, w['seat'], ctx.names)}</b> {esc(summarize(ctx, winner_model, w))}".rstrip()
-            for w in ev["winners"])
-        text = f"{esc(t(BY_LABELS[ev['by']]))}: {who}"
-        if ev.get("from") is not None:
-            text += " ← " + seat_label(t, ev["from"], ctx.names)
-        if ev.get("after_kong"):
-            key = f"after_kong:{ev['by']}"
-            text += " · " + esc(t(COMMON_LABELS[key]) if key in COMMON_LABELS
-                                else label(ctx, "after_kong"))
-        return text
-    model = _model(ctx.variant, ev["type"])
-    head = esc(heading(ctx, ev["type"]))
-    who = (f"<b>{seat_label(t, ev['seat'], ctx.names)}</b>"
-           if isinstance(ev.get("seat"), int) else "")
-    rest = esc(summarize(ctx, model, ev, ev["type"], sep=", "))
-    body = " ".join(p for p in (who, rest) if p)
-    return f"{head}: {body}" if body else head
-
-
 def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
     outcome = score(ctx.record(draft["events"])).to_dict()
-    body = [_header(draft, ctx), "", "<b>" + esc(t("Payments")) + "</b>"]
+    body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome)]
+    rows = [[Button("◀ " + t("Back"), cb("b")), _ok(t("Confirm"), cb("ok")),
+             _cancel(ctx, cb)]]
+    return Screen("\n".join(body), rows)
+
+
+def _outcome_block(ctx: Ctx, outcome: dict[str, Any]) -> list[str]:
+    """The scored hand: payments, this hand, the totals after it, the next dealer."""
+    t, u = ctx.t, unit(ctx.variant, ctx.lang)
+    body = ["<b>" + esc(t("Payments")) + "</b>"]
     body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome)
-    body += ["", "<b>" + esc(t("This hand")) + "</b>: " + esc(deltas_text(t, outcome["deltas"]) or "±0")]
+    body += ["", "<b>" + esc(t("This hand")) + "</b>" + colon(t)
+             + esc(deltas_text(t, outcome["deltas"]) or "±0")]
     body += ["<b>" + esc(t("After it")) + "</b>"]
     for s in range(4):
         total = ctx.totals[s] + outcome["deltas"][s]
         cash = f" ({money(total * ctx.stake_cents)})" if ctx.stake_cents else ""
-        body.append(f"{seat_label(t, s, ctx.names)}: {signed(total)}{cash}")
+        body.append(f"{seat_label(t, s, ctx.names)}{colon(t)}{esc(with_unit(t, signed(total), u))}{cash}")
     if any(ctx.base.get("balances") or []):
         body.append(esc(t("Points held: ")) + " · ".join(
             f"{wind(t, s)} {b}" for s, b in enumerate(outcome["balances"])))
@@ -797,6 +711,4 @@ def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
             body.append("🏁 " + esc(t("This hand ends the level.")))
     body.append("")
     body.append(esc(t("Next dealer: ")) + seat_label(t, outcome["next_dealer"], ctx.names))
-    rows = [[Button("◀ " + t("Back"), cb("b")), Button("✔ " + t("Confirm"), cb("ok")),
-             Button("✖ " + t("Cancel"), cb("q"))]]
-    return Screen("\n".join(body), rows)
+    return body

@@ -242,6 +242,7 @@ class SessionView(Session):
     totals: Points = (0, 0, 0, 0)
     last_outcome: dict[str, Any] | None = None
     last_live_seq: int = 0  # the seq of that hand (0 before the first)
+    standing_hands: int = 0  # hands not undone
 
 
 @dataclass(frozen=True)

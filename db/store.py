@@ -636,6 +636,13 @@ class Store:
         hands = await self.history(session_id, limit=1, include_voided=include_voided)
         return hands[0] if hands else None
 
+    async def standing_hands(self, session_id: int) -> int:
+        """How many of the session's hands stand (an undone hand keeps its number, not its
+        place in the count)."""
+        async with self._read() as s:  # the running aggregate: no count over the hands
+            return int(await s.scalar(select(M.SeatStats.hands).where(
+                M.SeatStats.session_id == session_id, M.SeatStats.seat == 0)) or 0)
+
     async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
                       include_voided: bool = True) -> list[RecordedHand]:
         """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`."""
@@ -1089,12 +1096,13 @@ class Store:
     async def _writer_turn(self) -> AsyncIterator[None]:
         """SQLite: this process's writers take turns in arrival order, waiting on the event
         loop instead of spinning in SQLite's busy handler (which favours no one, so under
-        load some would wait past the busy timeout). Bounded like a lock wait."""
+        load some would wait past the busy timeout). Bounded: a queue that does not move
+        (another program holds the file) answers busy within seconds."""
         if self._write_turn is None:
             yield
             return
         try:
-            async with asyncio.timeout(LOCK_WAIT):
+            async with asyncio.timeout(RETRY_WINDOW):
                 await self._write_turn.acquire()
         except TimeoutError:
             raise DatabaseBusy("other writers of this process held the database") from None

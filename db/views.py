@@ -14,7 +14,7 @@ from . import models as M
 from .domain import Chat, Person, SessionView
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
-TOTALS, HANDS = M.SessionTotal.__table__, M.Hand.__table__
+TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ def _statement() -> Any:
     me = PEOPLE.alias("me")
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
     totals = [TOTALS.alias(f"t{i}") for i in range(4)]
+    standing = STATS.alias("standing")  # seat 0's live hands: the session's standing hands
     s = SESSIONS
     def last_live(column: Any) -> Any:  # of the newest live hand, along the (session_id, seq) index
         return (select(column).where(HANDS.c.session_id == s.c.id, HANDS.c.voided.is_(False))
@@ -45,11 +46,12 @@ def _statement() -> Any:
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
                *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
                last_live(HANDS.c.outcome).label("last_outcome"),
-               last_live(HANDS.c.seq).label("last_live_seq")]
+               last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing")]
     stmt = (select(*columns).select_from(anchor)
             .outerjoin(CHATS, CHATS.c.id == chat_id)
             .outerjoin(me, me.c.telegram_id == telegram_id)
             .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None)))
+    stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
         stmt = stmt.outerjoin(totals[i], (totals[i].c.session_id == s.c.id) & (totals[i].c.seat == i))
@@ -81,5 +83,6 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -
             names=(row.name0, row.name1, row.name2, row.name3),
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),
-            last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0))
+            last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
+            standing_hands=int(row.standing or 0))
     return ChatContext(chat, person, session)

@@ -129,8 +129,12 @@ class Driver:
         return self.tg.callback_answers[qid]
 
     async def tap(self, user: dict[str, Any], message_id: int, label: str) -> dict[str, Any]:
-        data = self.tg.message(self.chat_id, message_id).callback_data(label)
-        return await self.press(user, message_id, data)
+        """Press the first button reading `label` (else containing it)."""
+        buttons = [b for row in self.tg.message(self.chat_id, message_id).buttons for b in row]
+        found = [b for b in buttons if b["text"] == label] or [b for b in buttons if label in b["text"]]
+        if not found:
+            raise LookupError(f"no button {label!r}: {[b['text'] for b in buttons]}")
+        return await self.press(user, message_id, found[0]["callback_data"])
 
     async def seat_everyone(self) -> None:
         lobby = await self.say(self.players[0], "/new hainan")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import warnings
 
-import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.image import imread
@@ -62,18 +61,18 @@ def test_glyph_check_detects_a_font_without_chinese():
 
 
 def test_chinese_renders_without_missing_glyphs():
-    if cjk_font_family() is None:
-        pytest.skip("no CJK font installed (Debian: apt-get install fonts-wqy-microhei)")
-    assert missing_glyph_warnings(lambda: render_balance_chart(SERIES, level_breaks=[2], **LABELS)) == []
+    """With nothing but the package's dependencies: the shipped CJK font draws every glyph of
+    Chinese names and labels, simplified and traditional (a missing one fails, never skips)."""
+    assert cjk_font_family() == "Noto Sans CJK SC"
+    series = {**SERIES, "陳大文": [0, 1, 2, 3, -6], "−13 ±0": [0, -13, 0, 0, 0]}
+    labels = {"title": "慈溪冲级 · 第 4 局（慈谿衝級）", "x_label": "局數", "y_label": "颗 / 顆"}
+    assert missing_glyph_warnings(lambda: render_balance_chart(series, level_breaks=[2],
+                                                               **labels)) == []
 
 
-def test_no_cjk_font_falls_back_without_crashing(monkeypatch):
-    monkeypatch.setattr(charts, "CJK_FONTS", ("No Such Font 字体",))
-    charts.cjk_font_family.cache_clear()
-    try:
-        assert charts.cjk_font_family() is None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the missing glyphs are expected here
-            assert render_balance_chart(SERIES, **LABELS).startswith(PNG_SIGNATURE)
-    finally:
-        charts.cjk_font_family.cache_clear()
+def test_the_chart_font_is_the_shipped_file_not_a_system_font():
+    import noto_cjk_sans_otc
+    from matplotlib import font_manager
+
+    chosen = font_manager.findfont(charts._font(), fallback_to_default=False)
+    assert chosen == str(noto_cjk_sans_otc.FONT_PATH)

@@ -107,3 +107,10 @@ def test_scoring_errors_raise_literal_templates() -> None:
            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
            and not (isinstance(arg, ast.Attribute) and arg.attr == "template")]
     assert not bad, f"ScoringError with a non-literal template at {bad}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_catalogues_parse_without_a_broken_entry(lang: str) -> None:
+    """A merge that leaves an msgid without its msgstr only warns when the bot loads it."""
+    with po_path(lang).open("rb") as fh:
+        read_po(fh, abort_invalid=True)

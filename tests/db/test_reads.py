@@ -88,3 +88,13 @@ async def test_the_snapshot_gives_the_same_table_mark_as_the_store(store: Store)
     assert snap is not None and snap.last_live_seq == 2
     assert session_mark(snap) == await store.table_mark(s.id)
     assert session_mark(await store.get_session(s.id)) is None  # a plain session: ask the store
+
+
+async def test_standing_hands_from_the_aggregate_and_the_snapshot(store: Store) -> None:
+    s = await seated_session(store, chat_id=-9)
+    hands = [await store.record_hand(s.id, record(), outcome(d, -d, 0, 0), entered_by=None,
+                                     idempotency_key=f"s{d}") for d in (1, 2, 3)]
+    await store.void_hand(hands[1].id, by=None, reason="x")
+    assert await store.standing_hands(s.id) == 2
+    snap = (await store.chat_context(-9)).session
+    assert snap is not None and snap.standing_hands == 2 and snap.hand_count == 3

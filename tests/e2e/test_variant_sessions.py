@@ -51,9 +51,13 @@ class Entry:
         self._ok(await self.table.tap_in_row(self.user, self.mid, anchor, label, below=True),
                  f"{label!r} under {anchor!r}")
 
+    async def self_draw(self, who: str) -> None:
+        """The Self-draw button beside the winner's name."""
+        await self.row(who, "Self-draw")
+
     async def confirm(self, hand_no: int) -> str:
-        """Preview, then Confirm; returns the preview's text."""
-        await self.tap("Preview")
+        """Confirm the whole hand the screen shows (the form of its last event shows the
+        payments); returns the text it was confirmed from."""
         preview = self.text
         assert "Payments" in preview and "✔ Confirm" in self.labels, preview
         await self.tap("Confirm")
@@ -91,9 +95,10 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, bob)
     await h.tap("Kong")
     await h.under("Seat", "South")
-    await h.tap("Kind")  # → concealed kong
-    await h.tap("Add", "Self-draw", "Bob", "Add")
-    await h.tap("Ready", "West", "Add")
+    await h.tap("concealed kong", "Add")
+    await h.self_draw("South")
+    await h.tap("More")
+    await h.tap("Ready", "West", "More")
     await h.tap("Chickens", "Flipped tile", "5p")
     await h.tap("Bob")
     await h.row("Bob", "✎")
@@ -105,9 +110,8 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
     await h.tap("Done", "Dan")
     await h.row("Dan", "✎")
     await h.row("1 bamboo", "+")
-    await h.tap("Done", "Add")
+    await h.tap("Done")
     assert "1. Kong: South <b>&Bob concealed kong" in h.text, h.text
-    assert "Flipped tile 5p" in h.text, h.text
     await h.confirm(1)
 
     # 2 (rules example 2): Carol's 转弯豆, then 大对子 off Dan; Alice ready; 9s flipped, so 幺鸡 is
@@ -115,25 +119,27 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, alice)
     await h.tap("Kong")
     await h.under("Seat", "West")
-    await h.tap("Kind", "concealed kong")  # → added kong
-    await h.tap("Add", "Win on discard", "Carol", "Next", "Dan", "plain", "Add")
-    await h.tap("Ready", "East", "Add")
+    await h.tap("added kong", "Add")
+    await h.tap("West Carol", "← North Dan", "all pungs", "More")
+    await h.tap("Ready", "East", "More")
     await h.tap("Chickens", "Flipped tile", "9s", "Carol")
     await h.row("Carol", "✎")
     await h.row("1 bamboo", "+")
     await h.tap("Done", "Alice")
     await h.row("Alice", "✎")
     await h.row("1 bamboo", "+", times=2)
-    await h.tap("Done", "Add")
+    await h.tap("Done")
     await h.confirm(2)
 
     # 3 (rules example 3): the wall runs out; Bob ready for 大对子, Carol (dealing) for 平胡.
     h = await Entry.open(table, carol)
     await h.tap("Wall exhausted", "Bob")
     await h.row("Bob", "✎")
-    await h.tap("plain", "Done", "Carol", "Add")
+    await h.tap("all pungs", "Done", "Carol")
+    await h.tap("More")  # to see it listed before confirming
     assert "Wall exhausted: East not ready; South all pungs; West ready; North not ready" \
         in h.text, h.text
+    await h.tap("Preview")
     await h.confirm(3)
 
     hands = await stored_hands(table, store, [[-6, 15, -1, -8], [12, -12, 17, -17],
@@ -163,9 +169,9 @@ async def test_hainan_session(bot: object, table: Table, store: Store) -> None:
 
     # 1: Bob self-draws 清一色 碰碰胡 with a dragon pung: P = 2·2, M = 2: 8 from each.
     h = await Entry.open(table, bob)
-    await h.tap("Self-draw", "Bob", "all pungs", "pure suit")
+    await h.self_draw("South")
+    await h.tap("all pungs", "pure suit")
     await h.row("dragon pung", "+")
-    await h.tap("Add")
     await h.confirm(1)
 
     # 2 (Bob deals): Dan's exposed kong off Alice's discard, 1 from each; Carol wins 混一色 off
@@ -173,19 +179,18 @@ async def test_hainan_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, carol)
     await h.tap("Kong")
     await h.under("Seat", "North")
-    await h.tap("Kind", "concealed kong", "added kong")  # → exposed kong: now it asks From
+    await h.tap("exposed kong")  # now it asks From
     await h.under("From", "East")
     await h.tap("Add")
     assert "Kong: North Dan exposed kong ← East" in h.text, h.text
-    await h.tap("Win on discard", "Carol", "Dan", "half flush", "Add")
+    await h.tap("West Carol", "← North Dan", "half flush")
     await h.confirm(2)
 
     # 3 (Carol deals): Dan wins 碰碰胡 off Bob, who fed him three melds (包牌): Bob pays all
     # three shares, 2 + 2 + (2 + 1).
     h = await Entry.open(table, dan)
-    await h.tap("Win on discard", "Dan", "Bob", "all pungs")
+    await h.tap("North Dan", "← South", "all pungs")
     await h.under("pays for all", "South")
-    await h.tap("Add")
     await h.confirm(3)
 
     # 4 (Dan deals): Carol's added kong is robbed by Alice with no other 番: Carol pays the
@@ -194,10 +199,9 @@ async def test_hainan_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, alice)
     await h.tap("Kong")
     await h.under("Seat", "West")
-    await h.tap("Kind", "concealed kong", "Robbed", "Add")
-    await h.tap("Robbed kong", "Alice")  # whose kong: the one marked robbed, Carol's
+    await h.tap("added kong", "Robbed", "Add")
+    await h.tap("East Alice", "robbed kong")  # whose kong: the one marked robbed, Carol's
     assert "Robbed kong: East Alice ← West Carol" in h.text, h.text
-    await h.tap("Add")
     preview = await h.confirm(4)
     assert "Next dealer: East Alice" in preview
 
@@ -230,35 +234,32 @@ async def test_cixi_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, carol)
     await h.tap("False win", "South", "Add")
     assert "False win: South <b>&Bob" in h.text, h.text
-    await h.tap("Win on discard", "Carol", "Alice")
+    await h.tap("West Carol", "← East")
     await h.row("joker", "+")
-    await h.tap("Add")
     preview = await h.confirm(1)
     assert "Points held: East 110 · South 21 · West 152 · North 117" in preview, preview
 
     # 2 (Bob deals, from the balances hand 1 left): Dan self-draws 对对胡 with two 龙:
     # L = 3, V = 18 from each.
     h = await Entry.open(table, dan)
-    await h.tap("Self-draw", "Dan")
+    await h.self_draw("North")
     await h.row("joker", "+", times=2)
-    await h.tap("all pungs", "Add")
+    await h.tap("all pungs")
     await h.confirm(2)
 
     # 3 (Carol deals): Alice self-draws 一龙推胡, 14 from each, but Bob holds only 3 and pays
     # them: he is at 0 and the level is over.
     h = await Entry.open(table, alice)
-    await h.tap("Self-draw", "Alice")
+    await h.self_draw("East")
     await h.row("joker", "+")
-    await h.tap("Add")
     preview = await h.confirm(3)
     assert "This hand ends the level." in preview, preview
     assert "The level is over" in h.text, h.text
 
     # 4 (Dan deals, a new level: 100 each): Carol wins off Dan with two 龙, V 16: 16, 8, 8.
     h = await Entry.open(table, carol)
-    await h.tap("Win on discard", "Carol", "Dan")
+    await h.tap("West Carol", "← North")
     await h.row("joker", "+", times=2)
-    await h.tap("Add")
     await h.confirm(4)
 
     hands = await stored_hands(table, store, [[10, -79, 52, 17], [-18, -18, -18, 54],
@@ -290,11 +291,12 @@ async def test_feibao_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, alice)
     await h.tap("Kong")
     await h.under("Seat", "West")
-    await h.tap("Kind", "Add")
-    await h.tap("Self-draw", "Bob", "with jing", "jing on the pair", "single wait")
+    await h.tap("concealed kong", "Add")
+    await h.self_draw("South")
+    await h.tap("with jing", "jing on the pair", "single wait")
     await h.row("jing thrown", "+")
-    await h.tap("Add")
-    await h.tap("Jing thrown", "North", "Add")
+    await h.tap("More")
+    await h.tap("Jing thrown", "North", "More")
     assert "Jing thrown: North Dan Count×1" in h.text, h.text
     await h.tap("Jing bonus", "Bob")
     await h.row("Bob", "✎")
@@ -303,7 +305,7 @@ async def test_feibao_session(bot: object, table: Table, store: Store) -> None:
     await h.tap("Done", "Alice")
     await h.row("Alice", "✎")
     await h.row("副精", "+")
-    await h.tap("Done", "Add")
+    await h.tap("Done")
     await h.confirm(1)
 
     # 2 (Bob deals): Bob's exposed kong off Carol's discard, 1 from each. Dan adds a kong and
@@ -311,22 +313,22 @@ async def test_feibao_session(bot: object, table: Table, store: Store) -> None:
     h = await Entry.open(table, bob)
     await h.tap("Kong")
     await h.under("Seat", "South")
-    await h.tap("Kind", "concealed kong", "added kong")  # → exposed kong
+    await h.tap("exposed kong")
     await h.under("From", "West")
     await h.tap("Add", "Kong")
     await h.under("Seat", "North")
-    await h.tap("Kind", "concealed kong", "Robbed", "Add")
-    await h.tap("Robbed kong", "Alice", "Next", "Add")  # from Dan, whose kong was robbed
+    await h.tap("added kong", "Robbed", "Add")
+    await h.tap("East Alice", "← North Dan (robbed kong)")  # Dan's kong was robbed
     await h.confirm(2)
 
     # 3 (Carol deals): Dan self-draws 碰对 with 精 (base 4); Alice fed him three melds (三凑承包)
     # and pays all three shares, 12.
     h = await Entry.open(table, carol)
-    await h.tap("Self-draw", "Dan", "plain", "seven pairs", "with jing")  # plain → … → all pungs
+    await h.self_draw("North")
+    await h.tap("all pungs", "with jing")
     await h.row("Bob", "+")
     await h.row("Bob", "−")  # a slip, taken back: Bob fed nothing
     await h.row("Alice", "+", times=3)
-    await h.tap("Add")
     await h.confirm(3)
 
     hands = await stored_hands(table, store, [[-21, 75, -17, -37], [11, 3, -1, -13],

@@ -31,7 +31,6 @@ def webhook_settings(tg: FakeTelegram, db_url: str, port: int) -> object:
                         webhook_secret=SECRET, listen="127.0.0.1", port=port)
 
 
-@pytest.mark.xfail(strict=False, reason="wizard builds whole hands: ux branch")
 async def test_webhook_mode_end_to_end(tg: FakeTelegram, db_url: str, table: Table) -> None:
     port = free_port()
     async with serve(webhook_settings(tg, db_url, port)):  # type: ignore[arg-type]
@@ -41,6 +40,7 @@ async def test_webhook_mode_end_to_end(tg: FakeTelegram, db_url: str, table: Tab
         lobby = await table.seat_everyone("luzhou")
         assert "Alice" in lobby.text
         preview = await table.say(table.players[1], "/hu 1 zimo pure")
+        await table.tap(table.players[1], preview, "Wall exhausted")  # a whole hand
         await table.tap(table.players[1], preview, "Confirm")
         assert "Hand 1 recorded" in table.message(preview.message_id).text
 
@@ -55,7 +55,6 @@ async def test_webhook_mode_end_to_end(tg: FakeTelegram, db_url: str, table: Tab
                 assert resp.status == 200 and (await resp.json()) == {"ok": True}
 
 
-@pytest.mark.xfail(strict=False, reason="wizard builds whole hands: ux branch")
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_two_workers_on_one_database_record_a_hand_once(tg: FakeTelegram, tmp_path: Path,
                                                               table: Table, backend: str) -> None:
@@ -67,7 +66,8 @@ async def test_two_workers_on_one_database_record_a_hand_once(tg: FakeTelegram, 
             tg.webhook_target = a
             await table.seat_everyone("luzhou")
             preview = await table.say(table.players[0], "/hu 0 zimo all_pungs")
-            data = preview.callback_data("Confirm")
+            await table.tap(table.players[0], preview, "Wall exhausted")  # a whole hand
+            data = table.message(preview.message_id).callback_data("Confirm")
             # two players tap Confirm at once and Telegram hands the taps to different workers
             # at the same moment: queue both taps, then deliver them concurrently
             hook, tg.webhook = tg.webhook, None

@@ -33,7 +33,7 @@ from tests.fake_telegram.models import RecordedRequest, StoredMessage
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER_TIMEOUT = 20.0  # generous: the machine is shared; the bounds under test are checked apart
-START_TIMEOUT = 30.0
+START_TIMEOUT = 60.0  # a loaded machine: imports and migration take long
 
 
 # -- the bot as a process ------------------------------------------------------------------------

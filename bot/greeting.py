@@ -1,0 +1,31 @@
+"""Hello once, when the bot is added to a group: the three steps to a scored hand, in the
+group's language (that of whoever added it, until /lang changes it)."""
+
+from __future__ import annotations
+
+from telegram import ChatMember, Update
+from telegram.ext import ChatMemberHandler
+
+from .common import Context, scope, send
+from .i18n import N_
+from .render import esc
+
+GREETING = N_("""Hello! I keep score at your mahjong table, in three steps:
+1. /new luzhou (or guiyang, cixi, feibao, hainan) starts a session.
+2. Each of the four players taps Join.
+3. After every hand, /hand enters it in a few taps (or /hu in one line).
+/help says more; /lang changes my language.""")
+OUT = (ChatMember.LEFT, ChatMember.BANNED)
+
+
+async def on_added(update: Update, context: Context) -> None:
+    change = update.my_chat_member
+    if change is None or change.chat.type not in ("group", "supergroup"):
+        return
+    was, now = change.old_chat_member.status, change.new_chat_member.status
+    if was in OUT and now not in OUT:  # added, not promoted or restricted: greet once
+        sc = await scope(update, context)
+        await send(context, sc.chat_id, esc(sc.t(GREETING)))
+
+
+HANDLERS = [ChatMemberHandler(on_added, ChatMemberHandler.MY_CHAT_MEMBER)]
