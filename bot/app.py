@@ -25,7 +25,7 @@ from scoring import all_variants
 from scoring.settlement import format_cents
 
 from . import greeting, hands, ledger, sessions, standings
-from .common import Context, fallback_language, refusal, reply, scope, send, store_of
+from .common import Context, fallback_language, refusal, reply, running_session, scope, send, store_of
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
@@ -89,7 +89,7 @@ async def cmd_help(update: Update, context: Context) -> None:
     text = esc(t(HELP)) + "\n\n" + esc(t(HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
                                          stake=format_cents(MAX_STAKE_CENTS),
                                          payment=format_cents(MAX_PAYMENT_CENTS)))
-    session = await store_of(context).running_session(sc.chat_id)
+    session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant], sc.lang)
         text += "\n\n" + esc(t("Features for this session: {words}",

@@ -49,11 +49,13 @@ def build_balance_figure(
     x_label: str,
     y_label: str,
     level_breaks: Sequence[int] = (),
+    x: Sequence[int] | None = None,
 ) -> Figure:
     """One line per player over hand numbers; dashed verticals where a level ended.
 
     `series[name][k]` is the balance after hand k, so item 0 is the start (0, or the balance at the
-    start of a level); `level_breaks` are hand numbers after which a level ended.
+    start of a level); `level_breaks` are hand numbers after which a level ended. A long session
+    comes downsampled: then `x[k]` is the hand number of `series[name][k]`.
     """
     figure = Figure(figsize=SIZE_INCHES, dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
@@ -61,7 +63,8 @@ def build_balance_figure(
 
     palette = colormaps["tab10" if len(series) <= 10 else "tab20"]
     for index, (name, balances) in enumerate(series.items()):
-        axes.plot(range(len(balances)), list(balances), label=name, color=palette(index % palette.N),
+        xs = range(len(balances)) if x is None else list(x)
+        axes.plot(xs, list(balances), label=name, color=palette(index % palette.N),
                   linewidth=1.8, marker="o" if len(balances) <= 30 else None, markersize=3)
     for hand in level_breaks:
         axes.axvline(hand, color="grey", linestyle="--", linewidth=1)
@@ -86,10 +89,11 @@ def render_balance_chart(
     x_label: str,
     y_label: str,
     level_breaks: Sequence[int] = (),
+    x: Sequence[int] | None = None,
 ) -> bytes:
     """The chart of `build_balance_figure` as PNG bytes."""
     figure = build_balance_figure(series, title=title, x_label=x_label, y_label=y_label,
-                                  level_breaks=level_breaks)
+                                  level_breaks=level_breaks, x=x)
     buffer = io.BytesIO()
     try:
         figure.savefig(buffer, format="png")

@@ -21,6 +21,7 @@ from db import (
     SessionEnded,
     SessionLocked,
     SessionSettled,
+    SessionView,
     Store,
     StoreError,
 )
@@ -47,12 +48,15 @@ def display_name(user: User) -> str:
 
 @dataclass
 class ChatScope:
-    """The chat an update came from, its language and the person who sent it."""
+    """The chat an update came from, its language and the person who sent it; with `loaded`,
+    also the chat's running session (None: none runs) as read at the start of the update."""
 
     chat_id: int
     lang: str
     person_id: int | None
     is_private: bool
+    session: SessionView | None = None
+    loaded: bool = False
 
     @property
     def t(self) -> Any:
@@ -64,14 +68,25 @@ async def scope(update: Update, context: Context) -> ChatScope:
     user = update.effective_user
     store = store_of(context)
     lang = lang_from_code(user.language_code if user else None)
-    info = await store.ensure_chat(chat.id, language=lang)
-    _known_languages(context)[chat.id] = info.language or lang
-    person_id = None
+    # One read for the chat, the sender and the running session; writes only what is new.
     if user is not None and not user.is_bot:
-        person = await store.upsert_user(user.id, display_name(user), username=user.username,
+        found = await store.chat_context(chat.id, language=lang, telegram_id=user.id,
+                                         name=display_name(user), username=user.username,
                                          language_code=user.language_code)
-        person_id = person.id
-    return ChatScope(chat.id, info.language or lang, person_id, chat.type == Chat.PRIVATE)
+    else:
+        found = await store.chat_context(chat.id, language=lang)
+    language = found.chat.language if found.chat is not None else None
+    _known_languages(context)[chat.id] = language or lang
+    person_id = found.person.id if found.person is not None else None
+    return ChatScope(chat.id, language or lang, person_id, chat.type == Chat.PRIVATE,
+                     session=found.session, loaded=True)
+
+
+async def running_session(context: Context, sc: ChatScope) -> Any | None:
+    """The chat's running session: from the scope when it was read with it (no write since)."""
+    if sc.loaded:
+        return sc.session
+    return await store_of(context).running_session(sc.chat_id)
 
 
 _KNOWN_LANGUAGES_MAX = 50_000
@@ -113,7 +128,7 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
                           act: bool = False) -> Any | None:
     """The chat's running session; None after telling the chat why not (none is running, or,
     with `act`, the sender is neither seated nor an admin)."""
-    session = await store_of(context).running_session(sc.chat_id)
+    session = await running_session(context, sc)
     if session is None:
         await reply(update, context, esc(sc.t("No session is running. Start one with /new.")))
         return None
@@ -124,10 +139,10 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
 
 
 async def seat_names(store: Store, session: Any) -> list[str | None]:
-    names: list[str | None] = []
-    for pid in session.seats:
-        names.append((await store.get_person(pid)).name if pid is not None else None)
-    return names
+    if isinstance(session, SessionView):
+        return list(session.names)
+    people = await store.get_people(pid for pid in session.seats if pid is not None)
+    return [people[pid].name if pid in people else None for pid in session.seats]
 
 
 def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:
@@ -141,10 +156,13 @@ async def table_state(store: Store, session: Any) -> dict[str, Any]:
     rules = variant.Rules.model_validate(session.rules)
     base: dict[str, Any] = {"variant": session.variant, "rules": dict(session.rules),
                             "dealer": 0, "dealer_streak": 1, "round_wind": 0}
-    last = await store.last_hand(session.id)
+    if isinstance(session, SessionView):
+        out = session.last_outcome
+    else:
+        last = await store.last_hand(session.id)
+        out = last.outcome if last is not None else None
     start = list(variant.initial_balances(rules))
-    if last is not None:
-        out = last.outcome
+    if out is not None:
         base.update(dealer=out["next_dealer"], dealer_streak=out["next_dealer_streak"],
                     round_wind=out["next_round_wind"])
         if any(start) and not out.get("level_over"):
@@ -157,8 +175,22 @@ async def table_state(store: Store, session: Any) -> dict[str, Any]:
 async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
     return Ctx(
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
-        base=await table_state(store, session), hand_no=await store.standing_hands(session.id) + 1,
-        totals=tuple(await store.totals(session.id)), stake_cents=session.stake_cents)
+        base=await table_state(store, session), hand_no=await standing_hands(store, session) + 1,
+        totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents)
+
+
+async def session_totals(store: Store, session: Any) -> tuple[int, int, int, int]:
+    """Points per seat: from the snapshot when the session is one, else read."""
+    if isinstance(session, SessionView):
+        return session.totals
+    return await store.totals(session.id)
+
+
+async def standing_hands(store: Store, session: Any) -> int:
+    """How many of the session's hands stand: from the snapshot when the session is one."""
+    if isinstance(session, SessionView):
+        return session.standing_hands
+    return await store.standing_hands(session.id)
 
 
 # What the store's refusals mean to a player; its own messages are English and name ids.

@@ -4,11 +4,14 @@ that `python -m scoring score` and /import read back."""
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from scoring import ScoringError, get_variant, score
 
@@ -25,6 +28,11 @@ from .limits import (
 
 FORMAT = "mjledger-session/1"
 WIND_NAMES = ("East", "South", "West", "North")
+# Telegram takes documents up to 50 MB; an export larger than this is gzipped (smaller, and
+# lighter on memory while it is sent; /import takes files of up to MAX_IMPORT_BYTES anyway).
+MAX_UPLOAD_BYTES = 16 * 2**20
+CSV_HEADER = ["hand", "seat", "wind", "player", "points", "total_points", "money_cents", "voided",
+              "dealer"]
 
 
 @dataclass(frozen=True)
@@ -56,31 +64,77 @@ class ImportError_(ValueError):
         super().__init__(msgid.format(**english) if english else msgid)
 
 
+def _header(variant: str, rules: dict[str, Any], stake_cents: int,
+            players: Sequence[str]) -> dict[str, Any]:
+    return {"format": FORMAT, "variant": variant, "rules": rules, "stake_cents": stake_cents,
+            "players": list(players)}
+
+
+def _hand_json(h: ExportedHand) -> dict[str, Any]:
+    return {"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason, "record": h.record}
+
+
 def to_json(variant: str, rules: dict[str, Any], stake_cents: int, players: Sequence[str],
             hands: Sequence[ExportedHand]) -> dict[str, Any]:
-    return {
-        "format": FORMAT, "variant": variant, "rules": rules, "stake_cents": stake_cents,
-        "players": list(players),
-        "hands": [{"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason,
-                   "record": h.record} for h in hands],
-    }
+    return {**_header(variant, rules, stake_cents, players), "hands": [_hand_json(h) for h in hands]}
+
+
+class CsvWriter:
+    """One row per hand and seat, written a batch of hands at a time (running totals carried
+    over); voided hands are listed and count nothing."""
+
+    def __init__(self, out: IO[str], players: Sequence[str], stake_cents: int) -> None:
+        self.players, self.stake_cents = list(players), stake_cents
+        self.writer = csv.writer(out)
+        self.totals = [0, 0, 0, 0]
+        self.writer.writerow(CSV_HEADER)
+
+    def write(self, hands: Sequence[ExportedHand]) -> None:
+        for hand in hands:
+            for seat in range(4):
+                points = 0 if hand.voided else hand.outcome["deltas"][seat]
+                self.totals[seat] += points
+                self.writer.writerow([hand.seq, seat, WIND_NAMES[seat], self.players[seat], points,
+                                      self.totals[seat], self.totals[seat] * self.stake_cents,
+                                      int(hand.voided), int(hand.record.get("dealer", 0) == seat)])
+
+
+class JsonWriter:
+    """The same document as `to_json`, written a batch of hands at a time."""
+
+    def __init__(self, out: IO[str], variant: str, rules: dict[str, Any], stake_cents: int,
+                 players: Sequence[str]) -> None:
+        self.out, self.first = out, True
+        head = json.dumps(_header(variant, rules, stake_cents, players), ensure_ascii=False)
+        out.write(head[:-1] + ', "hands": [\n')
+
+    def write(self, hands: Sequence[ExportedHand]) -> None:
+        for hand in hands:
+            self.out.write(("" if self.first else ",\n")
+                           + json.dumps(_hand_json(hand), ensure_ascii=False))
+            self.first = False
+
+    def close(self) -> None:
+        self.out.write("\n]}\n")
 
 
 def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: int) -> str:
     """One row per hand and seat; voided hands are listed and count nothing."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["hand", "seat", "wind", "player", "points", "total_points", "money_cents",
-                     "voided", "dealer"])
-    totals = [0, 0, 0, 0]
-    for hand in hands:
-        for seat in range(4):
-            points = 0 if hand.voided else hand.outcome["deltas"][seat]
-            totals[seat] += points
-            writer.writerow([hand.seq, seat, WIND_NAMES[seat], players[seat], points, totals[seat],
-                             totals[seat] * stake_cents, int(hand.voided),
-                             int(hand.record.get("dealer", 0) == seat)])
+    CsvWriter(buffer, players, stake_cents).write(hands)
     return buffer.getvalue()
+
+
+def fit_for_upload(path: Path, limit: int = MAX_UPLOAD_BYTES) -> Path:
+    """The file as it is, or gzipped (`name.gz`) when it is too large to send (blocking I/O:
+    call it from a worker thread)."""
+    if path.stat().st_size <= limit:
+        return path
+    packed = path.with_name(path.name + ".gz")
+    with path.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+    path.unlink()
+    return packed
 
 
 def parse_import(data: bytes) -> ImportedSession:

@@ -10,6 +10,7 @@ from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
+from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
 from .common import (
@@ -51,7 +52,8 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
     """Store the draft, then post its message (removed again if the draft cannot be attached
     to it); an older open entry of the session is closed in the same transaction."""
     store = store_of(context)
-    mark = await store.table_mark(session.id)  # before the reads the preview is computed on
+    # the mark before the reads the preview is computed on (a snapshot: read with them)
+    mark = session_mark(session) or await store.table_mark(session.id)
     ctx = await wizard_ctx(store, session, sc.lang)
     draft["rev"] = 1
     draft["table"] = mark
@@ -124,7 +126,8 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return
-    session = await store.get_session(saved.session_id)
+    session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
+        else await store.get_session(saved.session_id)
     if session.ended_at is not None:
         await store.delete_draft(saved.chat_id, saved.message_id)
         await query.answer(t("This session is over."), show_alert=True)
@@ -134,7 +137,8 @@ async def on_wizard_button(update: Update, context: Context) -> None:
         return
     parts = (query.data or "").split(":")
     draft = dict(saved.data)
-    mark = await store.table_mark(session.id)  # before the reads the preview is computed on
+    # the mark before the reads the preview is computed on (a snapshot: read with them)
+    mark = session_mark(session) or await store.table_mark(session.id)
     ctx = await wizard_ctx(store, session, sc.lang)
     if len(parts) < 3 or parts[1] != str(draft.get("rev")):
         # A screen older than the draft: show the current one instead of refusing forever.
@@ -250,6 +254,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         hand = await store.confirm_hand(saved, record, outcome, entered_by=sc.person_id,
                                         table_mark=mark)
     except TableChanged:
+        session = await store.get_session(session.id)  # fresh: not the update's snapshot
         mark = await store.table_mark(session.id)
         ctx = await wizard_ctx(store, session, sc.lang)
         await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)

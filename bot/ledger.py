@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
+import tempfile
 import uuid
+from pathlib import Path
 from typing import Any
 
 from telegram import InputFile, Update
@@ -17,11 +18,9 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from db import HandToImport, PaymentNotPending, StoreError
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, settle
-from scoring.stats import ScoredHand, merge, player_stats
+from scoring.stats import PlayerStats, merge
 
-from .charts import render_balance_chart
 from .common import (
-    ALL_HANDS,
     ChatScope,
     Context,
     edit,
@@ -34,7 +33,14 @@ from .common import (
     send,
     store_of,
 )
-from .export import ExportedHand, ImportError_, parse_import, to_csv, to_json
+from .export import (
+    CsvWriter,
+    ExportedHand,
+    ImportError_,
+    JsonWriter,
+    fit_for_upload,
+    parse_import,
+)
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -292,24 +298,32 @@ async def cmd_paid(update: Update, context: Context) -> None:
 
 # -- statistics ----------------------------------------------------------------------------------
 
-async def _scored_hands(context: Context, chat_id: int) -> list[ScoredHand]:
-    store = store_of(context)
-    hands = []
-    for session in await store.chat_sessions(chat_id, include_settled=True):
-        for hand in await store.history(session.id, limit=ALL_HANDS, include_voided=False):
-            hands.append(ScoredHand(hand.record, hand.outcome, session.seats))
-    return hands
+async def _player_stats(context: Context, chat_id: int) -> tuple[dict[int, dict[str, PlayerStats]], int]:
+    """person → variant → stats, and the chat's number of live hands, from the running
+    aggregates (a few rows per session, however many hands were played)."""
+    stats: dict[int, dict[str, PlayerStats]] = {}
+    hands = 0
+    for row in await store_of(context).seat_stats(chat_id):
+        st = stats.setdefault(row.person_id, {}).setdefault(row.variant, PlayerStats())
+        st.hands += row.hands
+        st.wins += row.wins
+        st.self_draws += row.self_draws
+        st.dealt_in += row.dealt_in
+        st.points += row.points
+        st.biggest_gain = max(st.biggest_gain, row.biggest_gain)
+        st.patterns.update({term: n for term, n in row.patterns.items() if n > 0})
+        hands += row.hands if row.seat == 0 else 0
+    return stats, hands
 
 
 async def cmd_stats(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
     people = await _people(context, sc.chat_id)
-    hands = await _scored_hands(context, sc.chat_id)
-    if not hands:
+    stats, hand_count = await _player_stats(context, sc.chat_id)
+    if not hand_count:
         await reply(update, context, esc(t("No hands yet. /hand enters one.")))
         return
-    stats = player_stats(hands)
     wanted = list(stats)
     if context.args:
         one = _find(people, context.args[0])
@@ -318,7 +332,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                                                name=clip(context.args[0]))))
             return
         wanted = [one]
-    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(hands_count(t, len(hands)))]
+    blocks = ["📊 <b>" + esc(t("Statistics")) + "</b> · " + esc(hands_count(t, hand_count))]
     for pid in sorted(wanted, key=lambda p: -merge(stats[p].values()).points):
         total = merge(stats[pid].values())
         # each variant counts in its own unit (颗, 个, 点, 分); a mix of them in plain points
@@ -346,11 +360,6 @@ async def cmd_stats(update: Update, context: Context) -> None:
 
 # -- chart, export, import -----------------------------------------------------------------------
 
-async def _session_hands(context: Context, session: Any) -> list[Any]:
-    hands = await store_of(context).history(session.id, limit=ALL_HANDS, include_voided=True)
-    return sorted(hands, key=lambda h: h.seq)
-
-
 async def cmd_chart(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
@@ -359,46 +368,55 @@ async def cmd_chart(update: Update, context: Context) -> None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store_of(context), session)]
-    running = [0, 0, 0, 0]
-    series = {f"{names[s]}": [0] for s in range(4)}
-    breaks = []
-    live = [h for h in await _session_hands(context, session) if not h.voided]
-    for i, hand in enumerate(live, 1):
-        for s in range(4):
-            running[s] += hand.outcome["deltas"][s]
-            series[names[s]].append(running[s])
-        if hand.outcome.get("level_over"):
-            breaks.append(i)
+    # Running totals from the aggregates: every hand, or a few thousand points of a long session.
+    chart = await store_of(context).chart_series(session.id)
+    series = {f"{names[s]}": [totals[s] for totals in chart.totals] for s in range(4)}
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
+    from .charts import render_balance_chart  # matplotlib loads with the first chart, not at start
+
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
                                   y_label=unit(get_variant(session.variant), sc.lang),
-                                  level_breaks=breaks)
-    caption = esc(t("Running totals over {n} hands", n=len(live)))
+                                  level_breaks=chart.level_breaks, x=chart.x)
+    caption = esc(t("Running totals over {n} hands", n=chart.hands))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)
 
 
 async def cmd_export(update: Update, context: Context) -> None:
     sc = await scope(update, context)
+    store = store_of(context)
     session = await _last_session(context, sc.chat_id)
     if session is None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
-    names = [n or "?" for n in await seat_names(store_of(context), session)]
-    hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
-             for h in await _session_hands(context, session)]
-
-    def build() -> tuple[bytes, bytes]:  # in a thread: other chats go on meanwhile
-        doc = to_json(session.variant, session.rules, session.stake_cents, names, hands)
-        return (json.dumps(doc, ensure_ascii=False, indent=1).encode(),
-                to_csv(names, hands, session.stake_cents).encode("utf-8-sig"))
-
-    body, csv_text = await asyncio.to_thread(build)
+    names = [n or "?" for n in await seat_names(store, session)]
     base = f"mjledger-{session.variant}-{session.id}"
-    await context.bot.send_document(sc.chat_id, InputFile(csv_text, filename=f"{base}.csv"))
-    await context.bot.send_document(sc.chat_id, InputFile(body, filename=f"{base}.json"),
-                                    caption=esc(sc.t("Send this file back with /import to load "
-                                                     "the session again.")))
+    with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
+        csv_path, json_path = Path(tmp, f"{base}.csv"), Path(tmp, f"{base}.json")
+        # Streamed, in a worker thread with its own connection: a batch of hands at a time
+        # from the database to the files, so a long session neither fills memory nor holds up
+        # the other chats.
+        with csv_path.open("w", encoding="utf-8-sig", newline="") as csv_file, \
+                json_path.open("w", encoding="utf-8") as json_file:
+            as_csv = CsvWriter(csv_file, names, session.stake_cents)
+            as_json = JsonWriter(json_file, session.variant, session.rules, session.stake_cents, names)
+
+            def write(batch: list[Any]) -> None:
+                hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
+                         for h in batch]
+                as_csv.write(hands)
+                as_json.write(hands)
+
+            await store.consume_hands_off_loop(session.id, write)
+            as_json.close()
+        csv_path = await asyncio.to_thread(fit_for_upload, csv_path)
+        json_path = await asyncio.to_thread(fit_for_upload, json_path)
+        with csv_path.open("rb") as f:
+            await context.bot.send_document(sc.chat_id, InputFile(f, filename=csv_path.name))
+        with json_path.open("rb") as f:
+            await context.bot.send_document(sc.chat_id, InputFile(f, filename=json_path.name),
+                                            caption=esc(sc.t("Send this file back with /import "
+                                                             "to load the session again.")))
 
 
 IMPORT_MAP = re.compile(r"([0-3ESWNesnw])=@(\w{1,64})", re.ASCII)

@@ -21,6 +21,7 @@ from .common import (
     refusal,
     reply,
     require_session,
+    running_session,
     scope,
     seat_names,
     send,
@@ -212,7 +213,7 @@ async def on_session_button(update: Update, context: Context) -> None:
     parts = query.data.split(":")
     session = None
     if len(parts) >= 3 and parts[1].isdigit():
-        session = await store.running_session(sc.chat_id)
+        session = await running_session(context, sc)
     if session is None or str(session.id) != parts[1]:
         await query.answer(t("This session is over."), show_alert=True)
         return
@@ -260,7 +261,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     parts = query.data.split(":")
-    session = await store.running_session(sc.chat_id)
+    session = await running_session(context, sc)
     if session is None or len(parts) != 3 or parts[1] != str(session.id) or not parts[2].isdigit():
         await query.answer(t("This session is over."), show_alert=True)
         return

@@ -8,16 +8,16 @@ from telegram import Update
 from telegram.ext import CommandHandler
 
 from scoring import get_variant
-from scoring.levels import cixi_levels
 
 from .common import (
-    ALL_HANDS,
     Context,
     has_bankroll,
     reply,
     require_session,
     scope,
     seat_names,
+    session_totals,
+    standing_hands,
     store_of,
     table_state,
 )
@@ -34,10 +34,10 @@ async def cmd_table(update: Update, context: Context) -> None:
         return
     names = await seat_names(store, session)
     base = await table_state(store, session)
-    totals = await store.totals(session.id)
+    totals = await session_totals(store, session)
     variant = get_variant(session.variant)
     title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await store.standing_hands(session.id))), ""]
+    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await standing_hands(store, session))), ""]
     lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
                           unit(variant, sc.lang))
     lines.append("")
@@ -46,11 +46,12 @@ async def cmd_table(update: Update, context: Context) -> None:
                  + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
     lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
     if has_bankroll(variant, session.rules):
-        live = await store.history(session.id, limit=ALL_HANDS, include_voided=False)
-        standing = cixi_levels(sorted(live, key=lambda h: h.seq), rules=session.rules)
+        standing = await store.level_summary(session.id)  # running aggregates: no replay
+        balances = standing.running_balances or variant.initial_balances(
+            variant.Rules.model_validate(session.rules))
         lines.append("")
         lines.append(esc(t("Level {n}", n=standing.next_level)) + colon(t) + " · ".join(
-            f"{wind(t, s)} {b}" for s, b in enumerate(standing.next_balances)))
+            f"{wind(t, s)} {b}" for s, b in enumerate(balances)))
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))

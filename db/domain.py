@@ -191,6 +191,61 @@ class Draft:
 
 
 @dataclass(frozen=True)
+class SeatStatsRow:
+    """What one seat of one session adds to a person's statistics (running aggregates)."""
+
+    session_id: int
+    seat: int
+    person_id: int
+    variant: str
+    hands: int
+    wins: int
+    self_draws: int
+    dealt_in: int
+    points: int
+    biggest_gain: int
+    patterns: dict[str, int]  # term key -> wins with it
+
+
+@dataclass(frozen=True)
+class LevelSummary:
+    """Cixi levels at a glance: the level the next hand plays in, the balances the running
+    level's last hand left (None when no level is running) and how many levels each seat won."""
+
+    next_level: int
+    running_balances: Points | None
+    levels_won: Points
+
+    @property
+    def finished(self) -> bool:
+        return any(self.levels_won)
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    """Running totals for a chart: `totals[i]` after `x[i]` live hands (x[0] = 0, the start),
+    at most a few thousand points; `level_breaks` are hand numbers where a level ended."""
+
+    x: list[int]
+    totals: list[Points]
+    level_breaks: list[int]
+    hands: int  # live hands in all
+
+
+@dataclass(frozen=True)
+class SessionView(Session):
+    """A running session as read at the start of an update, with what every screen shows:
+    seat names, totals and the outcome of the last live hand (None before the first). A
+    snapshot: after a write, read the session again (the store's writes return plain ones)."""
+
+    names: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
+    totals: Points = (0, 0, 0, 0)
+    last_outcome: dict[str, Any] | None = None
+    last_live_seq: int = 0  # the seq of that hand (0 before the first)
+    standing_hands: int = 0  # hands not undone
+
+
+@dataclass(frozen=True)
 class HandToImport:
     """One hand of an imported file, scored and checked already."""
 

@@ -124,6 +124,65 @@ class SessionTotal(Base):
     points: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
+class SeatStats(Base):
+    """What /stats shows for one seat of one session, over its non-voided hands: kept by
+    record_hand/void_hand in the same transaction, like the session totals."""
+
+    __tablename__ = "seat_stats"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    self_draws: Mapped[int] = mapped_column(Integer, default=0)
+    dealt_in: Mapped[int] = mapped_column(Integer, default=0)
+    biggest_gain: Mapped[int] = mapped_column(BigInteger, default=0)
+    levels_won: Mapped[int] = mapped_column(Integer, default=0)  # Cixi: ended levels it led
+
+
+class SeatPattern(Base):
+    """How often one seat of one session won with one pattern (term key)."""
+
+    __tablename__ = "seat_patterns"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    term: Mapped[str] = mapped_column(String(64), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class LevelTotal(Base):
+    """One level (Cixi 级; level 1 for the other variants) of a session over its non-voided
+    hands: count, summed deltas, and how its last hand left it."""
+
+    __tablename__ = "level_totals"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    level: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    d0: Mapped[int] = mapped_column(BigInteger, default=0)
+    d1: Mapped[int] = mapped_column(BigInteger, default=0)
+    d2: Mapped[int] = mapped_column(BigInteger, default=0)
+    d3: Mapped[int] = mapped_column(BigInteger, default=0)
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    ended: Mapped[bool] = mapped_column(Boolean, default=False)  # its last hand had level_over
+    balances: Mapped[list[int] | None] = mapped_column(Json)  # after its last hand
+
+
+class HandBucket(Base):
+    """The non-voided hands of a run of BUCKET_SIZE sequence numbers, summed: /chart draws
+    long sessions from these instead of every hand."""
+
+    __tablename__ = "hand_buckets"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True)  # seq // BUCKET_SIZE
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    d0: Mapped[int] = mapped_column(BigInteger, default=0)
+    d1: Mapped[int] = mapped_column(BigInteger, default=0)
+    d2: Mapped[int] = mapped_column(BigInteger, default=0)
+    d3: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+BUCKET_SIZE = 64
+
+
 class Hand(Base):
     """One scored hand: the record as entered and the outcome as scored."""
 
@@ -135,7 +194,7 @@ class Hand(Base):
     level: Mapped[int | None] = mapped_column(Integer)  # Cixi level (级) the hand belongs to
     record: Mapped[dict[str, Any]] = mapped_column(Json)
     outcome: Mapped[dict[str, Any]] = mapped_column(Json)
-    entered_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"))
+    entered_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     # The same confirmation arriving twice carries the same key: one hand.
     idempotency_key: Mapped[str] = mapped_column(String(200), unique=True)
@@ -156,7 +215,8 @@ class LedgerEntry(Base):
     """What one seat (and the person in it) won or lost in one hand; a hand's four sum to 0."""
 
     __tablename__ = "ledger_entries"
-    __table_args__ = (Index(None, "session_id", "seat"), Index(None, "person_id"))
+    # (session_id, seat, points): a seat's entries, biggest first (a void's next biggest gain)
+    __table_args__ = (Index(None, "session_id", "seat", "points"), Index(None, "person_id"))
     hand_id: Mapped[int] = mapped_column(Id, ForeignKey("hands.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))

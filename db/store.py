@@ -21,18 +21,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import and_, delete, func, or_, select, text, update
+from sqlalchemy import BigInteger, and_, delete, func, literal, or_, select, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.exc import SQLAlchemyError as SAError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.pool import NullPool
 
+from . import aggregates, views
 from . import models as M
 from .config import LOCK_WAIT, RETRY_WINDOW, START_WAIT, make_engine, reconnectable, to_fault
 from .domain import (
     AlreadySeated,
     AlreadyVoided,
+    ChartSeries,
     Chat,
     DatabaseBusy,
     Draft,
@@ -40,6 +41,7 @@ from .domain import (
     HandToImport,
     InvalidHand,
     LevelStanding,
+    LevelSummary,
     NotFound,
     Payment,
     PaymentNotPending,
@@ -47,6 +49,7 @@ from .domain import (
     Points,
     RecordedHand,
     Seats,
+    SeatStatsRow,
     SeatTaken,
     Session,
     SessionAlreadyRunning,
@@ -55,6 +58,7 @@ from .domain import (
     SessionNotEnded,
     SessionNotReady,
     SessionSettled,
+    SessionView,
     StaleDraft,
     StoreError,
     TableChanged,
@@ -78,8 +82,11 @@ _PERSON_REFS = [
 ]
 
 
-def alembic_config() -> Config:
-    """Alembic's configuration without an ini file: the migrations live in the package."""
+def alembic_config() -> Any:
+    """Alembic's configuration without an ini file: the migrations live in the package.
+    (Alembic is imported here, not at start-up: only migrating needs it.)"""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
     return cfg
@@ -116,6 +123,8 @@ class Store:
 
     async def migrate(self) -> None:
         """Run `alembic upgrade head` on this database, in one transaction."""
+
+        from alembic import command
 
         def upgrade(connection: Any) -> None:
             cfg = alembic_config()
@@ -223,6 +232,31 @@ class Store:
 
         return await self._write(write)
 
+    async def chat_context(self, chat_id: int, *, language: str | None = None,
+                           telegram_id: int | None = None, name: str | None = None,
+                           username: str | None = None,
+                           language_code: str | None = None) -> views.ChatContext:
+        """What an update needs first, in one read: the chat (created with `language` when
+        new), the sender (a Telegram user, created or brought up to date when `telegram_id`
+        and `name` are given) and the running session with seat names, totals and the last
+        live hand's outcome. Writes only when something is new or changed."""
+        async with self._read() as s:
+            found = await views.chat_context(s, chat_id, telegram_id)
+        stale = False
+        if found.chat is None:
+            await self.ensure_chat(chat_id, language=language)
+        if telegram_id is not None and name is not None:
+            person = found.person
+            if person is None or (person.name, person.username, person.language_code) != (
+                    _clean_name(name), username, language_code):
+                await self.upsert_user(telegram_id, name, username=username,
+                                       language_code=language_code)
+                stale = True
+        if found.chat is None or stale:  # read again: what was written is part of the picture
+            async with self._read() as s:
+                found = await views.chat_context(s, chat_id, telegram_id)
+        return found
+
     # -- people ----------------------------------------------------------------------------
 
     async def upsert_user(self, telegram_id: int, name: str, *, username: str | None = None,
@@ -302,6 +336,15 @@ class Store:
         async with self._read() as s:
             return _person(await self._person_row(s, person_id))
 
+    async def get_people(self, person_ids: Iterable[int]) -> dict[int, Person]:
+        """The people with these ids, in one read (ids not found are left out)."""
+        ids = sorted(set(person_ids))
+        if not ids:
+            return {}
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Person).where(M.Person.id.in_(ids)))).scalars()
+            return {row.id: _person(row) for row in rows}
+
     # -- sessions --------------------------------------------------------------------------
 
     async def start_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
@@ -325,6 +368,7 @@ class Store:
             s.add(row)
             await s.flush()
             s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
             return _session(row)
 
         try:
@@ -363,6 +407,7 @@ class Store:
             s.add(row)
             await s.flush()
             s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
             await s.flush()
             for i, (record, outcome, deltas, h) in enumerate(prepared):
                 stored = await self._insert_hand(s, row, record, outcome, deltas,
@@ -594,9 +639,9 @@ class Store:
     async def standing_hands(self, session_id: int) -> int:
         """How many of the session's hands stand (an undone hand keeps its number, not its
         place in the count)."""
-        async with self._read() as s:
-            return int(await s.scalar(select(func.count()).select_from(M.Hand).where(
-                M.Hand.session_id == session_id, M.Hand.voided.is_(False))) or 0)
+        async with self._read() as s:  # the running aggregate: no count over the hands
+            return int(await s.scalar(select(M.SeatStats.hands).where(
+                M.SeatStats.session_id == session_id, M.SeatStats.seat == 0)) or 0)
 
     async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
                       include_voided: bool = True) -> list[RecordedHand]:
@@ -625,27 +670,85 @@ class Store:
     async def level_standings(self, session_id: int) -> list[LevelStanding]:
         """Cixi: per level (in order), each seat's summed deltas over its non-voided hands,
         whether it ended (its last hand had `level_over`) and the balances after its last hand."""
-        live = and_(M.Hand.session_id == session_id, M.Hand.voided.is_(False),
-                    M.Hand.level.is_not(None))
-        sums = (select(M.Hand.level, M.LedgerEntry.seat, func.sum(M.LedgerEntry.points))
-                .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id).where(live)
-                .group_by(M.Hand.level, M.LedgerEntry.seat))
-        lasts = (select(M.Hand.level, func.count().label("n"), func.max(M.Hand.seq).label("last"))
-                 .where(live).group_by(M.Hand.level).subquery())
-        ends = (select(lasts.c.level, lasts.c.n, M.Hand.outcome)
-                .join(M.Hand, and_(M.Hand.session_id == session_id, M.Hand.seq == lasts.c.last))
-                .order_by(lasts.c.level))
         async with self._read() as s:
-            totals: dict[int, list[int]] = {}
-            for level, seat, points in (await s.execute(sums)).all():
-                totals.setdefault(level, [0, 0, 0, 0])[seat] = int(points)
-            result = []
-            for level, count, outcome in (await s.execute(ends)).all():
-                d = totals.get(level, [0, 0, 0, 0])
-                balances = outcome.get("balances") or d
-                result.append(LevelStanding(level, _four(d), count, bool(outcome.get("level_over")),
-                                            _four(balances)))
-            return result
+            return await aggregates.level_standings(s, session_id)
+
+    async def level_summary(self, session_id: int) -> LevelSummary:
+        """The level the next hand plays in, the running level's balances and the levels each
+        seat won, from the running aggregates (flat in the length of the session)."""
+        async with self._read() as s:
+            return await aggregates.level_summary(s, session_id)
+
+    async def seat_stats(self, chat_id: int) -> list[SeatStatsRow]:
+        """Per seat of each of the chat's sessions: hands, wins, self-draws, dealt-in, points,
+        biggest gain and winning patterns, from the running aggregates (for /stats)."""
+        async with self._read() as s:
+            return await aggregates.chat_seat_stats(s, chat_id)
+
+    async def chart_series(self, session_id: int, *,
+                           max_points: int = aggregates.MAX_CHART_POINTS) -> ChartSeries:
+        """The session's running totals for a chart: every live hand, or for a long session the
+        totals after each run of hands, at most `max_points` points."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
+
+    async def iter_hands(self, session_id: int, *, batch: int = 2_000,
+                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
+        """Every hand of the session in order, `batch` at a time, each batch its own short read:
+        an export of any length holds one batch in memory."""
+        hand, void = M.Hand.__table__, M.HandVoid.__table__
+        after = 0
+        while True:
+            # Plain rows, not ORM objects: building those costs more than reading (export).
+            stmt = (select(hand, void.c.reason, void.c.voided_by, void.c.voided_at)
+                    .outerjoin(void, void.c.hand_id == hand.c.id)
+                    .where(hand.c.session_id == session_id, hand.c.seq > after))
+            if not include_voided:
+                stmt = stmt.where(hand.c.voided.is_(False))
+            async with self.engine.connect() as conn:
+                rows = (await conn.execute(stmt.order_by(hand.c.seq).limit(batch))).all()
+            hands = [RecordedHand(
+                id=r.id, session_id=r.session_id, seq=r.seq, record=r.record, outcome=r.outcome,
+                entered_by=r.entered_by, created_at=_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
+                void_reason=r.reason, voided_by=r.voided_by, created=False, level=r.level,
+                voided_at=_utc(r.voided_at), idempotency_key=r.idempotency_key) for r in rows]
+            if not hands:
+                return
+            yield hands
+            after = hands[-1].seq
+
+    async def consume_hands_off_loop(self, session_id: int, consume: Callable[[list[RecordedHand]], None],
+                                     *, batch: int = 2_000) -> int:
+        """Feed every hand of the session, in order and `batch` at a time, to `consume`, all in a
+        worker thread with its own connection: reading, decoding and whatever `consume` does
+        (writing an export) leave this event loop free for the other chats. Returns the count."""
+        url = self.engine.url
+        if self._sqlite and url.database in (None, "", ":memory:"):  # one shared connection
+            count = 0
+            async for hands in self.iter_hands(session_id, batch=batch):
+                await asyncio.to_thread(consume, hands)
+                count += len(hands)
+            return count
+        if not self._sqlite:  # make_engine moved it out of the URL into the connection settings
+            async with self.engine.connect() as conn:
+                path = (await conn.execute(text("SHOW search_path"))).scalar()
+            url = url.update_query_dict({"search_path": path})
+
+        async def read() -> int:
+            engine = make_engine(url, poolclass=NullPool)
+            count = 0
+            try:
+                async for hands in Store(engine).iter_hands(session_id, batch=batch):
+                    consume(hands)
+                    count += len(hands)
+            finally:
+                await engine.dispose()
+            return count
+
+        return await asyncio.to_thread(asyncio.run, read())
 
     # -- money -----------------------------------------------------------------------------
 
@@ -778,19 +881,32 @@ class Store:
         data = _json_copy(data, "draft")
         placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
 
+        table, sessions = M.Draft.__table__, M.Session.__table__
+
         async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
-            row = await self._locked_session(s, session_id)
-            _check_running(row)
-            await self._ensure_chat_row(s, chat_id)
-            old = [_draft(r) for r in (await s.execute(
-                select(M.Draft).where(M.Draft.session_id == session_id))).scalars()]
-            await s.execute(delete(M.Draft.__table__).where(M.Draft.session_id == session_id))
+            if not self._sqlite:  # in turn with confirm_hand (SQLite: BEGIN IMMEDIATE did it)
+                await self._locked_session(s, session_id)
+            # Few statements (an entry is opened often): the old entries are deleted and read
+            # back in one, the new one is inserted only if the session runs.
+            gone = (await s.execute(delete(table).where(table.c.session_id == session_id)
+                                    .returning(*table.c))).all()
+            old = [Draft(r.chat_id, r.message_id, r.session_id, r.data, r.version,
+                         _utc(r.updated_at) or M.utcnow()) for r in gone]
             now = M.utcnow()
-            s.add(M.Draft(chat_id=chat_id, message_id=placeholder, session_id=session_id,
-                          data=data, version=1, updated_at=now))
+            added = await s.execute(table.insert().from_select(
+                ["chat_id", "message_id", "session_id", "data", "version", "updated_at"],
+                select(literal(chat_id, BigInteger), literal(placeholder, BigInteger), sessions.c.id,
+                       literal(data, M.Draft.data.type), literal(1), literal(now, M.Draft.updated_at.type))
+                .where(sessions.c.id == session_id, sessions.c.ended_at.is_(None))))
+            if added.rowcount != 1:
+                _check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
             return Draft(chat_id, placeholder, session_id, data, 1, now), old
 
-        return await self._write(write)
+        try:
+            return await self._write(write)
+        except IntegrityError:  # a chat row is missing (a draft in a chat not seen before)
+            await self.ensure_chat(chat_id)
+            return await self._write(write)
 
     async def attach_draft(self, draft: Draft, chat_id: int, message_id: int) -> Draft:
         """Move a new draft onto the message that shows it (`chat_id` differs from the
@@ -806,7 +922,7 @@ class Store:
             return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
                          draft.updated_at)
 
-        return await self._write(write)
+        return await self._write(write, immediate=False)  # one statement
 
     async def unattached_draft(self, chat_id: int, *, seconds: float) -> bool:
         """True while a draft of the chat made in the last `seconds` waits for its message."""
@@ -843,11 +959,8 @@ class Store:
         table = M.Draft.__table__
 
         async def write(s: AsyncSession) -> Draft:
-            if await s.get(M.Session, session_id) is None:
-                raise NotFound(f"there is no session {session_id}")
             now = M.utcnow()
             if expected_version is None:
-                await self._ensure_chat_row(s, chat_id)
                 version = 1
                 result = await s.execute(
                     self._insert(table).values(chat_id=chat_id, message_id=message_id,
@@ -866,7 +979,15 @@ class Store:
                     raise StaleDraft("this hand entry was changed or closed meanwhile")
             return Draft(chat_id, message_id, session_id, data, version, now)
 
-        return await self._write(write)
+        # One statement (a tap saves a draft): the foreign keys check the session and the chat.
+        try:
+            return await self._write(write, immediate=False)
+        except IntegrityError:
+            async with self._read() as s:
+                if await s.get(M.Session, session_id) is None:
+                    raise NotFound(f"there is no session {session_id}") from None
+            await self.ensure_chat(chat_id)  # a draft in a chat not seen before
+            return await self._write(write, immediate=False)
 
     async def get_draft(self, chat_id: int, message_id: int) -> Draft | None:
         """The draft on this message, if any."""
@@ -882,7 +1003,7 @@ class Store:
                 M.Draft.chat_id == chat_id, M.Draft.message_id == message_id))
             return result.rowcount > 0
 
-        return await self._write(write)
+        return await self._write(write, immediate=False)
 
     async def drafts_for_session(self, session_id: int) -> list[Draft]:
         """Every open draft of the session, oldest first."""
@@ -939,17 +1060,19 @@ class Store:
         if self._outage is None and reconnectable(exc):
             self._outage = time.monotonic()
 
-    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]], *, immediate: bool = True) -> T:
         """Run `fn` in one transaction, again when the database asks to (deadlock,
         serialization failure, SQLite lock wait timed out) or the connection was lost, for up
-        to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable)."""
+        to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable). `immediate=False` is for
+        a writer of one statement that reads nothing first: SQLite then needs no BEGIN
+        IMMEDIATE (the statement takes the write lock itself)."""
         start = time.monotonic()
         window = self._retry_window()
         for attempt in itertools.count():
             committing = False
             try:
                 async with self._writer_turn(), self._sessions() as s, s.begin():
-                    if self._sqlite:
+                    if self._sqlite and immediate:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
                     result = await fn(s)
@@ -1089,7 +1212,8 @@ class Store:
         s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=row.id,
                                 person_id=seats[seat], points=points)
                   for seat, points in enumerate(deltas))
-        await self._add_to_totals(s, row.id, deltas)
+        await aggregates.add_hand(s, self._insert, row.id, hand.seq, hand.level, record, outcome,
+                                  deltas)
         return _hand(hand, None)
 
     async def _void(self, s: AsyncSession, session_id: int, hand: M.Hand, *, by: int | None,
@@ -1101,27 +1225,16 @@ class Store:
         s.add(void)
         entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
                                    .where(M.LedgerEntry.hand_id == hand.id))).all()
-        reverse = [0, 0, 0, 0]
+        deltas = [0, 0, 0, 0]
         for seat, points in entries:
-            reverse[seat] = -points
-        await self._add_to_totals(s, session_id, reverse)
+            deltas[seat] = points
+        await aggregates.remove_hand(s, self._insert, hand, deltas)
         return _hand(hand, void)
 
     async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
-        """Hands recorded, the last live one, and a checksum of what else a preview shows
-        (rules, stake, who sits where: all changeable between a preview and its Confirm)."""
         last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
             M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
-        rest = json.dumps([row.rules, row.stake_cents, _seats(row)], sort_keys=True)
-        return f"{row.hand_count}:{last_live or 0}:{zlib.crc32(rest.encode()):08x}"
-
-    async def _add_to_totals(self, s: AsyncSession, session_id: int, deltas: Sequence[int]) -> None:
-        table = M.SessionTotal.__table__
-        for seat, points in enumerate(deltas):
-            if points:  # relative updates: correct whatever else changed the row
-                await s.execute(update(table).where(table.c.session_id == session_id,
-                                                    table.c.seat == seat)
-                                .values(points=table.c.points + points))
+        return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, _seats(row))
 
     async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
         rows = list((await s.execute(select(M.Session).where(
@@ -1151,6 +1264,22 @@ class Store:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def table_mark_of(hand_count: int, last_live_seq: int, rules: dict[str, Any], stake_cents: int,
+                  seats: Seats) -> str:
+    """Hands recorded, the last live one, and a checksum of what else a preview shows
+    (rules, stake, who sits where: all changeable between a preview and its Confirm)."""
+    rest = json.dumps([rules, stake_cents, list(seats)], sort_keys=True)
+    return f"{hand_count}:{last_live_seq}:{zlib.crc32(rest.encode()):08x}"
+
+
+def session_mark(session: Session) -> str | None:
+    """The table mark of a session read with `chat_context` (no read needed), else None."""
+    if not isinstance(session, SessionView):
+        return None
+    return table_mark_of(session.hand_count, session.last_live_seq, session.rules,
+                         session.stake_cents, session.seats)
 
 
 def _utc(dt: datetime | None) -> datetime | None:

@@ -37,7 +37,10 @@ def only_by(*kinds: str) -> dict[str, Any]:
 class StrictModel(BaseModel):
     """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
+    # defer_build: a model's validator is built on first use, not at import (`python -m scoring
+    # score` then builds only the one variant's models it needs).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False,
+                              defer_build=True)
 
 
 class RulesBase(StrictModel):

@@ -43,30 +43,51 @@ class PlayerStats:
         return self.patterns.most_common(n)
 
 
+@dataclass(frozen=True)
+class SeatFacts:
+    """What one hand adds to one seat's statistics (the unit running aggregates add up)."""
+
+    points: int
+    wins: int = 0
+    self_draws: int = 0
+    dealt_in: int = 0
+    patterns: tuple[str, ...] = ()
+
+
+def seat_facts(record: dict[str, Any], outcome: dict[str, Any]) -> list[SeatFacts]:
+    """Per seat 0-3, what this hand counts for. A win counts once per hand per winner; being the
+    discarder (or the robbed kong's owner) of a win counts as dealing in."""
+    wins, self_draws, dealt_in = [0] * 4, [0] * 4, [0] * 4
+    patterns: list[list[str]] = [[], [], [], []]
+    for ev in record.get("events", []):
+        if ev.get("type") != "win":
+            continue
+        for w in ev["winners"]:
+            wins[w["seat"]] += 1
+            self_draws[w["seat"]] += ev["by"] == "self_draw"
+        if ev.get("from") is not None:
+            dealt_in[ev["from"]] += 1
+    for line in outcome.get("lines", []):
+        if line.get("what") == "win" and line.get("seat") is not None:
+            patterns[line["seat"]].extend(t.partition(":")[0] for t in line.get("terms", []))
+    return [SeatFacts(outcome["deltas"][seat], wins[seat], self_draws[seat], dealt_in[seat],
+                      tuple(patterns[seat])) for seat in range(4)]
+
+
 def player_stats(hands: Iterable[ScoredHand]) -> dict[Hashable, dict[str, PlayerStats]]:
-    """person → variant → stats. A win counts once per hand per winner; being the discarder
-    (or the robbed kong's owner) of a win counts as dealing in."""
+    """person → variant → stats (see `seat_facts` for what counts)."""
     out: dict[Hashable, dict[str, PlayerStats]] = {}
     for hand in hands:
         variant = hand.record["variant"]
-        per_seat = [out.setdefault(p, {}).setdefault(variant, PlayerStats()) for p in hand.seats]
-        for seat, st in enumerate(per_seat):
-            delta = hand.outcome["deltas"][seat]
+        for person, facts in zip(hand.seats, seat_facts(hand.record, hand.outcome), strict=True):
+            st = out.setdefault(person, {}).setdefault(variant, PlayerStats())
             st.hands += 1
-            st.points += delta
-            st.biggest_gain = max(st.biggest_gain, delta)
-        for ev in hand.record.get("events", []):
-            if ev.get("type") != "win":
-                continue
-            for w in ev["winners"]:
-                per_seat[w["seat"]].wins += 1
-                per_seat[w["seat"]].self_draws += ev["by"] == "self_draw"
-            if ev.get("from") is not None:
-                per_seat[ev["from"]].dealt_in += 1
-        for line in hand.outcome.get("lines", []):
-            if line.get("what") == "win" and line.get("seat") is not None:
-                per_seat[line["seat"]].patterns.update(
-                    t.partition(":")[0] for t in line.get("terms", []))
+            st.points += facts.points
+            st.biggest_gain = max(st.biggest_gain, facts.points)
+            st.wins += facts.wins
+            st.self_draws += facts.self_draws
+            st.dealt_in += facts.dealt_in
+            st.patterns.update(facts.patterns)
     return out
 
 

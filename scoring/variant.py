@@ -130,6 +130,14 @@ def all_variants() -> dict[str, Variant]:
 
 
 def get_variant(name: str) -> Variant:
+    if name not in _REGISTRY and isinstance(name, str) and name.isidentifier():
+        # Only the variant asked for (scoring one hand need not build the other four).
+        try:
+            importlib.import_module(f"{__package__}.variants.{name}")
+        except ModuleNotFoundError:
+            pass
+    if name in _REGISTRY:
+        return _REGISTRY[name]
     known = all_variants()
     if name not in known:
         raise ScoringError("variant", "unknown variant {name} (known: {known})", name=repr(name),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import subprocess
@@ -10,7 +11,16 @@ import sys
 
 import pytest
 
-from bot.export import ExportedHand, ImportError_, parse_import, to_csv, to_json
+from bot.export import (
+    CsvWriter,
+    ExportedHand,
+    ImportError_,
+    JsonWriter,
+    fit_for_upload,
+    parse_import,
+    to_csv,
+    to_json,
+)
 from scoring import get_variant, score
 
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]
@@ -86,6 +96,30 @@ def test_csv_has_one_row_per_hand_and_seat_with_running_totals() -> None:
 def test_bad_files_are_refused_with_the_reason(payload: bytes, reason: str) -> None:
     with pytest.raises(ImportError_, match=reason.replace("[", r"\[").replace("]", r"\]")):
         parse_import(payload)
+
+
+def test_streamed_files_in_batches_match_the_whole_documents(tmp_path) -> None:
+    """/export writes a batch of hands at a time: the same CSV rows and JSON document."""
+    all_hands = hands()
+    with (tmp_path / "x.csv").open("w", newline="") as c, (tmp_path / "x.json").open("w") as j:
+        as_csv, as_json = CsvWriter(c, PLAYERS, 50), JsonWriter(j, "luzhou", {"cap": 40}, 50, PLAYERS)
+        for batch in (all_hands[:2], all_hands[2:]):
+            as_csv.write(batch)
+            as_json.write(batch)
+        as_json.close()
+    assert (tmp_path / "x.csv").read_bytes().decode() == to_csv(PLAYERS, all_hands, 50)
+    assert json.loads((tmp_path / "x.json").read_text()) == to_json("luzhou", {"cap": 40}, 50,
+                                                                     PLAYERS, all_hands)
+
+
+def test_a_file_too_large_to_upload_is_gzipped(tmp_path) -> None:
+    small, big = tmp_path / "a.json", tmp_path / "b.json"
+    small.write_text("[]")
+    big.write_text("[" + ",".join(["1"] * 5000) + "]")
+    assert fit_for_upload(small, limit=100) == small
+    packed = fit_for_upload(big, limit=100)
+    assert packed.name == "b.json.gz" and not big.exists() and packed.stat().st_size < 100 * 50
+    assert json.loads(gzip.decompress(packed.read_bytes())) == [1] * 5000
 
 
 def test_an_import_with_rules_scoring_refuses_says_which() -> None:

@@ -137,7 +137,7 @@ async def test_a_failure_mid_transaction_leaves_nothing(store: Store,
     async def crash(*args: Any) -> None:  # after the hand and its ledger entries are written
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr(store, "_add_to_totals", crash)
+    monkeypatch.setattr("db.aggregates.add_to_totals", crash)
     with pytest.raises(RuntimeError):
         await add_hand(store, s.id, "x", 5, -5, 0, 0)
     hand = await store.last_hand(s.id)

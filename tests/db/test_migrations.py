@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,9 +23,12 @@ from db.config import DEFAULT_URL, async_url, database_url, make_engine
 from db.models import Base
 from db.store import alembic_config
 
+from .helpers import stored_at_first_revision
+
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"chats", "people", "sessions", "session_totals", "hands", "hand_voids", "ledger_entries",
-          "payments", "drafts", "alembic_version"}
+          "payments", "drafts", "alembic_version", "seat_stats", "seat_patterns", "level_totals",
+          "hand_buckets"}
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
@@ -195,14 +199,6 @@ async def _store_at_0001(db_url: str) -> Store:
     return await Store.open(db_url, migrate=False)
 
 
-async def _seated_session(store: Store, chat_id: int, variant: str, rules: dict[str, Any]) -> Any:
-    session = await store.start_session(chat_id, variant, rules)
-    for seat in range(4):
-        guest = await store.add_guest(chat_id, f"{variant}{seat}")
-        session = await store.seat_player(session.id, seat, guest.id)
-    return session
-
-
 async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_url: str) -> None:
     from scoring import score
 
@@ -210,24 +206,23 @@ async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_ur
     try:
         # a Luzhou hand as revision 1 scored it: 清闺对 (80) off a discard, each payment capped
         # after halving: 40 (revision 2's default caps the value first: 20)
-        luzhou = await _seated_session(store, 1, "luzhou", {})
         big = {"type": "win", "by": "discard", "from": 1,
                "winners": [{"seat": 0, "form": "all_pungs", "pure": True, "quads": 1}]}
         end = {"type": "exhausted", "ready": {"1": {}, "2": {}, "3": {}}}
         record = {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1,
                   "round_wind": 0, "events": [big, end]}
         outcome = {**score(record).to_dict(), "deltas": [40, -40, 0, 0]}
-        await store.record_hand(luzhou.id, record, outcome, entered_by=None, idempotency_key="a")
+        luzhou = SimpleNamespace(id=await stored_at_first_revision(store, 1, "luzhou", {},
+                                                                   [(record, outcome)]))
         # a table's own choice stays: Hainan with discarder_extra 2; revision 1 voided kongs on
         # an exhausted wall
-        hainan = await _seated_session(store, 2, "hainan", {"discarder_extra": 2})
         kong_then_empty = {"variant": "hainan", "rules": {"discarder_extra": 2},
                            "events": [{"type": "kong", "seat": 1, "kind": "concealed"},
                                       {"type": "exhausted"}]}
-        await store.record_hand(hainan.id, kong_then_empty,
-                                {**score({**kong_then_empty, "rules": {
-                                    "discarder_extra": 2, "kongs_on_exhausted": "void"}}).to_dict()},
-                                entered_by=None, idempotency_key="b")
+        hainan = SimpleNamespace(id=await stored_at_first_revision(
+            store, 2, "hainan", {"discarder_extra": 2},
+            [(kong_then_empty, score({**kong_then_empty, "rules": {
+                "discarder_extra": 2, "kongs_on_exhausted": "void"}}).to_dict())]))
     finally:
         await store.close()
 

@@ -1,0 +1,285 @@
+"""Running aggregates: what /stats, /table (Cixi levels) and /chart read instead of every hand.
+
+`add_hand` and `remove_hand` run inside record_hand's and void_hand's transaction (the session
+row is locked), so the aggregates change with the hands, never apart from them. Reads cost the
+same at 100 or 100 000 hands: per session a few rows per seat, the newest level row, and at
+most a few thousand chart buckets. Migration 0004_aggregates built them from the hands stored before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import bindparam, case, delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scoring.stats import seat_facts
+
+from . import models as M
+from .domain import ChartSeries, LevelStanding, LevelSummary, Points, SeatStatsRow
+
+STATS = M.SeatStats.__table__
+PATTERNS = M.SeatPattern.__table__
+LEVELS = M.LevelTotal.__table__
+BUCKETS = M.HandBucket.__table__
+TOTALS = M.SessionTotal.__table__
+BUCKET_SIZE = M.BUCKET_SIZE
+MAX_CHART_POINTS = 2_000
+MAX_LEVEL_BREAKS = 100  # more dashed lines than this are noise, not information
+
+_ADD_SEATS = (
+    update(STATS).where(STATS.c.session_id == bindparam("b_session"), STATS.c.seat == bindparam("b_seat"))
+    .values(hands=STATS.c.hands + bindparam("b_hands"), wins=STATS.c.wins + bindparam("b_wins"),
+            self_draws=STATS.c.self_draws + bindparam("b_self_draws"),
+            dealt_in=STATS.c.dealt_in + bindparam("b_dealt_in"),
+            levels_won=STATS.c.levels_won + bindparam("b_levels_won"),
+            biggest_gain=case((STATS.c.biggest_gain < bindparam("b_gain"), bindparam("b_gain")),
+                              else_=STATS.c.biggest_gain)))
+_ADD_TOTALS = (update(TOTALS).where(TOTALS.c.session_id == bindparam("b_session"),
+                                    TOTALS.c.seat == bindparam("b_seat"))
+               .values(points=TOTALS.c.points + bindparam("b_points")))
+
+
+def new_session_rows(session_id: int) -> list[Any]:
+    """The rows a new session starts with (next to its four session totals)."""
+    return [M.SeatStats(session_id=session_id, seat=seat, hands=0, wins=0, self_draws=0, dealt_in=0,
+                        biggest_gain=0, levels_won=0) for seat in range(4)]
+
+
+def _leaders(outcome: dict[str, Any]) -> list[int]:
+    """1 for the seats that won the level this hand ended (the highest balance; ties share)."""
+    balances = outcome.get("balances")
+    if not outcome.get("level_over") or not isinstance(balances, list) or len(balances) != 4:
+        return [0, 0, 0, 0]
+    best = max(balances)
+    return [int(b == best) for b in balances]
+
+
+async def add_to_totals(s: AsyncSession, session_id: int, deltas: Sequence[int]) -> None:
+    """Relative updates (correct whatever else changed the rows), one statement for all seats."""
+    params = [{"b_session": session_id, "b_seat": seat, "b_points": points}
+              for seat, points in enumerate(deltas) if points]
+    if params:
+        await s.execute(_ADD_TOTALS, params)
+
+
+async def add_hand(s: AsyncSession, insert: Any, session_id: int, seq: int, level: int | None,
+                   record: dict[str, Any], outcome: dict[str, Any], deltas: Sequence[int]) -> None:
+    """Count a newly stored hand in every aggregate (the session totals included)."""
+    facts = seat_facts(record, outcome)
+    won = _leaders(outcome)
+    await add_to_totals(s, session_id, deltas)
+    await s.execute(_ADD_SEATS, [
+        {"b_session": session_id, "b_seat": seat, "b_hands": 1, "b_wins": f.wins,
+         "b_self_draws": f.self_draws, "b_dealt_in": f.dealt_in, "b_levels_won": won[seat],
+         "b_gain": f.points} for seat, f in enumerate(facts)])
+    await _add_patterns(s, insert, session_id, facts, 1)
+    if level is not None:
+        stmt = insert(LEVELS).values(
+            session_id=session_id, level=level, hands=1, d0=deltas[0], d1=deltas[1], d2=deltas[2],
+            d3=deltas[3], last_seq=seq, ended=bool(outcome.get("level_over")),
+            balances=outcome.get("balances"))
+        newer = stmt.excluded.last_seq >= LEVELS.c.last_seq
+        await s.execute(stmt.on_conflict_do_update(
+            index_elements=[LEVELS.c.session_id, LEVELS.c.level],
+            set_={"hands": LEVELS.c.hands + 1, "d0": LEVELS.c.d0 + stmt.excluded.d0,
+                  "d1": LEVELS.c.d1 + stmt.excluded.d1, "d2": LEVELS.c.d2 + stmt.excluded.d2,
+                  "d3": LEVELS.c.d3 + stmt.excluded.d3,
+                  "last_seq": case((newer, stmt.excluded.last_seq), else_=LEVELS.c.last_seq),
+                  "ended": case((newer, stmt.excluded.ended), else_=LEVELS.c.ended),
+                  "balances": case((newer, stmt.excluded.balances), else_=LEVELS.c.balances)}))
+    stmt = insert(BUCKETS).values(session_id=session_id, bucket=seq // BUCKET_SIZE, hands=1,
+                                  d0=deltas[0], d1=deltas[1], d2=deltas[2], d3=deltas[3])
+    await s.execute(stmt.on_conflict_do_update(
+        index_elements=[BUCKETS.c.session_id, BUCKETS.c.bucket],
+        set_={"hands": BUCKETS.c.hands + 1, "d0": BUCKETS.c.d0 + stmt.excluded.d0,
+              "d1": BUCKETS.c.d1 + stmt.excluded.d1, "d2": BUCKETS.c.d2 + stmt.excluded.d2,
+              "d3": BUCKETS.c.d3 + stmt.excluded.d3}))
+
+
+async def _add_patterns(s: AsyncSession, insert: Any, session_id: int, facts: Sequence[Any],
+                        sign: int) -> None:
+    counts: dict[tuple[int, str], int] = {}
+    for seat, f in enumerate(facts):
+        for term in f.patterns:
+            counts[seat, term] = counts.get((seat, term), 0) + sign
+    if not counts:
+        return
+    stmt = insert(PATTERNS)
+    await s.execute(stmt.on_conflict_do_update(
+        index_elements=[PATTERNS.c.session_id, PATTERNS.c.seat, PATTERNS.c.term],
+        set_={"count": PATTERNS.c.count + stmt.excluded.count}),
+        [{"session_id": session_id, "seat": seat, "term": term[:64], "count": n}
+         for (seat, term), n in counts.items()])
+
+
+async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequence[int]) -> None:
+    """Take a hand that was just marked voided (flushed or not) out of every aggregate."""
+    session_id, seq = hand.session_id, hand.seq
+    facts = seat_facts(hand.record, hand.outcome)
+    won = _leaders(hand.outcome)
+    await add_to_totals(s, session_id, [-d for d in deltas])
+    await s.flush()  # the hand is voided before the biggest gain is looked up again
+    gains = dict((await s.execute(select(STATS.c.seat, STATS.c.biggest_gain)
+                                  .where(STATS.c.session_id == session_id))).all())
+    params = []
+    for seat, f in enumerate(facts):
+        gain = gains.get(seat, 0)
+        if f.points > 0 and f.points >= gain:  # it was the biggest: find the next biggest
+            gain = await _biggest_gain(s, session_id, seat)
+        params.append({"b_session": session_id, "b_seat": seat, "b_hands": -1, "b_wins": -f.wins,
+                       "b_self_draws": -f.self_draws, "b_dealt_in": -f.dealt_in,
+                       "b_levels_won": -won[seat], "b_gain": gain})
+    # CASE keeps the larger of old and new; a lowered maximum is written directly first.
+    lowered = [p for p in params if p["b_gain"] < gains.get(p["b_seat"], 0)]
+    if lowered:
+        await s.execute(update(STATS).where(STATS.c.session_id == bindparam("b_session"),
+                                            STATS.c.seat == bindparam("b_seat"))
+                        .values(biggest_gain=bindparam("b_gain")), lowered)
+    await s.execute(_ADD_SEATS, params)
+    await _add_patterns(s, insert, session_id, facts, -1)
+    if hand.level is not None:
+        await _remove_from_level(s, session_id, hand.level, seq, deltas)
+    await s.execute(update(BUCKETS).where(BUCKETS.c.session_id == session_id,
+                                          BUCKETS.c.bucket == seq // BUCKET_SIZE)
+                    .values(hands=BUCKETS.c.hands - 1, d0=BUCKETS.c.d0 - deltas[0],
+                            d1=BUCKETS.c.d1 - deltas[1], d2=BUCKETS.c.d2 - deltas[2],
+                            d3=BUCKETS.c.d3 - deltas[3]))
+
+
+async def _biggest_gain(s: AsyncSession, session_id: int, seat: int) -> int:
+    """The seat's biggest gain over the session's live hands (only after voiding the biggest)."""
+    # Down the (session_id, seat, points) index to the first entry of a live hand.
+    best = await s.scalar(select(M.LedgerEntry.points)
+                          .join(M.Hand, M.Hand.id == M.LedgerEntry.hand_id)
+                          .where(M.LedgerEntry.session_id == session_id, M.LedgerEntry.seat == seat,
+                                 M.Hand.voided.is_(False))
+                          .order_by(M.LedgerEntry.points.desc()).limit(1))
+    return max(int(best or 0), 0)
+
+
+async def _remove_from_level(s: AsyncSession, session_id: int, level: int, seq: int,
+                             deltas: Sequence[int]) -> None:
+    where = (LEVELS.c.session_id == session_id, LEVELS.c.level == level)
+    row = (await s.execute(select(LEVELS.c.hands, LEVELS.c.last_seq).where(*where))).first()
+    if row is None:
+        return
+    if row.hands <= 1:
+        await s.execute(delete(LEVELS).where(*where))
+        return
+    values: dict[str, Any] = {"hands": LEVELS.c.hands - 1, "d0": LEVELS.c.d0 - deltas[0],
+                              "d1": LEVELS.c.d1 - deltas[1], "d2": LEVELS.c.d2 - deltas[2],
+                              "d3": LEVELS.c.d3 - deltas[3]}
+    if row.last_seq == seq:  # the level now ends where its previous live hand left it
+        live = (M.Hand.session_id == session_id, M.Hand.voided.is_(False))
+        # Levels follow each other in seq order: the previous live hand is the level's (read
+        # along the (session_id, seq) index, not every hand of a long level).
+        prev = (await s.execute(select(M.Hand.seq, M.Hand.outcome, M.Hand.level)
+                                .where(*live, M.Hand.seq < seq)
+                                .order_by(M.Hand.seq.desc()).limit(1))).first()
+        if prev is not None and prev.level != level:  # levels given out of order
+            prev = (await s.execute(select(M.Hand.seq, M.Hand.outcome, M.Hand.level)
+                                    .where(*live, M.Hand.level == level)
+                                    .order_by(M.Hand.seq.desc()).limit(1))).first()
+        if prev is not None:
+            values.update(last_seq=prev.seq, ended=bool(prev.outcome.get("level_over")),
+                          balances=prev.outcome.get("balances"))
+    await s.execute(update(LEVELS).where(*where).values(**values))
+
+
+# -- reads ---------------------------------------------------------------------------------------
+
+async def chat_seat_stats(s: AsyncSession, chat_id: int) -> list[SeatStatsRow]:
+    """Every seat of every session of the chat that played a hand, with its patterns."""
+    stmt = (select(M.Session.id, M.Session.variant, M.Session.seat0, M.Session.seat1, M.Session.seat2,
+                   M.Session.seat3, STATS, TOTALS.c.points)
+            .join(STATS, STATS.c.session_id == M.Session.id)
+            .join(TOTALS, (TOTALS.c.session_id == STATS.c.session_id) & (TOTALS.c.seat == STATS.c.seat))
+            .where(M.Session.chat_id == chat_id, STATS.c.hands > 0))
+    rows = (await s.execute(stmt)).all()
+    patterns: dict[tuple[int, int], dict[str, int]] = {}
+    if rows:
+        pstmt = (select(PATTERNS.c.session_id, PATTERNS.c.seat, PATTERNS.c.term, PATTERNS.c.count)
+                 .join(M.Session, M.Session.id == PATTERNS.c.session_id)
+                 .where(M.Session.chat_id == chat_id, PATTERNS.c.count > 0))
+        for sid, seat, term, count in (await s.execute(pstmt)).all():
+            patterns.setdefault((sid, seat), {})[term] = count
+    out = []
+    for r in rows:
+        person = (r.seat0, r.seat1, r.seat2, r.seat3)[r.seat]
+        if person is None:
+            continue
+        out.append(SeatStatsRow(r.id, r.seat, person, r.variant, r.hands, r.wins, r.self_draws, r.dealt_in,
+                                int(r.points), int(r.biggest_gain), patterns.get((r.id, r.seat), {})))
+    return out
+
+
+def _four(values: Sequence[Any]) -> Points:
+    return (int(values[0]), int(values[1]), int(values[2]), int(values[3]))
+
+
+async def level_summary(s: AsyncSession, session_id: int) -> LevelSummary:
+    """The newest level and the levels each seat won: two short reads."""
+    last = (await s.execute(select(LEVELS).where(LEVELS.c.session_id == session_id)
+                            .order_by(LEVELS.c.level.desc()).limit(1))).first()
+    won = dict((await s.execute(select(STATS.c.seat, STATS.c.levels_won)
+                                .where(STATS.c.session_id == session_id))).all())
+    levels_won = _four([won.get(seat, 0) for seat in range(4)])
+    if last is None:
+        return LevelSummary(1, None, levels_won)
+    running = None if last.ended else _four(last.balances) if last.balances else None
+    return LevelSummary(last.level + 1 if last.ended else last.level, running, levels_won)
+
+
+async def level_standings(s: AsyncSession, session_id: int) -> list[LevelStanding]:
+    rows = (await s.execute(select(LEVELS).where(LEVELS.c.session_id == session_id, LEVELS.c.hands > 0)
+                            .order_by(LEVELS.c.level))).all()
+    return [LevelStanding(r.level, (r.d0, r.d1, r.d2, r.d3), r.hands, bool(r.ended),
+                          _four(r.balances) if r.balances else (r.d0, r.d1, r.d2, r.d3)) for r in rows]
+
+
+async def chart_series(s: AsyncSession, session_id: int, hand_count: int,
+                       max_points: int = MAX_CHART_POINTS) -> ChartSeries:
+    """Running totals after each live hand, or, for a long session, after each run of hands
+    (at most `max_points` points); level ends as hand numbers when there are few enough."""
+    if hand_count <= max_points:
+        stmt = (select(M.Hand.seq, M.LedgerEntry.seat, M.LedgerEntry.points)
+                .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id)
+                .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
+                .order_by(M.Hand.seq, M.LedgerEntry.seat))
+        steps: list[tuple[int, int, list[int]]] = []  # (last seq, hands, deltas)
+        for seq, seat, points in (await s.execute(stmt)).all():
+            if not steps or steps[-1][0] != seq:
+                steps.append((seq, 1, [0, 0, 0, 0]))
+            steps[-1][2][seat] += points
+    else:
+        per = -(-(hand_count // BUCKET_SIZE + 1) // max_points)  # buckets per point
+        group = BUCKETS.c.bucket / per if per > 1 else BUCKETS.c.bucket
+        stmt = (select(func.max(BUCKETS.c.bucket), func.sum(BUCKETS.c.hands), func.sum(BUCKETS.c.d0),
+                       func.sum(BUCKETS.c.d1), func.sum(BUCKETS.c.d2), func.sum(BUCKETS.c.d3))
+                .where(BUCKETS.c.session_id == session_id, BUCKETS.c.hands > 0)
+                .group_by(group).order_by(group))
+        steps = [((bucket + 1) * BUCKET_SIZE - 1, int(n), [int(d0), int(d1), int(d2), int(d3)])
+                 for bucket, n, d0, d1, d2, d3 in (await s.execute(stmt)).all()]
+    x, totals, running, played, ends_at = [0], [(0, 0, 0, 0)], [0, 0, 0, 0], 0, []
+    for last_seq, n, deltas in steps:
+        played += n
+        running = [r + d for r, d in zip(running, deltas, strict=True)]
+        x.append(played)
+        totals.append(_four(running))
+        ends_at.append(last_seq)
+    breaks: list[int] = []
+    ended = await s.scalar(select(func.count()).select_from(LEVELS).where(
+        LEVELS.c.session_id == session_id, LEVELS.c.ended.is_(True), LEVELS.c.hands > 0))
+    if ended and ended <= MAX_LEVEL_BREAKS:
+        seqs = (await s.execute(select(LEVELS.c.last_seq).where(
+            LEVELS.c.session_id == session_id, LEVELS.c.ended.is_(True), LEVELS.c.hands > 0)
+            .order_by(LEVELS.c.last_seq))).scalars().all()
+        i = 0
+        for seq in seqs:  # the first point at or after the level's last hand
+            while i < len(ends_at) and ends_at[i] < seq:
+                i += 1
+            if i < len(ends_at):
+                breaks.append(x[i + 1])
+    return ChartSeries(x, totals, breaks, played)

@@ -1,0 +1,88 @@
+"""What a handler needs at the start of every update, read in one statement: the chat, the
+person who sent the update, and the chat's running session with its seat names, totals and
+last live hand's outcome (the table state the next hand starts from)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, literal, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from . import models as M
+from .domain import Chat, Person, SessionView
+
+CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
+TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
+
+
+@dataclass(frozen=True)
+class ChatContext:
+    chat: Chat | None  # None: the chat is new
+    person: Person | None  # None: no sender, or a new one
+    session: SessionView | None  # the running session, if any
+
+
+def _statement() -> Any:
+    """Built once (with bound parameters): building it costs more than running it."""
+    chat_id, telegram_id = bindparam("b_chat_id"), bindparam("b_telegram_id")
+    anchor = select(literal(1).label("one")).subquery("k")
+    me = PEOPLE.alias("me")
+    seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
+    totals = [TOTALS.alias(f"t{i}") for i in range(4)]
+    standing = STATS.alias("standing")  # seat 0's live hands: the session's standing hands
+    s = SESSIONS
+    def last_live(column: Any) -> Any:  # of the newest live hand, along the (session_id, seq) index
+        return (select(column).where(HANDS.c.session_id == s.c.id, HANDS.c.voided.is_(False))
+                .order_by(HANDS.c.seq.desc()).limit(1).scalar_subquery())
+
+    columns = [CHATS.c.id.label("chat_id"), CHATS.c.language, CHATS.c.house_rules, CHATS.c.migrated_to,
+               me.c.id.label("me_id"), me.c.telegram_id.label("me_telegram_id"),
+               me.c.name.label("me_name"), me.c.username.label("me_username"),
+               me.c.language_code.label("me_language_code"),
+               me.c.guest_chat_id.label("me_guest_chat_id"),
+               *(c.label(f"s_{c.name}") for c in s.c),
+               *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
+               *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
+               last_live(HANDS.c.outcome).label("last_outcome"),
+               last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing")]
+    stmt = (select(*columns).select_from(anchor)
+            .outerjoin(CHATS, CHATS.c.id == chat_id)
+            .outerjoin(me, me.c.telegram_id == telegram_id)
+            .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None)))
+    stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
+    for i in range(4):
+        stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
+        stmt = stmt.outerjoin(totals[i], (totals[i].c.session_id == s.c.id) & (totals[i].c.seat == i))
+    return stmt
+
+
+_STATEMENT = _statement()
+
+
+async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -> ChatContext:
+    from .store import _utc  # one conversion of stored times, shared with the store
+
+    row = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
+                                        "b_telegram_id": telegram_id if telegram_id is not None else 0}
+                            )).one()
+    chat = (Chat(row.chat_id, row.language, dict(row.house_rules or {}), row.migrated_to)
+            if row.chat_id is not None else None)
+    person = (Person(row.me_id, row.me_telegram_id, row.me_name, row.me_username,
+                     row.me_guest_chat_id is not None, row.me_language_code, row.me_guest_chat_id)
+              if row.me_id is not None else None)
+    session = None
+    if row.s_id is not None:
+        started_at = _utc(row.s_started_at)
+        assert started_at is not None
+        session = SessionView(
+            row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
+            (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, _utc(row.s_ended_at),
+            row.s_hand_count, row.s_started_by, _utc(row.s_settled_at),
+            names=(row.name0, row.name1, row.name2, row.name3),
+            totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
+                    int(row.points3 or 0)),
+            last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
+            standing_hands=int(row.standing or 0))
+    return ChatContext(chat, person, session)

@@ -1,0 +1,333 @@
+"""Load benchmark: the real bot against a bare python-telegram-bot echo bot, same fake Bot API,
+same run. Each bot runs in its own process (tests/bench/loadbot.py) so its CPU time is its own;
+this process plays the fake Telegram server and the players.
+
+    .venv/bin/python -m tests.bench.load [--db sqlite|postgres] [--chats 4] [--rounds 20]
+                                         [--concurrent 50] [--json out.json]
+
+Measured, one update at a time (the bot's CPU and SQL counters are read before and after each
+update, once its statements have settled):
+  hu       `/hu 1 zimo` (a Hainan session) — a one-line entry, answered with the preview
+  confirm  the preview's Confirm tap — the hand is stored
+  tap      wizard taps on a /hand entry (Self-draw, then Back)
+  table    `/table`
+and for the echo bot `message` (a text, answered with a message) and `tap` (a button, answered
+with an edit and a callback answer). Then, with --concurrent N, N chats enter hands at once
+(each chat in order, /hu then Confirm) and the latency of every update is taken (p50/p99):
+once as a burst (no pauses: throughput-bound), and with --think S once more with players
+pausing about S seconds before each update, as at a real table.
+PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from db.config import make_engine
+from tests.fake_telegram import FakeTelegram
+
+TIMEOUT = 60.0
+
+
+@dataclass
+class Child:
+    """A bot process and its counters."""
+
+    proc: asyncio.subprocess.Process
+
+    async def line(self) -> dict[str, Any]:
+        """The bot's next JSON line (anything else it prints is passed over)."""
+        assert self.proc.stdout is not None
+        while True:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), TIMEOUT)
+            if not line:
+                return {}
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+
+    async def counters(self) -> dict[str, Any]:
+        self.proc.send_signal(signal.SIGUSR1)
+        return await self.line()
+
+    async def settled(self, stable_for: float = 0.02) -> dict[str, Any]:
+        """Counters once the bot has stopped issuing statements (trailing work of an update)."""
+        last = await self.counters()
+        while True:
+            await asyncio.sleep(stable_for)
+            now = await self.counters()
+            if now["statements"] == last["statements"] and now["checkouts"] == last["checkouts"]:
+                return now
+            last = now
+
+    async def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.proc.wait(), 15)
+        except TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+async def start_child(tg: FakeTelegram, kind: str, db_url: str | None) -> Child:
+    args = [sys.executable, "-m", "tests.bench.loadbot", kind, tg.base_url, tg.base_file_url, tg.token]
+    if db_url:
+        args.append(db_url)
+    proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
+                                                cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                                                    os.path.abspath(__file__)))))
+    child = Child(proc)
+    if not (await child.line()).get("ready"):
+        raise RuntimeError(f"the {kind} bot did not start")
+    return child
+
+
+@dataclass
+class Driver:
+    """Players in one chat; every action waits for the bot's answer."""
+
+    tg: FakeTelegram
+    chat: dict[str, Any]
+    players: list[dict[str, Any]]
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def chat_id(self) -> int:
+        return int(self.chat["id"])
+
+    async def say(self, user: dict[str, Any], words: str, method: str = "sendMessage") -> Any:
+        start, began = len(self.tg.requests), time.perf_counter()
+        await self.tg.send_message(self.chat, user, words)
+        req = await self.tg.wait_for_request(
+            method, TIMEOUT, after=start,
+            where=lambda r: r.ok and str(r.params.get("chat_id")) == str(self.chat_id))
+        self.latencies.append(time.perf_counter() - began)
+        return self.tg.message(self.chat_id, req.result["message_id"])
+
+    async def press(self, user: dict[str, Any], message_id: int, data: str) -> dict[str, Any]:
+        began = time.perf_counter()
+        qid = await self.tg.press(self.chat_id, message_id, user, data)
+        await self.tg.wait_for(lambda: qid in self.tg.callback_answers, TIMEOUT)
+        self.latencies.append(time.perf_counter() - began)
+        return self.tg.callback_answers[qid]
+
+    async def tap(self, user: dict[str, Any], message_id: int, label: str) -> dict[str, Any]:
+        """Press the first button reading `label` (else containing it)."""
+        buttons = [b for row in self.tg.message(self.chat_id, message_id).buttons for b in row]
+        found = [b for b in buttons if b["text"] == label] or [b for b in buttons if label in b["text"]]
+        if not found:
+            raise LookupError(f"no button {label!r}: {[b['text'] for b in buttons]}")
+        return await self.press(user, message_id, found[0]["callback_data"])
+
+    async def seat_everyone(self) -> None:
+        lobby = await self.say(self.players[0], "/new hainan")
+        for p in self.players:
+            answer = await self.tap(p, lobby.message_id, "Join")
+            assert not answer.get("show_alert"), answer
+
+
+class Meter:
+    """CPU seconds, statements, transactions and checkouts per kind of update."""
+
+    def __init__(self, child: Child) -> None:
+        self.child = child
+        self.totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+
+    async def measure(self, kind: str, action: Any) -> Any:
+        before = await self.child.settled()
+        result = await action
+        after = await self.child.settled()
+        row = self.totals[kind]
+        row["updates"] += 1
+        for key in ("cpu", "statements", "transactions", "checkouts"):
+            row[key] += after[key] - before[key]
+        return result
+
+    def per_update(self) -> dict[str, dict[str, float]]:
+        return {kind: {k: v / row["updates"] for k, v in row.items() if k != "updates"}
+                | {"updates": row["updates"]} for kind, row in self.totals.items()}
+
+
+def make_chat(tg: FakeTelegram, n: int) -> Driver:
+    players = [tg.user(10_000 + n * 10 + i, f"Player{n}-{i}", f"p{n}_{i}") for i in range(4)]
+    return Driver(tg, tg.group(f"Table {n}"), players)
+
+
+async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
+                      concurrent: int, think: float = 0.0) -> dict[str, Any]:
+    child = await start_child(tg, "app", db_url)
+    try:
+        meter = Meter(child)
+        drivers = [make_chat(tg, n) for n in range(chats)]
+        for d in drivers:
+            await d.seat_everyone()
+        for r in range(rounds):
+            for d in drivers:
+                who = d.players[r % 4]
+                preview = await meter.measure("hu", d.say(who, "/hu 1 zimo"))
+                answer = await meter.measure("confirm", d.tap(who, preview.message_id, "Confirm"))
+                assert not answer.get("show_alert"), answer
+        for d in drivers:
+            wizard = await d.say(d.players[0], "/hand")
+            for _ in range(rounds):
+                await meter.measure("tap", d.tap(d.players[0], wizard.message_id, "Self-draw"))
+                await meter.measure("tap", d.tap(d.players[0], wizard.message_id, "Back"))
+            await d.tap(d.players[0], wizard.message_id, "Cancel")
+            for _ in range(max(1, rounds // 4)):
+                await meter.measure("table", d.say(d.players[1], "/table"))
+        result: dict[str, Any] = {"per_update": meter.per_update()}
+        if concurrent:
+            result["concurrent"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4))
+            if think:
+                result["paced"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4), think)
+        return result
+    finally:
+        await child.stop()
+
+
+async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int,
+                           think: float = 0.0) -> dict[str, Any]:
+    """`chats` chats enter hands at once, each in order; with `think`, a player pauses about
+    that long (0.5-1.5x, at random) before each update, as people at a table do."""
+    rng = random.Random(50)
+    drivers = [make_chat(tg, 1000 + n) for n in range(chats)]
+    await asyncio.gather(*(d.seat_everyone() for d in drivers))
+    for d in drivers:
+        d.latencies.clear()
+
+    async def pause() -> None:
+        if think:
+            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+
+    async def play(d: Driver) -> None:
+        for r in range(rounds):
+            who = d.players[r % 4]
+            await pause()
+            preview = await d.say(who, "/hu 1 zimo")
+            await pause()
+            await d.tap(who, preview.message_id, "Confirm")
+
+    began = time.perf_counter()
+    await asyncio.gather(*(play(d) for d in drivers))
+    wall = time.perf_counter() - began
+    lat = sorted(x for d in drivers for x in d.latencies)
+    return {"chats": chats, "think_s": think, "updates": len(lat), "wall_s": wall,
+            "updates_per_s": len(lat) / wall,
+            "p50_ms": 1000 * lat[len(lat) // 2], "p99_ms": 1000 * lat[int(len(lat) * 0.99)],
+            "max_ms": 1000 * lat[-1]}
+
+
+async def measure_echo(tg: FakeTelegram, chats: int, rounds: int) -> dict[str, Any]:
+    child = await start_child(tg, "echo", None)
+    try:
+        meter = Meter(child)
+        drivers = [make_chat(tg, 500 + n) for n in range(chats)]
+        for r in range(rounds):
+            for d in drivers:
+                who = d.players[r % 4]
+                sent = await meter.measure("message", d.say(who, "/hu 1 zimo"))
+                await meter.measure("tap", d.press(who, sent.message_id, "e:1"))
+        return {"per_update": meter.per_update()}
+    finally:
+        await child.stop()
+
+
+async def database(backend: str, workdir: str) -> tuple[str, Any]:
+    """A fresh database URL and how to drop it."""
+    if backend == "sqlite":
+        return f"sqlite:///{workdir}/load.sqlite3", None
+    pg = os.environ.get("TEST_DATABASE_URL")
+    if not pg:
+        raise SystemExit("postgres needs TEST_DATABASE_URL")
+    schema = f"load_{uuid.uuid4().hex[:12]}"
+    await ddl(pg, f'CREATE SCHEMA "{schema}"')
+    url = make_url(pg).update_query_dict({"search_path": schema}).render_as_string(hide_password=False)
+    return url, lambda: ddl(pg, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def ddl(url: str, statement: str) -> None:
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+async def run(backend: str, chats: int, rounds: int, concurrent: int,
+              think: float = 0.0) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as workdir:
+        url, drop = await database(backend, workdir)
+        try:
+            async with FakeTelegram() as tg:
+                echo = await measure_echo(tg, chats, rounds)
+            async with FakeTelegram() as tg:
+                app = await measure_app(tg, url, chats, rounds, concurrent, think)
+                assert not tg.internal_errors, tg.internal_errors
+        finally:
+            if drop is not None:
+                await drop()
+    echo_cpu = statistics.mean(v["cpu"] for v in echo["per_update"].values())
+    echo_tap = echo["per_update"]["tap"]["cpu"]
+    echo_msg = echo["per_update"]["message"]["cpu"]
+    ratios = {kind: v["cpu"] / (echo_tap if kind in ("confirm", "tap") else echo_msg)
+              for kind, v in app["per_update"].items()}
+    return {"backend": backend, "chats": chats, "rounds": rounds, "echo": echo, "app": app,
+            "echo_cpu_ms": 1000 * echo_cpu, "cpu_ratio_vs_echo": ratios}
+
+
+def show(result: dict[str, Any]) -> str:
+    lines = [f"== {result['backend']}: {result['chats']} chats x {result['rounds']} rounds"]
+    for who in ("echo", "app"):
+        for kind, v in result[who]["per_update"].items():
+            lines.append(f"{who:5} {kind:8} cpu {1000 * v['cpu']:6.2f} ms/update  statements "
+                         f"{v['statements']:5.1f}  transactions {v['transactions']:4.1f}  "
+                         f"checkouts {v['checkouts']:4.1f}  (n={int(v['updates'])})")
+    lines.append("cpu ratio vs echo: " + ", ".join(f"{k} {v:.1f}x"
+                                                 for k, v in result["cpu_ratio_vs_echo"].items()))
+    for key in ("concurrent", "paced"):
+        if key in result["app"]:
+            c = result["app"][key]
+            how = f", a pause of ~{c['think_s']:g} s before each" if c["think_s"] else ", no pauses"
+            lines.append(f"{c['chats']} chats at once{how}: {c['updates']} updates in "
+                         f"{c['wall_s']:.1f} s ({c['updates_per_s']:.1f}/s), p50 {c['p50_ms']:.0f} ms, "
+                         f"p99 {c['p99_ms']:.0f} ms, max {c['max_ms']:.0f} ms")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--chats", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--concurrent", type=int, default=0)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="also run the chats at once with pauses of about this many seconds")
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args()
+    result = asyncio.run(run(args.db, args.chats, args.rounds, args.concurrent, args.think))
+    print(show(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The bot side of the load benchmark, run as its own process so its CPU time is its own.
+
+    python -m tests.bench.loadbot app|echo BASE_URL BASE_FILE_URL TOKEN [DATABASE_URL]
+
+`app` is the real application (`bot.runner.serve`, polling); `echo` a bare python-telegram-bot
+Application that answers every message with a message carrying one button, and every button
+with an edit of that message and a callback answer — the least any bot does per update.
+On SIGUSR1 it writes one JSON line to stdout with its counters so far: CPU seconds, SQL
+statements (cursor executions), transactions begun and connections checked out. SIGTERM stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import signal
+import sys
+import time
+from typing import Any
+
+from sqlalchemy import event
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
+
+from bot.config import Settings
+from bot.runner import serve
+from db import Store
+
+COUNTERS = {"statements": 0, "transactions": 0, "checkouts": 0}
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def report() -> None:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"cpu": cpu_seconds(), "maxrss_kb": usage.ru_maxrss, "wall": time.monotonic(),
+                      **COUNTERS}), flush=True)
+
+
+def count_sql(store: Store) -> None:
+    engine = store.engine.sync_engine
+
+    def on_execute(*_: Any) -> None:
+        COUNTERS["statements"] += 1
+
+    def on_begin(*_: Any) -> None:
+        COUNTERS["transactions"] += 1
+
+    def on_checkout(*_: Any) -> None:
+        COUNTERS["checkouts"] += 1
+
+    event.listen(engine, "before_cursor_execute", on_execute)
+    event.listen(engine, "begin", on_begin)
+    event.listen(engine.pool, "checkout", on_checkout)
+
+
+KEYBOARD = InlineKeyboardMarkup([[InlineKeyboardButton("again", callback_data="e:1")]])
+
+
+async def echo_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    message = update.effective_message
+    assert message is not None
+    await context.bot.send_message(message.chat_id, message.text or "?", reply_markup=KEYBOARD)
+
+
+async def echo_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    assert query is not None
+    await query.edit_message_text(f"pressed {query.data} {query.id}", reply_markup=KEYBOARD)
+    await query.answer()
+
+
+async def run_echo(settings: Settings, stop: asyncio.Event) -> None:
+    app = (Application.builder().token(settings.token).base_url(settings.base_url)
+           .base_file_url(settings.base_file_url or "").build())
+    app.add_handler(MessageHandler(filters.ALL, echo_message))
+    app.add_handler(CallbackQueryHandler(echo_button))
+    async with app:
+        await app.start()
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)  # type: ignore[union-attr]
+        print(json.dumps({"ready": True}), flush=True)
+        await stop.wait()
+        await app.updater.stop()  # type: ignore[union-attr]
+        await app.stop()
+
+
+async def run_app(settings: Settings, stop: asyncio.Event) -> None:
+    store = await Store.open(settings.database_url)
+    count_sql(store)
+    try:
+        async with serve(settings, store, poll_timeout=1):
+            print(json.dumps({"ready": True}), flush=True)
+            await stop.wait()
+    finally:
+        await store.close()
+
+
+async def main(argv: list[str]) -> None:
+    kind, base_url, file_url, token = argv[:4]
+    db_url = argv[4] if len(argv) > 4 else None
+    settings = Settings(token=token, base_url=base_url, base_file_url=file_url, database_url=db_url)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGUSR1, report)
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    await (run_echo if kind == "echo" else run_app)(settings, stop)
+
+
+if __name__ == "__main__":
+    if os.environ.get("LOADBOT_PROFILE"):  # where to write a cProfile of the whole run
+        import cProfile
+
+        cProfile.run("asyncio.run(main(sys.argv[1:]))", os.environ["LOADBOT_PROFILE"])
+    else:
+        asyncio.run(main(sys.argv[1:]))
