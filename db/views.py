@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
 from .domain import Chat, Person, SessionView
+from .store.rows import _utc  # one conversion of stored times, shared with the store
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
 TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
@@ -62,8 +63,6 @@ _STATEMENT = _statement()
 
 
 async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -> ChatContext:
-    from .store import _utc  # one conversion of stored times, shared with the store
-
     row = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
                                         "b_telegram_id": telegram_id if telegram_id is not None else 0}
                             )).one()

@@ -84,9 +84,9 @@ async def test_an_unreachable_server_is_unavailable_at_once_after_the_window(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A port nobody listens on: the first request retries for the window, later ones answer
     at once (a long outage is not a wait per request)."""
-    import db.store
+    import db.store.core
 
-    monkeypatch.setattr(db.store, "RETRY_WINDOW", 0.5)
+    monkeypatch.setattr(db.store.core, "RETRY_WINDOW", 0.5)
     store = Store(make_engine("postgresql://nobody@127.0.0.1:9/none"))
     try:
         start = time.monotonic()

@@ -1,0 +1,169 @@
+"""Drafts: the wizard's hand in progress, stored before its message is posted."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import BigInteger, delete, literal, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from .. import models as M
+from ..domain import (
+    Draft,
+    DraftClosed,
+    NotFound,
+    StaleDraft,
+)
+from .core import (
+    StoreCore,
+)
+from .rows import (
+    _check_running,
+    _draft,
+    _json_copy,
+    _utc,
+    draft_hand_key,
+)
+
+
+class DraftsMixin(StoreCore):
+    async def create_draft(self, chat_id: int, *, session_id: int,
+                           data: dict[str, Any]) -> tuple[Draft, list[Draft]]:
+        """A new hand entry, stored before its message exists: it gets a placeholder (negative)
+        message id until `attach_draft`. The session's other open entries are closed in the
+        same transaction; they are returned, so their messages can say so."""
+        data = _json_copy(data, "draft")
+        placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
+
+        table, sessions = M.Draft.__table__, M.Session.__table__
+
+        async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
+            if not self._sqlite:  # in turn with confirm_hand (SQLite: BEGIN IMMEDIATE did it)
+                await self._locked_session(s, session_id)
+            # Few statements (an entry is opened often): the old entries are deleted and read
+            # back in one, the new one is inserted only if the session runs.
+            gone = (await s.execute(delete(table).where(table.c.session_id == session_id)
+                                    .returning(*table.c))).all()
+            old = [Draft(r.chat_id, r.message_id, r.session_id, r.data, r.version,
+                         _utc(r.updated_at) or M.utcnow()) for r in gone]
+            now = M.utcnow()
+            added = await s.execute(table.insert().from_select(
+                ["chat_id", "message_id", "session_id", "data", "version", "updated_at"],
+                select(literal(chat_id, BigInteger), literal(placeholder, BigInteger), sessions.c.id,
+                       literal(data, M.Draft.data.type), literal(1), literal(now, M.Draft.updated_at.type))
+                .where(sessions.c.id == session_id, sessions.c.ended_at.is_(None))))
+            if added.rowcount != 1:
+                _check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
+            return Draft(chat_id, placeholder, session_id, data, 1, now), old
+
+        try:
+            return await self._write(write)
+        except IntegrityError:  # a chat row is missing (a draft in a chat not seen before)
+            await self.ensure_chat(chat_id)
+            return await self._write(write)
+
+    async def attach_draft(self, draft: Draft, chat_id: int, message_id: int) -> Draft:
+        """Move a new draft onto the message that shows it (`chat_id` differs from the
+        draft's when the group became a supergroup meanwhile). `NotFound` if it was closed."""
+
+        async def write(s: AsyncSession) -> Draft:
+            table = M.Draft.__table__
+            result = await s.execute(update(table).where(
+                table.c.chat_id == chat_id, table.c.message_id == draft.message_id)
+                .values(message_id=message_id))
+            if result.rowcount != 1:
+                raise NotFound("this hand entry was closed meanwhile")
+            return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
+                         draft.updated_at)
+
+        return await self._write(write, immediate=False)  # one statement
+
+    async def unattached_draft(self, chat_id: int, *, seconds: float) -> bool:
+        """True while a draft of the chat made in the last `seconds` waits for its message."""
+        since = M.utcnow().timestamp() - seconds
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Draft.updated_at).where(
+                M.Draft.chat_id == chat_id, M.Draft.message_id < 0))).scalars()
+            return any((_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
+
+    async def cancel_draft(self, draft: Draft) -> None:
+        """Close a hand entry without recording it, if it is still at `draft.version`.
+        `DraftClosed` (with `.hand` when its hand was recorded first), `StaleDraft`."""
+        key = draft_hand_key(draft)
+
+        async def write(s: AsyncSession) -> None:
+            await self._locked_session(s, draft.session_id)  # in turn with confirm_hand
+            current = await s.get(M.Draft, (draft.chat_id, draft.message_id),
+                                  populate_existing=True)
+            if current is None:
+                raise DraftClosed("this hand entry is closed",
+                                  await self._hand_by_key(s, key, draft.session_id))
+            if current.version != draft.version:
+                raise StaleDraft("this hand entry was changed meanwhile")
+            await s.delete(current)
+
+        await self._write(write)
+
+    async def save_draft(self, chat_id: int, message_id: int, *, session_id: int,
+                         data: dict[str, Any], expected_version: int | None) -> Draft:
+        """Save the hand being entered on a message. `expected_version=None` creates it
+        (`StaleDraft` if it exists); otherwise it must still be at that version (`StaleDraft`
+        if someone saved or deleted it meanwhile). The saved version is one higher."""
+        data = _json_copy(data, "draft")
+        table = M.Draft.__table__
+
+        async def write(s: AsyncSession) -> Draft:
+            now = M.utcnow()
+            if expected_version is None:
+                version = 1
+                result = await s.execute(
+                    self._insert(table).values(chat_id=chat_id, message_id=message_id,
+                                               session_id=session_id, data=data, version=version,
+                                               updated_at=now)
+                    .on_conflict_do_nothing(index_elements=["chat_id", "message_id"]))
+                if result.rowcount != 1:
+                    raise StaleDraft("this hand entry already exists")
+            else:
+                version = expected_version + 1
+                result = await s.execute(
+                    update(table).where(table.c.chat_id == chat_id, table.c.message_id == message_id,
+                                        table.c.version == expected_version)
+                    .values(session_id=session_id, data=data, version=version, updated_at=now))
+                if result.rowcount != 1:
+                    raise StaleDraft("this hand entry was changed or closed meanwhile")
+            return Draft(chat_id, message_id, session_id, data, version, now)
+
+        # One statement (a tap saves a draft): the foreign keys check the session and the chat.
+        try:
+            return await self._write(write, immediate=False)
+        except IntegrityError:
+            async with self._read() as s:
+                if await s.get(M.Session, session_id) is None:
+                    raise NotFound(f"there is no session {session_id}") from None
+            await self.ensure_chat(chat_id)  # a draft in a chat not seen before
+            return await self._write(write, immediate=False)
+
+    async def get_draft(self, chat_id: int, message_id: int) -> Draft | None:
+        """The draft on this message, if any."""
+        async with self._read() as s:
+            row = await s.get(M.Draft, (chat_id, message_id))
+            return _draft(row) if row is not None else None
+
+    async def delete_draft(self, chat_id: int, message_id: int) -> bool:
+        """Forget the draft on this message; True if there was one."""
+
+        async def write(s: AsyncSession) -> bool:
+            result = await s.execute(delete(M.Draft.__table__).where(
+                M.Draft.chat_id == chat_id, M.Draft.message_id == message_id))
+            return result.rowcount > 0
+
+        return await self._write(write, immediate=False)
+
+    async def drafts_for_session(self, session_id: int) -> list[Draft]:
+        """Every open draft of the session, oldest first."""
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Draft).where(M.Draft.session_id == session_id)
+                                    .order_by(M.Draft.updated_at, M.Draft.message_id))).scalars()
+            return [_draft(r) for r in rows]

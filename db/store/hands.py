@@ -1,0 +1,345 @@
+"""Hands: recording (once), confirming a draft, voiding, and the reads built on them
+(history, totals, levels, statistics, the chart, the export)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sqlalchemy import delete, func, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.pool import NullPool
+
+from .. import aggregates
+from .. import models as M
+from ..config import make_engine
+from ..domain import (
+    AlreadyVoided,
+    ChartSeries,
+    Draft,
+    DraftClosed,
+    InvalidHand,
+    LevelStanding,
+    LevelSummary,
+    NotFound,
+    Points,
+    RecordedHand,
+    SeatStatsRow,
+    SessionNotReady,
+    SessionSettled,
+    StaleDraft,
+    StoreError,
+    TableChanged,
+)
+from .core import (
+    StoreCore,
+    _short,
+)
+from .rows import (
+    _check_running,
+    _deltas,
+    _hand,
+    _json_copy,
+    _seats,
+    _utc,
+    draft_hand_key,
+    table_mark_of,
+)
+
+
+class HandsMixin(StoreCore):
+    async def record_hand(self, session_id: int, record: dict[str, Any], outcome: dict[str, Any], *,
+                          entered_by: int | None, idempotency_key: str,
+                          level: int | None = None) -> RecordedHand:
+        """Store a scored hand with the next sequence number, its four ledger entries and the
+        new session totals, in one transaction.
+
+        `outcome["deltas"]` must be four integers summing to 0 (`InvalidHand`, nothing written).
+        A repeated `idempotency_key` returns the hand stored the first time with
+        `created=False` and writes nothing — also when two workers race. `level` (Cixi) defaults
+        to the previous hand's level, plus one if that hand ended its level."""
+        deltas = _deltas(outcome)
+        record = _json_copy(record, "hand record")
+        outcome = _json_copy(outcome, "outcome")
+        if not isinstance(record, dict):
+            raise InvalidHand("the hand record must be a JSON object")
+        if not idempotency_key or len(idempotency_key) > 200:
+            raise StoreError("a hand needs an idempotency key of 1-200 characters")
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            row = await self._locked_session(s, session_id)
+            existing = await self._hand_by_key(s, idempotency_key, session_id)
+            if existing is not None:
+                return existing
+            return await self._insert_hand(s, row, record, outcome, deltas, entered_by=entered_by,
+                                           key=idempotency_key, level=level)
+
+        try:
+            return await self._write(write)
+        except IntegrityError as exc:
+            # Only a race on the key from another session's writer gets here (a session's
+            # writers are serialized): whoever won stored it.
+            async with self._read() as s:
+                existing = await self._hand_by_key(s, idempotency_key, session_id)
+            if existing is None:
+                raise StoreError(f"the hand was not recorded: {_short(exc)}") from exc
+            return existing
+
+    async def confirm_hand(self, draft: Draft, record: dict[str, Any], outcome: dict[str, Any], *,
+                           entered_by: int | None, table_mark: str) -> RecordedHand:
+        """Record the hand of a wizard draft and close the draft, in one transaction, only if
+        the draft is still at `draft.version` and the table is still at `table_mark` (what its
+        preview was computed on). The same draft confirmed twice: the hand stored the first
+        time, `created=False`. `DraftClosed` (cancelled), `StaleDraft` (changed meanwhile),
+        `TableChanged` (a hand was added or undone: nothing written)."""
+        deltas = _deltas(outcome)
+        record = _json_copy(record, "hand record")
+        outcome = _json_copy(outcome, "outcome")
+        key = draft_hand_key(draft)
+        table = M.Draft.__table__
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            row = await self._locked_session(s, draft.session_id)
+            existing = await self._hand_by_key(s, key, draft.session_id)
+            if existing is not None:
+                await s.execute(delete(table).where(table.c.chat_id == draft.chat_id,
+                                                    table.c.message_id == draft.message_id))
+                return existing
+            current = await s.get(M.Draft, (draft.chat_id, draft.message_id),
+                                  populate_existing=True)
+            if current is None:
+                raise DraftClosed("this hand entry was cancelled")
+            if current.version != draft.version:
+                raise StaleDraft("this hand entry was changed meanwhile")
+            if await self._table_mark(s, row) != table_mark:
+                raise TableChanged("the table changed since the preview")
+            hand = await self._insert_hand(s, row, record, outcome, deltas, entered_by=entered_by,
+                                           key=key)
+            await s.delete(current)
+            return hand
+
+        return await self._write(write)
+
+    async def table_mark(self, session_id: int) -> str:
+        """Where the table stands: changes with every hand recorded or undone (a preview
+        computed at one mark is exact as long as the mark holds)."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return await self._table_mark(s, row)
+
+    async def hand_by_key(self, session_id: int, key: str) -> RecordedHand | None:
+        """The session's hand stored under this idempotency key, if any."""
+        async with self._read() as s:
+            return await self._hand_by_key(s, key, session_id)
+
+    async def void_hand(self, hand_id: int, *, by: int | None, reason: str) -> RecordedHand:
+        """Mark a hand voided (it stays, with who voided it, when and why) and take it out of
+        the session totals, in one transaction. `AlreadyVoided` the second time."""
+
+        async def write(s: AsyncSession) -> RecordedHand:
+            session_id = await s.scalar(select(M.Hand.session_id).where(M.Hand.id == hand_id))
+            if session_id is None:
+                raise NotFound(f"there is no hand {hand_id}")
+            session = await self._locked_session(s, session_id)  # then read the hand: current
+            if session.settled_at is not None:
+                raise SessionSettled("this session is already settled")
+            hand = await s.get(M.Hand, hand_id)
+            assert hand is not None
+            if hand.voided:
+                raise AlreadyVoided(f"hand {hand.seq} is already voided")
+            return await self._void(s, session_id, hand, by=by, reason=reason)
+
+        return await self._write(write)
+
+    async def last_hand(self, session_id: int, include_voided: bool = False) -> RecordedHand | None:
+        """The session's latest hand (by default the latest that is not voided)."""
+        hands = await self.history(session_id, limit=1, include_voided=include_voided)
+        return hands[0] if hands else None
+
+    async def standing_hands(self, session_id: int) -> int:
+        """How many of the session's hands stand (an undone hand keeps its number, not its
+        place in the count)."""
+        async with self._read() as s:  # the running aggregate: no count over the hands
+            return int(await s.scalar(select(M.SeatStats.hands).where(
+                M.SeatStats.session_id == session_id, M.SeatStats.seat == 0)) or 0)
+
+    async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
+                      include_voided: bool = True) -> list[RecordedHand]:
+        """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`."""
+        stmt = (select(M.Hand, M.HandVoid).outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
+                .where(M.Hand.session_id == session_id))
+        if before_seq is not None:
+            stmt = stmt.where(M.Hand.seq < before_seq)
+        if not include_voided:
+            stmt = stmt.where(M.Hand.voided.is_(False))
+        async with self._read() as s:
+            rows = (await s.execute(stmt.order_by(M.Hand.seq.desc()).limit(limit))).all()
+            return [_hand(hand, void) for hand, void in rows]
+
+    async def totals(self, session_id: int) -> Points:
+        """Points per seat over the session's non-voided hands, read from the running totals
+        (four rows by primary key; no replay of the history)."""
+        stmt = (select(M.SessionTotal.points).where(M.SessionTotal.session_id == session_id)
+                .order_by(M.SessionTotal.seat))
+        async with self._read() as s:  # survives a restart like every other read
+            points = (await s.execute(stmt)).scalars().all()
+        if len(points) != 4:
+            raise NotFound(f"there is no session {session_id}")
+        return (points[0], points[1], points[2], points[3])
+
+    async def level_standings(self, session_id: int) -> list[LevelStanding]:
+        """Cixi: per level (in order), each seat's summed deltas over its non-voided hands,
+        whether it ended (its last hand had `level_over`) and the balances after its last hand."""
+        async with self._read() as s:
+            return await aggregates.level_standings(s, session_id)
+
+    async def level_summary(self, session_id: int) -> LevelSummary:
+        """The level the next hand plays in, the running level's balances and the levels each
+        seat won, from the running aggregates (flat in the length of the session)."""
+        async with self._read() as s:
+            return await aggregates.level_summary(s, session_id)
+
+    async def seat_stats(self, chat_id: int) -> list[SeatStatsRow]:
+        """Per seat of each of the chat's sessions: hands, wins, self-draws, dealt-in, points,
+        biggest gain and winning patterns, from the running aggregates (for /stats)."""
+        async with self._read() as s:
+            return await aggregates.chat_seat_stats(s, chat_id)
+
+    async def chart_series(self, session_id: int, *,
+                           max_points: int = aggregates.MAX_CHART_POINTS) -> ChartSeries:
+        """The session's running totals for a chart: every live hand, or for a long session the
+        totals after each run of hands, at most `max_points` points."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
+
+    async def iter_hands(self, session_id: int, *, batch: int = 2_000,
+                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
+        """Every hand of the session in order, `batch` at a time, each batch its own short read:
+        an export of any length holds one batch in memory."""
+        hand, void = M.Hand.__table__, M.HandVoid.__table__
+        after = 0
+        while True:
+            # Plain rows, not ORM objects: building those costs more than reading (export).
+            stmt = (select(hand, void.c.reason, void.c.voided_by, void.c.voided_at)
+                    .outerjoin(void, void.c.hand_id == hand.c.id)
+                    .where(hand.c.session_id == session_id, hand.c.seq > after))
+            if not include_voided:
+                stmt = stmt.where(hand.c.voided.is_(False))
+            async with self.engine.connect() as conn:
+                rows = (await conn.execute(stmt.order_by(hand.c.seq).limit(batch))).all()
+            hands = [RecordedHand(
+                id=r.id, session_id=r.session_id, seq=r.seq, record=r.record, outcome=r.outcome,
+                entered_by=r.entered_by, created_at=_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
+                void_reason=r.reason, voided_by=r.voided_by, created=False, level=r.level,
+                voided_at=_utc(r.voided_at), idempotency_key=r.idempotency_key) for r in rows]
+            if not hands:
+                return
+            yield hands
+            after = hands[-1].seq
+
+    async def consume_hands_off_loop(self, session_id: int, consume: Callable[[list[RecordedHand]], None],
+                                     *, batch: int = 2_000) -> int:
+        """Feed every hand of the session, in order and `batch` at a time, to `consume`, all in a
+        worker thread with its own connection: reading, decoding and whatever `consume` does
+        (writing an export) leave this event loop free for the other chats. Returns the count."""
+        url = self.engine.url
+        if self._sqlite and url.database in (None, "", ":memory:"):  # one shared connection
+            count = 0
+            async for hands in self.iter_hands(session_id, batch=batch):
+                await asyncio.to_thread(consume, hands)
+                count += len(hands)
+            return count
+        if not self._sqlite:  # make_engine moved it out of the URL into the connection settings
+            async with self.engine.connect() as conn:
+                path = (await conn.execute(text("SHOW search_path"))).scalar()
+            url = url.update_query_dict({"search_path": path})
+
+        async def read() -> int:
+            engine = make_engine(url, poolclass=NullPool)
+            count = 0
+            try:
+                async for hands in type(self)(engine).iter_hands(session_id, batch=batch):
+                    consume(hands)
+                    count += len(hands)
+            finally:
+                await engine.dispose()
+            return count
+
+        return await asyncio.to_thread(asyncio.run, read())
+
+    async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
+        row = (await s.execute(select(M.Hand, M.HandVoid)
+                               .outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
+                               .where(M.Hand.idempotency_key == key))).first()
+        if row is None:
+            return None
+        hand, void = row
+        if hand.session_id != session_id:
+            raise StoreError(f"idempotency key {key!r} was used for a hand of another session")
+        return _hand(hand, void, created=False)
+
+    async def _next_level(self, s: AsyncSession, session_id: int) -> int:
+        last = (await s.execute(select(M.Hand.level, M.Hand.outcome)
+                                .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
+                                .order_by(M.Hand.seq.desc()).limit(1))).first()
+        if last is None:
+            return 1
+        level = last.level or 1
+        return level + 1 if last.outcome.get("level_over") else level
+
+    async def _insert_hand(self, s: AsyncSession, row: M.Session, record: dict[str, Any],
+                           outcome: dict[str, Any], deltas: Points, *, entered_by: int | None,
+                           key: str, level: int | None = None) -> RecordedHand:
+        """Add a hand to a locked session: next seq, four ledger entries, new totals."""
+        if not isinstance(record, dict):
+            raise InvalidHand("the hand record must be a JSON object")
+        if not key or len(key) > 200:
+            raise StoreError("a hand needs an idempotency key of 1-200 characters")
+        _check_running(row)
+        seats = _seats(row)
+        if None in seats:
+            raise SessionNotReady("four players must be seated before a hand is recorded")
+        if record.get("variant", row.variant) != row.variant:
+            raise InvalidHand(f"this session plays {row.variant}, not {record.get('variant')}")
+        if entered_by is not None:
+            await self._person_row(s, entered_by)
+        row.hand_count += 1
+        hand = M.Hand(session_id=row.id, seq=row.hand_count,
+                      level=level if level is not None else await self._next_level(s, row.id),
+                      record=record, outcome=outcome, entered_by=entered_by,
+                      created_at=M.utcnow(), idempotency_key=key, voided=False)
+        s.add(hand)
+        await s.flush()
+        s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=row.id,
+                                person_id=seats[seat], points=points)
+                  for seat, points in enumerate(deltas))
+        await aggregates.add_hand(s, self._insert, row.id, hand.seq, hand.level, record, outcome,
+                                  deltas)
+        return _hand(hand, None)
+
+    async def _void(self, s: AsyncSession, session_id: int, hand: M.Hand, *, by: int | None,
+                    reason: str) -> RecordedHand:
+        if by is not None:
+            await self._person_row(s, by)
+        hand.voided = True
+        void = M.HandVoid(hand_id=hand.id, voided_by=by, reason=reason, voided_at=M.utcnow())
+        s.add(void)
+        entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
+                                   .where(M.LedgerEntry.hand_id == hand.id))).all()
+        deltas = [0, 0, 0, 0]
+        for seat, points in entries:
+            deltas[seat] = points
+        await aggregates.remove_hand(s, self._insert, hand, deltas)
+        return _hand(hand, void)
+
+    async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
+        last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
+            M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
+        return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, _seats(row))

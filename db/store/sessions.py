@@ -1,0 +1,228 @@
+"""Sessions: starting (or importing) one, seating, stake, rules, ending."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from .. import aggregates
+from .. import models as M
+from ..domain import (
+    AlreadySeated,
+    HandToImport,
+    NotFound,
+    SeatTaken,
+    Session,
+    SessionAlreadyRunning,
+    SessionLocked,
+    SessionSettled,
+    StoreError,
+)
+from ..faults import crash_point
+from .core import (
+    StoreCore,
+)
+from .rows import (
+    _check_cents,
+    _check_running,
+    _check_seat,
+    _deltas,
+    _json_copy,
+    _seats,
+    _session,
+)
+
+
+class SessionsMixin(StoreCore):
+    async def start_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
+                            stake_cents: int = 0, started_by: int | None = None) -> Session:
+        """Start a session of `variant` in the chat with a snapshot of `rules` and empty seats.
+        `SessionAlreadyRunning` if the chat has one (also enforced by a unique index)."""
+        _check_cents(stake_cents, allow_zero=True)
+        rules = _json_copy(rules, "rules")
+
+        async def write(s: AsyncSession) -> Session:
+            await self._ensure_chat_row(s, chat_id)
+            await self._locked_chat(s, chat_id)  # session starts in one chat take turns
+            running = await self._running_row(s, chat_id)
+            if running is not None:
+                raise SessionAlreadyRunning(
+                    f"a session is already running in this chat (session {running.id})")
+            if started_by is not None:
+                await self._person_row(s, started_by)
+            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+                            started_by=started_by, started_at=M.utcnow(), hand_count=0)
+            s.add(row)
+            await s.flush()
+            s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
+            return _session(row)
+
+        try:
+            return await self._write(write)
+        except IntegrityError as exc:  # the running-session index: someone else was quicker
+            raise SessionAlreadyRunning("a session is already running in this chat") from exc
+
+    async def import_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
+                             stake_cents: int, players: Sequence[int | str],
+                             hands: Sequence[HandToImport], imported_by: int | None,
+                             key_prefix: str) -> Session:
+        """An imported session, ended, in one transaction: its seats (a person id, or a name
+        that becomes a guest of the chat), every hand with its ledger entries and totals, and
+        the voids. Nothing is written when anything is refused."""
+        _check_cents(stake_cents, allow_zero=True)
+        rules = _json_copy(rules, "rules")
+        if len(players) != 4:
+            raise StoreError("an imported session needs four players")
+        prepared = [(_json_copy(h.record, "hand record"), _json_copy(h.outcome, "outcome"),
+                     _deltas(h.outcome), h) for h in hands]
+
+        async def write(s: AsyncSession) -> Session:
+            await self._ensure_chat_row(s, chat_id)
+            await self._locked_chat(s, chat_id)
+            seats: list[int] = []
+            for player in players:
+                if isinstance(player, str):
+                    seats.append(await self._guest_id(s, chat_id, player))
+                else:
+                    seats.append((await self._person_row(s, player)).id)
+            if len(set(seats)) != 4:
+                raise AlreadySeated("one person cannot take two seats")
+            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+                            started_by=imported_by, started_at=M.utcnow(), hand_count=0,
+                            **dict(zip(M.SEAT_COLUMNS, seats, strict=True)))
+            s.add(row)
+            await s.flush()
+            s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
+            s.add_all(aggregates.new_session_rows(row.id))
+            await s.flush()
+            for i, (record, outcome, deltas, h) in enumerate(prepared):
+                stored = await self._insert_hand(s, row, record, outcome, deltas,
+                                                 entered_by=imported_by, key=f"{key_prefix}:{i + 1}")
+                if h.voided:
+                    hand = await s.get(M.Hand, stored.id)
+                    assert hand is not None
+                    await self._void(s, row.id, hand, by=imported_by,
+                                     reason=(h.void_reason or "import")[:200])
+                if i == 0:
+                    crash_point("mid_import")
+            row.ended_at = M.utcnow()
+            await s.flush()
+            return _session(row)
+
+        return await self._write(write)
+
+    async def running_session(self, chat_id: int) -> Session | None:
+        """The chat's running session, if any."""
+        async with self._read() as s:
+            row = await self._running_row(s, chat_id)
+            return _session(row) if row is not None else None
+
+    async def get_session(self, session_id: int) -> Session:
+        """The session with this id (`NotFound` if none)."""
+        async with self._read() as s:
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            return _session(row)
+
+    async def seat_player(self, session_id: int, seat: int, person_id: int) -> Session:
+        """Put a person in an empty seat (0-3) before the first hand. `SeatTaken`,
+        `AlreadySeated` (elsewhere in this session), `SessionLocked`, `SessionEnded`."""
+        _check_seat(seat)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            await self._person_row(s, person_id)
+            seats = _seats(row)
+            if seats[seat] == person_id:
+                return
+            if person_id in seats:
+                raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}")
+            if seats[seat] is not None:
+                raise SeatTaken(f"seat {seat} is taken")
+            setattr(row, M.SEAT_COLUMNS[seat], person_id)
+
+        return await self._change_seating(session_id, change)
+
+    async def unseat(self, session_id: int, seat: int) -> Session:
+        """Empty a seat before the first hand (no-op when empty)."""
+        _check_seat(seat)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            setattr(row, M.SEAT_COLUMNS[seat], None)
+
+        return await self._change_seating(session_id, change)
+
+    async def swap_seats(self, session_id: int, a: int, b: int) -> Session:
+        """Exchange who sits in seats `a` and `b` (either may be empty) before the first hand."""
+        _check_seat(a)
+        _check_seat(b)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            ca, cb = M.SEAT_COLUMNS[a], M.SEAT_COLUMNS[b]
+            pa, pb = getattr(row, ca), getattr(row, cb)
+            setattr(row, ca, pb)
+            setattr(row, cb, pa)
+
+        return await self._change_seating(session_id, change)
+
+    async def set_stake(self, session_id: int, cents: int) -> Session:
+        """Money per point, in cents (also after the session ended, until it is settled)."""
+        _check_cents(cents, allow_zero=True)
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            if row.settled_at is not None:
+                raise SessionSettled("this session is already settled")
+            row.stake_cents = cents
+            return _session(row)
+
+        return await self._write(write)
+
+    async def set_session_rules(self, session_id: int, rules: dict[str, Any]) -> Session:
+        """Replace the running session's rules (each hand record keeps its own copy)."""
+        rules = _json_copy(rules, "rules")
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            _check_running(row)
+            row.rules = rules
+            return _session(row)
+
+        return await self._write(write)
+
+    async def end_session(self, session_id: int) -> Session:
+        """End the session (ending an ended session changes nothing)."""
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            if row.ended_at is None:
+                row.ended_at = M.utcnow()
+            return _session(row)
+
+        return await self._write(write)
+
+    async def chat_sessions(self, chat_id: int, *, include_settled: bool = False) -> list[Session]:
+        """The chat's sessions, newest first; settled ones only when asked."""
+        stmt = select(M.Session).where(M.Session.chat_id == chat_id)
+        if not include_settled:
+            stmt = stmt.where(M.Session.settled_at.is_(None))
+        async with self._read() as s:
+            rows = (await s.execute(stmt.order_by(M.Session.id.desc()))).scalars()
+            return [_session(r) for r in rows]
+
+    async def _change_seating(self, session_id: int,
+                              change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            _check_running(row)
+            if row.hand_count > 0:
+                raise SessionLocked("seats are fixed once the first hand is recorded")
+            await change(s, row)
+            return _session(row)
+
+        return await self._write(write)
