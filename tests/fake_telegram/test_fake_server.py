@@ -9,7 +9,6 @@ import json
 import re
 import struct
 import zlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -29,19 +28,6 @@ def said(words: str) -> str:
 
 
 NOT_MODIFIED = said("message is not modified")
-
-
-@pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-    assert not fake.internal_errors
-
-
-@pytest.fixture
-async def bot(tg: FakeTelegram) -> AsyncIterator[Bot]:
-    async with Bot(tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url) as bot:
-        yield bot
 
 
 async def raw_post(tg: FakeTelegram, method: str, *, json_body: Any = None,

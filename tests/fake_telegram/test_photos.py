@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -14,19 +13,6 @@ from telegram.error import BadRequest
 
 from tests.fake_telegram import ApiError, FakeTelegram
 from tests.fake_telegram.spec import UploadedFile
-
-
-@pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-    assert not fake.internal_errors
-
-
-@pytest.fixture
-async def bot(tg: FakeTelegram) -> AsyncIterator[Bot]:
-    async with Bot(tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url) as bot:
-        yield bot
 
 
 def picture(width: int, height: int, fmt: str = "PNG") -> bytes:

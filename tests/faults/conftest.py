@@ -117,13 +117,6 @@ class BotProcess:
 
 
 @pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert not fake.internal_errors
-
-
-@pytest.fixture
 async def bot_process(tg: FakeTelegram, tmp_path: Path
                       ) -> AsyncIterator[Callable[..., Awaitable[BotProcess]]]:
     """`await bot_process(db_url, **env)`: a started bot process; all stopped at the end."""

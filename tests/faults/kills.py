@@ -66,14 +66,7 @@ class BotProcess:
 
 
 @pytest.fixture
-async def books_tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert not fake.internal_errors
-
-
-@pytest.fixture
-async def bots(books_tg: FakeTelegram, tmp_path: Path) -> AsyncIterator[list[BotProcess]]:
+async def bots(tg: FakeTelegram, tmp_path: Path) -> AsyncIterator[list[BotProcess]]:
     """Bot processes started by the test (appended to this list); all stopped at the end."""
     started: list[BotProcess] = []
     yield started

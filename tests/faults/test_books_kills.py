@@ -21,7 +21,7 @@ from tests.fake_telegram import FakeTelegram
 from . import kills
 from .kills import BotProcess, run_bot
 
-books_tg, bots = kills.books_tg, kills.bots  # fixtures
+bots = kills.bots  # fixture (tg comes from tests/conftest.py)
 
 WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
                                         "winners": [{"seat": 0}]}]}
@@ -80,9 +80,9 @@ async def consistent(url: str, chat_id: int) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_right_after_the_draft_is_saved(books_tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_right_after_the_draft_is_saved(tg: FakeTelegram, bots: list[BotProcess],
                                                      tmp_path: Path, backend: str) -> None:
-    tg = books_tg
+    tg = tg
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice, bob = table.players[:2]
@@ -110,9 +110,9 @@ async def test_killed_right_after_the_draft_is_saved(books_tg: FakeTelegram, bot
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_right_after_the_hand_is_stored(books_tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bots: list[BotProcess],
                                                      tmp_path: Path, backend: str) -> None:
-    tg = books_tg
+    tg = tg
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice, bob = table.players[:2]
@@ -141,9 +141,9 @@ async def test_killed_right_after_the_hand_is_stored(books_tg: FakeTelegram, bot
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_in_the_middle_of_an_import(books_tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_in_the_middle_of_an_import(tg: FakeTelegram, bots: list[BotProcess],
                                                  tmp_path: Path, backend: str) -> None:
-    tg = books_tg
+    tg = tg
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice = table.players[0]

@@ -21,9 +21,6 @@ from tests.e2e.table import TIMEOUT, Table
 from tests.e2e.test_webhook_and_workers import SECRET, free_port, webhook_settings
 from tests.fake_telegram import FakeTelegram
 
-from . import kills
-
-books_tg = kills.books_tg  # fixture
 TRIALS = 10
 TALLY: Counter[str] = Counter()  # over the run: trials, hands lost, hands counted twice
 
@@ -70,25 +67,25 @@ async def check_books(store: Store, table: Table, preview_mid: int) -> list[Any]
 
 
 @pytest.fixture(params=BACKENDS)
-async def workers(request: pytest.FixtureRequest, books_tg: FakeTelegram,
+async def workers(request: pytest.FixtureRequest, tg: FakeTelegram,
                   tmp_path: Path) -> Any:
     async with fresh_database(request.param, tmp_path) as url:
         port_a, port_b = free_port(), free_port()
-        async with serve(webhook_settings(books_tg, url, port_a)), \
-                serve(webhook_settings(books_tg, url, port_b)):  # type: ignore[arg-type]
+        async with serve(webhook_settings(tg, url, port_a)), \
+                serve(webhook_settings(tg, url, port_b)):  # type: ignore[arg-type]
             a, b = f"http://127.0.0.1:{port_a}/telegram", f"http://127.0.0.1:{port_b}/telegram"
-            books_tg.webhook_target = a
+            tg.webhook_target = a
             store = await Store.open(url)
             try:
-                yield Workers(books_tg, a, b), store
+                yield Workers(tg, a, b), store
             finally:
                 await store.close()
-        books_tg.assert_callbacks_answered()
+        tg.assert_callbacks_answered()
 
 
-async def test_double_confirm(books_tg: FakeTelegram, workers: Any) -> None:
+async def test_double_confirm(tg: FakeTelegram, workers: Any) -> None:
     race, store = workers
-    tg = books_tg
+    tg = tg
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob = table.players[:2]
@@ -108,9 +105,9 @@ async def test_double_confirm(books_tg: FakeTelegram, workers: Any) -> None:
         assert sorted(texts) == ["Hand 1 is already recorded.", "Recorded."], texts
 
 
-async def test_confirm_against_cancel(books_tg: FakeTelegram, workers: Any) -> None:
+async def test_confirm_against_cancel(tg: FakeTelegram, workers: Any) -> None:
     race, store = workers
-    tg = books_tg
+    tg = tg
     outcomes: Counter[str] = Counter()
     for n in range(TRIALS):
         table = await trial_table(tg, n)
@@ -143,9 +140,9 @@ async def test_confirm_against_cancel(books_tg: FakeTelegram, workers: Any) -> N
     assert sum(outcomes.values()) == TRIALS
 
 
-async def test_confirm_against_undo(books_tg: FakeTelegram, workers: Any) -> None:
+async def test_confirm_against_undo(tg: FakeTelegram, workers: Any) -> None:
     race, store = workers
-    tg = books_tg
+    tg = tg
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob, carol = table.players[:3]

@@ -41,13 +41,6 @@ async def hu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 @pytest.fixture
-async def tg() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-    assert not fake.internal_errors
-
-
-@pytest.fixture
 async def app(tg: FakeTelegram) -> AsyncIterator[Application]:
     application = (ApplicationBuilder().token(tg.token).base_url(tg.base_url)
                    .base_file_url(tg.base_file_url).build())
