@@ -102,7 +102,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
         events = parse_wins(ctx.variant, context.args or [], ctx.names)
-        read = read_tiles(ctx.variant.name, ctx.base, events)
+        read = read_tiles(ctx.variant, ctx.base, events)
     except ScoringError as exc:  # tiles that do not make a winning hand
         await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return

@@ -55,6 +55,11 @@ def best(variant: str, tiles: str, seat: int, by: str = "self_draw", dealer: int
     ("hainan", "zh-tw", "/hu W 放炮 N 111m234m567m888m99m", "按牌讀出", "確認",
      [{"type": "win", "by": "discard", "from": 3,
        "winners": [best("hainan", "111m234m567m888m99m", 2, "discard")["winner"]]}]),
+    # a concealed kong among the tiles is the kong event before the win (Guiyang's kongs pay)
+    ("guiyang", "zh-hans", "/hu 南 自摸 234m567m99m111m [(8888m)]", "按牌读出", "确认",
+     [{"type": "kong", "seat": 1, "kind": "concealed"},
+      {"type": "win", "by": "self_draw",
+       "winners": [best("guiyang", "234m567m99m111m[(8888m)]", 1)["winner"]]}]),
     ("feibao", "en", "/hu S self-draw 123m45m789p11s555p6m indicator=5m", "Read from the tiles",
      "Confirm",
      [{"type": "win", "by": "self_draw",
@@ -94,6 +99,7 @@ async def test_the_preview_names_the_sets_and_words_add_to_the_tiles(
     ("guiyang", "/hu 南 自摸 123m456m789m11s 135s", "没有胡"),
     ("luzhou", "/hu 南 自摸 123m456m789p11s555s", "缺一门"),
     ("cixi", "/hu 南 自摸 123m45m789p11s555p6m", "龙=5m"),
+    ("guiyang", "/hu 南 自摸 234m567m99m111m [8888m]", "明杠要由点杠的人付钱"),
 ])
 async def test_tiles_that_do_not_win_are_refused_in_chinese(
         bot: object, tg: FakeTelegram, store: Store, variant: str, line: str, says: str) -> None:
