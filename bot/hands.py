@@ -32,6 +32,7 @@ from .forms import FormError
 from .limits import clip
 from .oneline import LineError, parse_wins
 from .render import esc, outcome_lines, totals_block, unit
+from .tiles_line import read_tiles, reading_note
 from .wizard import Ctx, hand_state, new_draft, press, screen
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
@@ -48,7 +49,7 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
 
 
 async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
-                       draft: dict[str, Any]) -> None:
+                       draft: dict[str, Any], note: str = "") -> None:
     """Store the draft, then post its message (removed again if the draft cannot be attached
     to it); an older open entry of the session is closed in the same transaction."""
     store = store_of(context)
@@ -58,6 +59,8 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
     draft["rev"] = 1
     draft["table"] = mark
     view = screen(draft, ctx, draft["rev"])
+    if note:
+        view.text = note + "\n\n" + view.text
     try:
         saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id, data=draft)
     except StoreError as exc:
@@ -101,6 +104,10 @@ async def cmd_hu(update: Update, context: Context) -> None:
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
         events = parse_wins(ctx.variant, context.args or [], ctx.names)
+        read = read_tiles(ctx.variant, ctx.base, events)
+    except ScoringError as exc:  # tiles that do not make a winning hand
+        await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
+        return
     except LineError as exc:
         kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
         await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **kwargs)) + "\n"
@@ -113,7 +120,8 @@ async def cmd_hu(update: Update, context: Context) -> None:
     # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
     # how the hand went on
     await _open_wizard(update, context, sc, session,
-                       new_draft(events, step="preview" if ended else "main"))
+                       new_draft(events, step="preview" if ended else "main"),
+                       reading_note(sc.t, ctx.names, read))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:

@@ -8,6 +8,9 @@ winner feature of the variant by any name the screens show, in any of the three 
 `pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
+Tiles in place of feature words (shared/spec/tiles.md, read in bot/tiles_line.py): `/hu 南 自摸
+123m456m789p11s 中中中`; the joker indicator of Cixi and Feibao as `龙=5m`, `精=5m` or
+`indicator=5m`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring import ScoringError
+from scoring.tiles import parse_tiles
 from scoring.variant import Variant, all_variants, term_name
 
 from . import forms
@@ -36,6 +41,8 @@ AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上�
 PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
+INDICATOR = {"indicator", "joker", "龙", "龍", "精", "翻牌", "指示牌"}  # 龙=5m: the turned tile
+TILES = "_tiles"  # a winner's tile tokens, until bot/tiles_line.py reads them
 THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
 
 
@@ -221,6 +228,9 @@ def _winner(variant: Variant, words: Words, tokens: list[str],
     for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
         word = norm(name)
+        if eq and word in INDICATOR and tile_token(value):
+            winner["_indicator"] = value.strip()
+            continue
         if eq and word in specs and word != "seat":  # name=value, the keys themselves
             winner[word] = _value(specs[word], value.strip(), names)
             continue
@@ -250,8 +260,20 @@ def _winner(variant: Variant, words: Words, tokens: list[str],
             key = words.counts[norm(count.group(1))]
             winner[key] = _value(specs[key], count.group(2), names)
             continue
+        if tile_token(raw):
+            winner.setdefault(TILES, []).append(raw)
+            continue
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
+
+
+def tile_token(raw: str) -> bool:
+    """A word of tile notation (`123m`, `中中中`, `[555p]`, `+7s`), not a feature word."""
+    try:
+        tiles = parse_tiles(raw)
+    except ScoringError:
+        return False
+    return bool(tiles.hand or tiles.melds or tiles.win is not None or tiles.flowers)
 
 
 def unknown(words: Words, raw: str, after: str = "") -> LineError:

@@ -1,0 +1,82 @@
+"""Tiles typed on a /hu line (`/hu 南 自摸 123m456m789p11s 中中中`): each winner's tiles are read
+by `scoring.tiles.analyze` and the best reading's features fill the winner; words on the same
+line add what tiles cannot show (杠上花, 天胡 …). bot/oneline.py collects the tile words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring.tiles import analyze
+from scoring.variant import Variant
+
+from .oneline import TILES, LineError
+from .render import esc, seat_label
+
+JOKER_VARIANTS = {"cixi": "龙=5m", "feibao": "精=5m"}  # turn a tile to know their jokers
+
+
+def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
+               ) -> list[tuple[int, dict[str, Any]]]:
+    """Fill every winner who showed tiles with the best reading's features, in place, and put
+    their concealed kongs before their win where kongs score; return (seat, analysis) per such
+    winner. Raises scoring's ScoringError for tiles that do not win, LineError for a joker
+    indicator that is missing or an exposed kong (who discarded it the tiles cannot say)."""
+    variant = v.name
+    given = [w.pop("_indicator") for e in events for w in e.get("winners", [])
+             if "_indicator" in w]
+    indicator = given[0] if given else None
+    read: list[tuple[int, dict[str, Any]]] = []
+    for event in list(events):
+        for i, winner in enumerate(event.get("winners", [])):
+            tiles = winner.pop(TILES, None)
+            if not tiles:
+                continue
+            if variant in JOKER_VARIANTS and indicator is None:
+                raise LineError("Which tile was turned? This game's jokers follow it: add it "
+                                "to the line, e.g. {example} (or indicator=5m).",
+                                example=JOKER_VARIANTS[variant])
+            result = analyze({"variant": variant, "rules": base.get("rules") or {},
+                              "tiles": "".join(tiles), "by": event.get("by", "self_draw"),
+                              "seat": winner["seat"], "dealer": base.get("dealer", 0),
+                              "round_wind": base.get("round_wind", 0),
+                              "indicator": indicator})
+            # the words on the line add to what the tiles show (杠上花 …)
+            event["winners"][i] = {**result["winner"], **winner}
+            read.append((winner["seat"], result))
+            if "kong" in v.event_types():
+                kongs = _kongs(winner["seat"], result["readings"][0]["sets"])
+                at = next(k for k, e in enumerate(events) if e is event)
+                events[at:at] = kongs
+    return read
+
+
+def _kongs(seat: int, sets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kong events a winner's melds stand for: a concealed kong is one; an exposed one
+    pays whoever discarded it, which the tiles do not show."""
+    kongs = [g for g in sets if g["kind"] == "kong"]
+    if any(g.get("meld") != "concealed_kong" for g in kongs):
+        raise LineError("An exposed kong pays whoever discarded it, which the tiles do not "
+                        "show: enter this hand with /hand, the kong first.")
+    return [{"type": "kong", "seat": seat, "kind": "concealed"} for _ in kongs]
+
+
+def reading_note(t: Any, names: list[str | None], read: list[tuple[int, dict[str, Any]]]) -> str:
+    """Which reading each winner's tiles were taken as, for the preview."""
+    lines = []
+    for seat, result in read:
+        sets = " ".join(_group(g) for g in result["readings"][0]["sets"])
+        n = len(result["readings"])
+        lines.append("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
+            t, seat, names, html_out=False))) + f" <code>{esc(sets)}</code>\n" + esc(
+            t("the only reading") if n == 1 else t("the most valuable of {n} readings", n=n)))
+    return "\n".join(lines)
+
+
+def _group(g: dict[str, Any]) -> str:
+    """A set as typed: `[555p]` exposed, `[(5555p)]` concealed kong, 🃏 per joker standing in."""
+    text = g["tiles"]
+    if g.get("meld") == "concealed_kong":
+        text = f"[({text})]"
+    elif g.get("meld"):
+        text = f"[{text}]"
+    return text + "🃏" * g.get("jokers", 0)
