@@ -91,8 +91,8 @@ def _solve_honor_chows(key: bytes) -> tuple[int, int]:
         c[i] += real
         best0, best1 = min(best0, a0 + 3 - real), min(best1, a1 + 3 - real)
     for chow in HONOR_CHOWS:
-        if i not in chow or any(j < i for j in chow):
-            continue  # i is the lowest tile left, so a chow below it is all jokers there
+        if i not in chow:
+            continue  # winds below i are all gone, but a wind chow may still take them as jokers
         used = [j for j in chow if c[j]]
         for j in used:
             c[j] -= 1

@@ -164,6 +164,14 @@ def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> 
     assert got["ready"] == bool(expected)
 
 
+def test_a_wind_chow_below_the_lowest_wind_held_is_a_wait() -> None:
+    """Found by the property above (Feibao, seed 3829): 西北 and a 精 make a wind chow with the
+    精 standing for 东 or 南, winds below the lowest one held, so 北 is a wait."""
+    data = {"variant": "feibao", "tiles": "3m1z1p4m3z5m1p[7z7z7z][9m9m9m]", "by": "self_draw",
+            "seat": 0, "dealer": 2, "round_wind": 0, "indicator": "1z"}
+    assert {w["tile"] for w in waits(data)["waits"]} == {"1p", "3z", "4z"}
+
+
 def test_luzhou_eight_ghost_hands_agree_with_brute_force() -> None:
     rng = random.Random(8)
     checked = 0
