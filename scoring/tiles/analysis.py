@@ -295,13 +295,7 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
     joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
-        counts = [0] * 34
-        wild = 0
-        for x in hand:
-            if x in table.jokers:
-                wild += 1
-            else:
-                counts[x] += 1
+        counts, wild = _split_jokers(hand, table.jokers)
         # a 精 completes any ready hand: the waits that count are the other tiles
         others = tuple(x for x in range(34) if x not in table.jokers)
         single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others)) == 1
@@ -404,13 +398,7 @@ def waits(data: Any) -> dict[str, Any]:
         if out["flower_cat"]:
             return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
     tiles = _candidates(table, hand)
-    counts = [0] * 34
-    wild = 0
-    for x in hand:
-        if x in table.jokers:
-            wild += 1
-        else:
-            counts[x] += 1
+    counts, wild = _split_jokers(hand, table.jokers)
     found = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
         scored, _, _ = score_readings(table, hand, tile, "self_draw")
@@ -424,6 +412,18 @@ def waits(data: Any) -> dict[str, Any]:
         result["ready_entry"] = ({k: v for k, v in best["winner"].items()
                                   if k in READY_FIELDS[table.name]} if best else None)
     return result
+
+
+def _split_jokers(hand: tuple[int, ...], jokers: frozenset[int]) -> tuple[list[int], int]:
+    """The hand's real tiles as 34 counts, and how many jokers it holds."""
+    counts = [0] * 34
+    wild = 0
+    for x in hand:
+        if x in jokers:
+            wild += 1
+        else:
+            counts[x] += 1
+    return counts, wild
 
 
 def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
