@@ -183,18 +183,27 @@ async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int
     return sc.person_id == payee or sc.is_private or await is_admin(context, sc.chat_id, user_id)
 
 
+def _button_numbers(data: str | None, fixed: int) -> list[Any] | None:
+    """`op:<n1>:…:<n_fixed>[:<session>]` as its numbers, the session last (None when absent);
+    None for data of any other shape."""
+    parts = (data or "").split(":")
+    if len(parts) not in (fixed + 1, fixed + 2) or not all(is_ascii_uint(p) for p in parts[1:]):
+        return None
+    numbers: list[Any] = [int(p) for p in parts[1:]]
+    return numbers + [None] * (fixed + 2 - len(parts))
+
+
 async def on_paid_button(update: Update, context: Context) -> None:
     """p:<payer>:<payee>:<cents>[:<session>] — that transfer was made. Tapped by the payee (or
     an admin) it counts at once; by the payer it waits for the payee's confirmation."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    parts = (query.data or "").split(":")
-    if len(parts) not in (4, 5) or not all(is_ascii_uint(p) for p in parts[1:]):
+    numbers = _button_numbers(query.data, 3)
+    if numbers is None:
         await query.answer(t("That button is no longer valid."), show_alert=True)
         return
-    payer, payee, cents = int(parts[1]), int(parts[2]), int(parts[3])
-    session_id = int(parts[4]) if len(parts) == 5 else None
+    payer, payee, cents, session_id = numbers
     confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
     if sc.person_id != payer and not confirmed:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
@@ -236,13 +245,13 @@ async def on_received_button(update: Update, context: Context) -> None:
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    parts = (query.data or "").split(":")
-    if len(parts) not in (2, 3) or not all(is_ascii_uint(p) for p in parts[1:]):
+    numbers = _button_numbers(query.data, 1)
+    if numbers is None:
         await query.answer(t("That button is no longer valid."), show_alert=True)
         return
-    session_id = int(parts[2]) if len(parts) == 3 else None
+    payment_id, session_id = numbers
     try:
-        payment = await store.get_payment(int(parts[1]))
+        payment = await store.get_payment(payment_id)
     except StoreError:
         payment = None
     if payment is None or payment.chat_id != sc.chat_id:
