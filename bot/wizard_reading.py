@@ -239,6 +239,9 @@ def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
             + esc(which))
         if any(w.get(k) != v for k, v in reading["winner"].items()):
             line += esc(t(", then changed by hand"))
+        if draft.get("step") == "form" and len(read["readings"]) > 1:
+            line += "\n" + esc(t("Another reading: tap its number below (beside it, what the "
+                                  "win collects)."))
         lines.append(line)
     return lines
 
