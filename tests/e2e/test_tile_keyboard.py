@@ -303,3 +303,27 @@ async def test_without_the_photo_extra_the_chat_learns_how_to_enable_it(
     assert not tg.requests_for("getFile")
     session = await store.running_session(table.chat_id)
     assert await store.history(session.id, limit=1) == []
+
+
+async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_limit(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """A tap every 0.2 s for about three seconds: the message follows along, at most one edit a
+    second (the fake answers 429 to anything faster, and none comes), and ends on the last tap."""
+    table = Table(tg, tg.group("paced"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    tg.limit_edits(interval=1.0)
+    before = len(tg.requests_for("editMessageText"))
+    presses = taps_for("123m456m789m11s55s+5s")
+    for p in presses:
+        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await asyncio.sleep(0.2)
+    await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
+                      in table.message(wiz.message_id).raw_text, 10)
+    tg.assert_callbacks_answered()
+    edits = tg.requests_for("editMessageText")[before:]
+    assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
+    assert 2 <= len(edits) <= len(presses) * 0.2 + 2, len(edits)
