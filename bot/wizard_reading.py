@@ -54,6 +54,8 @@ def open_keys(draft: dict[str, Any], ctx: Any, index: int) -> None:
     photo = draft.pop("photo", None)
     before = (draft.get("reads") or {}).get(seat, {}).get("state")
     state = new_state(photo) if photo is not None else before or new_state()
+    if photo is not None:
+        state["unsure"] = [x for x in draft.pop("unsure", []) if x in state["hand"]]
     draft["keys"] = {"w": index, "state": state}
     draft["step"] = "keys"
 
@@ -164,7 +166,8 @@ def forget(draft: dict[str, Any], event: dict[str, Any]) -> None:
         (draft.get("reads") or {}).pop(str(w["seat"]), None)
 
 
-def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str]) -> dict[str, Any]:
+def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],
+                unsure: list[str] | None = None) -> dict[str, Any]:
     """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
     most one), the keyboard opens at once with the tiles; else the wizard asks who won first."""
     from .oneline import TILES
@@ -172,6 +175,7 @@ def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str]) -> dic
 
     draft = new_draft()
     draft["photo"] = list(tiles)
+    draft["unsure"] = list(unsure or [])  # tiles the detector was not sure of
     if not events:
         return draft
     event = events[0]

@@ -197,6 +197,8 @@ def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
         at = len(state["hand"]) - 1 - state["hand"][::-1].index(tile)
         state["hand"].pop(at)
         _drop_last(state["log"], "h")
+        if tile in state.get("unsure", []):
+            state["unsure"].remove(tile)  # checked: taken out
         state["mode"] = "hand"
         if at == len(state["hand"]):
             state["win"] = False  # the winning tile went: the next tap is the winning one
@@ -396,6 +398,9 @@ def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> st
         lines.append(f"<code>{esc(code)}</code>")
     n = count(state)
     lines.append(esc(t("{count} of {want} tiles", count=n, want=spec.want)))
+    if state.get("unsure"):  # read from a photo with little confidence: worth a look
+        lines.append("❓ " + esc(t("The photo was unsure of: {tiles}", tiles=" ".join(
+            tile_label(t, x) for x in state["unsure"]))))
     if spec.indicator:
         ind = state.get("indicator")
         lines.append(esc(t("Turned: {tile}", tile=tile_label(t, ind) if ind else "—"))

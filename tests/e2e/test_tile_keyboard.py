@@ -198,7 +198,9 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     await seat(table, "guiyang")
     # taken from further away: the detector reads the 6m as a 5m (the detector is deterministic)
     data = render(Scene(GUIYANG_HAND, tile_width=44, margin=3.0))
-    detected = read_tiles(data).names
+    reading = read_tiles(data)
+    detected = reading.names
+    unsure = " ".join(detected[i] for i in reading.uncertain)
     assert Counter(detected) != Counter(GUIYANG_HAND), "the photo is read right: pick another"
     if by_reply:  # /hu answering the photo, no words: the wizard asks who won first
         photo = await tg.send_photo(table.chat, alice, data)
@@ -215,6 +217,7 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     assert "Tiles of South Bob" in shown.text, shown.text
     assert f"<code>{tile_string(detected)}</code>" in shown.raw_text, shown.raw_text
     assert "Payments" not in shown.text  # nothing scored before the tiles are checked
+    assert not unsure or f"The photo was unsure of: {unsure}" in shown.text, shown.text
     presses = correction_keys(detected, GUIYANG_HAND)
     answers = await keys(table, alice, wiz.message_id, [*presses, "d"])
     assert not any(a.get("text") for a in answers), answers
