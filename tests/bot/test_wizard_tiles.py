@@ -152,3 +152,20 @@ def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     assert ("Turned" in " ".join(labels) or "翻牌" in " ".join(labels)) == (
         variant in ("cixi", "feibao"))
     assert len([x for x in labels if x in ("Spr", "春")]) == (variant == "hainan")
+
+
+@pytest.mark.parametrize(("variant", "jokers"), [
+    ("cixi", {"🃏龙 6万": "k:t:6m"}),  # Cixi's 龙 follows the turned tile
+    ("feibao", {"🃏正精 北": "k:t:4z", "🃏副精 东": "k:t:1z"}),  # Feibao's 精: it and the next
+])
+def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, str]) -> None:
+    spec = KeySpec(variant)
+    t = translator("zh-Hans")
+    s = new_state()
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    assert not [b for row in view.rows for b in row if b.text.startswith("🃏")]
+    run(spec, "i " + ("5m" if variant == "cixi" else "4z"), s)
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    keys = {b.text: b.data for row in view.rows for b in row if b.text.startswith("🃏")}
+    assert keys == jokers
+    assert "百搭（*）" in view.text
