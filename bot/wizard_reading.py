@@ -3,9 +3,10 @@ filling the winner's features, the other readings one tap away, and the reading 
 later screen (preview included). Also the readings of tiles typed on a /hu line.
 
 Draft keys (plain JSON): `keys` = {"w": winner index, "state": keyboard state} while the keyboard
-is open (step "keys"); `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
-"chosen", "state"}} once tiles were read; `photo` = tiles a photo showed, waiting for the winner's
-keyboard to open with them.
+is open (step "keys"); `held` = {seat: keyboard state} left with Back; `reads` = {seat: {"tiles",
+"readings": [{"winner", "value", "sets"}], "chosen", "total", "state"}} once tiles were read;
+`photo` (and `unsure`) = tiles a photo showed, waiting for the winner's keyboard to open with
+them; `words` = {seat: features} a photo's caption named (杠上花 …), kept over any reading.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def open_keys(draft: dict[str, Any], ctx: Any, index: int) -> None:
         raise forms.FormError(str(index))
     seat = str(winners[index]["seat"])
     photo = draft.pop("photo", None)
-    before = (draft.get("reads") or {}).get(seat, {}).get("state")
+    before = ((draft.get("held") or {}).get(seat)  # left with Back, not read yet
+              or (draft.get("reads") or {}).get(seat, {}).get("state"))
     state = new_state(photo) if photo is not None else before or new_state()
     if photo is not None:
         state["unsure"] = [x for x in draft.pop("unsure", []) if x in state["hand"]]
@@ -83,7 +85,9 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     except KeyRefused:
         keys["state"] = before
         raise
-    if action == "back":
+    if action == "back":  # the tiles so far are kept for the next "Enter tiles"
+        seat = str(draft["pending"]["winners"][keys["w"]]["seat"])
+        draft.setdefault("held", {})[seat] = state
         draft.update(step="form", keys=None)
     elif action == "done":
         try:
@@ -91,6 +95,7 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
         except ReadRefused:
             keys["state"] = before  # as it was: the player corrects and taps Done again
             raise
+        (draft.get("held") or {}).pop(str(draft["pending"]["winners"][keys["w"]]["seat"]), None)
         draft.update(step="form", keys=None)
 
 
