@@ -330,3 +330,27 @@ async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_
     edits = tg.requests_for("editMessageText")[before:]
     assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
     assert 2 <= len(edits) <= len(presses) * 0.2 + 2, len(edits)
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # retry_after's type
+async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """Telegram says "too many requests" to two edits: they wait, and the message still ends on
+    the last tap."""
+    table = Table(tg, tg.group("too many"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    await asyncio.sleep(1.0)
+    tg.fail_next("editMessageText", times=2, retry_after=1)
+    presses = taps_for("123m456m789m11s55s+5s")
+    for p in presses:
+        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await asyncio.sleep(0.1)
+    await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
+                      in table.message(wiz.message_id).raw_text, 15)
+    assert [r.status for r in tg.requests_for("editMessageText")].count(429) == 2
+    await table.press(alice, wiz.message_id, "k:d")
+    await screen_with(table, wiz.message_id, "Confirm")
