@@ -266,7 +266,8 @@ def winner_rows(draft: dict[str, Any], ctx: Any, cb: Any) -> list[list[Button]]:
         read = reads.get(str(w["seat"]))
         rows.append([Button("🀄 " + (t("Correct the tiles") if read else t("Enter tiles")) + who,
                             cb("kt", i))])
-        if read and len(read["readings"]) > 1:
-            rows.append([Button(("✅ " if j == read["chosen"] else "") + f"{j + 1} · {r['value']}",
-                                cb("kr", w["seat"], j)) for j, r in enumerate(read["readings"])])
+        if read and len(read["readings"]) > 1:  # three a row: "✅ 1 · 120" fits a phone so
+            keys = [Button(("✅ " if j == read["chosen"] else "") + f"{j + 1} · {r['value']}",
+                           cb("kr", w["seat"], j)) for j, r in enumerate(read["readings"])]
+            rows += [keys[k:k + 3] for k in range(0, len(keys), 3)]
     return rows
