@@ -123,8 +123,26 @@ def _read(draft: dict[str, Any], ctx: Any, index: int, state: dict[str, Any]) ->
                 for r in result["readings"][:MAX_READINGS]]
     draft.setdefault("reads", {})[str(seat)] = {
         "tiles": notation(state, spec), "readings": readings, "chosen": 0, "state": state,
-        "total": len(result["readings"])}
+        "total": len(result["readings"]), "by": pending.get("by")}
     _apply(draft, ctx, seat, 0)
+
+
+def reread(draft: dict[str, Any], ctx: Any) -> None:
+    """The way of winning changed (Back to "how", another choice): tiles read under the old one
+    are read again, as features such as 自摸 or 门清 depend on it."""
+    pending = draft.get("pending")
+    if draft.get("step") != "form" or not pending or pending.get("type") != "win":
+        return
+    for i, w in enumerate(pending["winners"]):
+        read = (draft.get("reads") or {}).get(str(w["seat"]))
+        if read and read.get("state") and read.get("by") != pending.get("by"):
+            try:
+                _read(draft, ctx, i, read["state"])
+            except ReadRefused as exc:  # not a win this way: the tiles wait to be corrected
+                draft["reads"].pop(str(w["seat"]))
+                draft.setdefault("held", {})[str(w["seat"])] = read["state"]
+                pending["winners"][i] = forms.blank(ctx.variant.Winner, seat=w["seat"])
+                draft["error"] = exc.text
 
 
 def _kongs(draft: dict[str, Any], ctx: Any, seat: int, state: dict[str, Any]) -> None:
