@@ -2,15 +2,18 @@
 filling the winner's features, the other readings one tap away, and the reading named on every
 later screen (preview included). Also the readings of tiles typed on a /hu line.
 
-Draft keys (plain JSON): `keys` = {"w": winner index, "state": keyboard state} while the keyboard
-is open (step "keys"); `held` = {seat: keyboard state} left with Back; `reads` = {seat: {"tiles",
-"readings": [{"winner", "value", "sets"}], "chosen", "total", "state"}} once tiles were read;
-`photo` (and `unsure`) = tiles a photo showed, waiting for the winner's keyboard to open with
-them; `words` = {seat: features} a photo's caption named (杠上花 …), kept over any reading.
+Draft keys (plain JSON): `keys` = {"use": "win", "w": winner index, "state": keyboard state}
+while the keyboard is open (step "keys"; other uses: KeyUse, KEY_USES); `held` = {seat: keyboard
+state} left with Back; `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
+"chosen", "total", "state", "by"}} once tiles were read; `photo` (and `unsure`) = tiles a photo
+showed, waiting for the winner's keyboard to open with them; `words` = {seat: features} a
+photo's caption named (杠上花 …), kept over any reading.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scoring import ScoringError
@@ -58,7 +61,7 @@ def open_keys(draft: dict[str, Any], ctx: Any, index: int) -> None:
     state = new_state(photo) if photo is not None else before or new_state()
     if photo is not None:
         state["unsure"] = [x for x in draft.pop("unsure", []) if x in state["hand"]]
-    draft["keys"] = {"w": index, "state": state}
+    draft["keys"] = {"use": "win", "w": index, "state": state}
     draft["step"] = "keys"
 
 
@@ -71,32 +74,64 @@ def open_photo(draft: dict[str, Any], ctx: Any) -> None:
         open_keys(draft, ctx, 0)
 
 
+@dataclass(frozen=True)
+class KeyUse:
+    """What an open keyboard is for. The wizard's step "keys" shows `draft["keys"]` = {"use":
+    name, "state": …, plus the use's own keys}; KEY_USES[name] says how many tiles, the title,
+    and what Done (raise ReadRefused to stay on the keyboard) and Back do; both must leave the
+    step "keys". The /hand wizard's winner is "win"; another screen (查叫 by tiles) registers
+    its own, opens the keyboard by setting draft["keys"] and step "keys", and the existing
+    handler (hands.on_key: k: callbacks, coalesced edits) does the rest."""
+
+    spec: Callable[[dict[str, Any], Any], KeySpec]
+    title: Callable[[dict[str, Any], Any], str]
+    done: Callable[[dict[str, Any], Any, dict[str, Any]], None]
+    back: Callable[[dict[str, Any], Any, dict[str, Any]], None]
+
+
+def _win_seat(draft: dict[str, Any]) -> str:
+    return str(draft["pending"]["winners"][draft["keys"]["w"]]["seat"])
+
+
+def _win_title(draft: dict[str, Any], ctx: Any) -> str:
+    seat = int(_win_seat(draft))
+    return ctx.t("Tiles of {seat}", seat=seat_label(ctx.t, seat, ctx.names, html_out=False))
+
+
+def _win_done(draft: dict[str, Any], ctx: Any, state: dict[str, Any]) -> None:
+    _read(draft, ctx, draft["keys"]["w"], state)
+    (draft.get("held") or {}).pop(_win_seat(draft), None)
+    draft.update(step="form", keys=None)
+
+
+def _win_back(draft: dict[str, Any], ctx: Any, state: dict[str, Any]) -> None:
+    draft.setdefault("held", {})[_win_seat(draft)] = state  # kept for the next "Enter tiles"
+    draft.update(step="form", keys=None)
+
+
+KEY_USES: dict[str, KeyUse] = {
+    "win": KeyUse(lambda draft, ctx: spec_for(ctx), _win_title, _win_done, _win_back)}
+
+
 def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
-    """One key of the open keyboard. Done reads the tiles (ReadRefused if they do not win) and
-    goes back to the win's form with the best reading; Back goes there unchanged. KeyRefused
-    for a key that does not fit; FormError when no keyboard is open."""
-    if draft.get("step") != "keys" or not draft.get("keys"):
+    """One key of the open keyboard. For a winner, Done reads the tiles (ReadRefused if they do
+    not win) and goes back to the win's form with the best reading; Back goes there unchanged.
+    KeyRefused for a key that does not fit; FormError when no keyboard is open."""
+    keys = draft.get("keys")
+    if draft.get("step") != "keys" or not keys or keys.get("use", "win") not in KEY_USES:
         raise forms.FormError(op)
-    keys = draft["keys"]
+    use = KEY_USES[keys.get("use", "win")]
     state = keys["state"]
     before = _copy(state)
     try:
-        action = press_key(state, spec_for(ctx), op, arg)
-    except KeyRefused:
-        keys["state"] = before
+        action = press_key(state, use.spec(draft, ctx), op, arg)
+        if action == "done":
+            use.done(draft, ctx, state)
+        elif action == "back":
+            use.back(draft, ctx, state)
+    except (KeyRefused, ReadRefused):
+        keys["state"] = before  # as it was: the player corrects and taps Done again
         raise
-    if action == "back":  # the tiles so far are kept for the next "Enter tiles"
-        seat = str(draft["pending"]["winners"][keys["w"]]["seat"])
-        draft.setdefault("held", {})[seat] = state
-        draft.update(step="form", keys=None)
-    elif action == "done":
-        try:
-            _read(draft, ctx, keys["w"], state)
-        except ReadRefused:
-            keys["state"] = before  # as it was: the player corrects and taps Done again
-            raise
-        (draft.get("held") or {}).pop(str(draft["pending"]["winners"][keys["w"]]["seat"]), None)
-        draft.update(step="form", keys=None)
 
 
 def _copy(state: dict[str, Any]) -> dict[str, Any]:
@@ -237,9 +272,8 @@ def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | N
 
 def keys_view(draft: dict[str, Any], ctx: Any) -> Screen:
     keys = draft["keys"]
-    seat = draft["pending"]["winners"][keys["w"]]["seat"]
-    title = ctx.t("Tiles of {seat}", seat=seat_label(ctx.t, seat, ctx.names, html_out=False))
-    return keys_screen(keys["state"], spec_for(ctx), ctx.t, _key_cb, title)
+    use = KEY_USES[keys.get("use", "win")]
+    return keys_screen(keys["state"], use.spec(draft, ctx), ctx.t, _key_cb, use.title(draft, ctx))
 
 
 def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
