@@ -25,7 +25,17 @@ from scoring import all_variants
 from scoring.settlement import format_cents
 
 from . import greeting, hands, ledger, sessions, standings
-from .common import Context, fallback_language, refusal, reply, running_session, scope, send, store_of
+from .common import (
+    Context,
+    fallback_language,
+    refusal,
+    reply,
+    running_session,
+    scope,
+    send,
+    stale_button,
+    store_of,
+)
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
@@ -121,7 +131,7 @@ async def guard(update: Update, context: Context) -> None:
             raise ApplicationHandlerStop
         if not query.data or not query.data.isascii():  # the bot's buttons carry ASCII data
             t = await _chat_t(context, query.message.chat.id, query.from_user)
-            await query.answer(t("That button is no longer valid."), show_alert=True)
+            await stale_button(query, t)
             raise ApplicationHandlerStop
         return
     message = update.message
@@ -150,7 +160,7 @@ async def guard(update: Update, context: Context) -> None:
 async def on_unknown_button(update: Update, context: Context) -> None:
     """Data no handler claims (forged, or from an older version of the bot): answered, no change."""
     sc = await scope(update, context)
-    await update.callback_query.answer(sc.t("That button is no longer valid."), show_alert=True)
+    await stale_button(update.callback_query, sc.t)
 
 
 async def on_migrate(update: Update, context: Context) -> None:

@@ -25,6 +25,7 @@ from .common import (
     scope,
     seat_names,
     send,
+    stale_button,
     store_of,
     wizard_ctx,
 )
@@ -162,7 +163,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     try:
         action = press(draft, ctx, op, a, b)
     except FormError:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     if action == "cancel":
         await _cancel(query, context, sc, saved)
