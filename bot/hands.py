@@ -31,6 +31,8 @@ from .common import (
 from .forms import FormError
 from .limits import clip
 from .oneline import LineError, parse_wins
+from .ready_line import read_ready, ready_note
+from .ready_line import refusal as tiles_refusal
 from .render import esc, outcome_lines, totals_block, unit
 from .tiles_line import read_tiles, reading_note
 from .wizard import Ctx, hand_state, new_draft, press, screen
@@ -105,8 +107,9 @@ async def cmd_hu(update: Update, context: Context) -> None:
     try:
         events = parse_wins(ctx.variant, context.args or [], ctx.names)
         read = read_tiles(ctx.variant, ctx.base, events)
-    except ScoringError as exc:  # tiles that do not make a winning hand
-        await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
+        ready = read_ready(ctx.variant, ctx.base, events)
+    except ScoringError as exc:  # tiles that do not make a winning (or waiting) hand
+        await reply(update, context, "⚠️ " + esc(tiles_refusal(ctx, exc)))
         return
     except LineError as exc:
         kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
@@ -121,7 +124,8 @@ async def cmd_hu(update: Update, context: Context) -> None:
     # how the hand went on
     await _open_wizard(update, context, sc, session,
                        new_draft(events, step="preview" if ended else "main"),
-                       reading_note(sc.t, ctx.names, read))
+                       "\n".join(filter(None, (reading_note(sc.t, ctx.names, read),
+                                                ready_note(ctx, ready)))))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:

@@ -38,6 +38,14 @@ def has_ready_check(variant: str) -> bool:
     return variant in READY_FIELDS
 
 
+def ready_value(variant: str, entry: dict[str, Any], seat: int = 0,
+                rules: dict[str, Any] | None = None, dealer: int = 0, round_wind: int = 0) -> int:
+    """What each seat that is not ready pays `seat` at an exhausted wall for this ready entry
+    (also one a player completed by hand, with 报听)."""
+    return _ready_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
+                        round_wind, json.dumps(entry, sort_keys=True))
+
+
 @lru_cache(maxsize=4096)
 def _ready_value(variant: str, rules: str, seat: int, dealer: int, round_wind: int,
                  entry: str) -> int:
