@@ -174,29 +174,31 @@ def ready_note(ctx: Any, read: list[tuple[int, dict[str, Any]]]) -> str:
     if not read:
         return ""
     t = ctx.t
-    model = forms.spec_named(forms.event_model(ctx.variant.events, "exhausted"), "ready").model
-    lines = []
+    lines = ["🀄 " + esc(seat_text(ctx, seat, result)) for seat, result in read
+             if not result.get("unnamed")]
     unnamed = [s for s, r in read if r.get("unnamed")]
-    for seat, result in read:
-        if result.get("unnamed"):
-            continue
-        who = seat_label(t, seat, ctx.names, html_out=False)
-        hand = result["ready"]
-        if hand == "flower_cat":
-            text = t("{seat}: 花猫 — the tiles still hold all three suits.", seat=who)
-        elif hand is None:
-            text = t("{seat}: not ready — no tile completes these tiles.", seat=who)
-        else:
-            plain = not any(hand.get(k) for k in ("form", "pure", "quads"))
-            shown = " ".join(filter(None, (value_label(ctx, "standard") if plain else "",
-                                           summarize(ctx, model, hand))))
-            text = t("{seat}: ready, waiting on {tiles}. Counted as {hand} (on {tile}): "
-                     "{value} from each seat that is not ready.", seat=who,
-                     tiles=" ".join(tile_label(ctx, x) for x in result["waits"]), hand=shown,
-                     tile=tile_label(ctx, result["tile"]),
-                     value=with_unit(t, str(result["value"]), unit(ctx.variant, ctx.lang)))
-        lines.append("🀄 " + esc(text))
     if unnamed and len(unnamed) < len(read):
         who = ", ".join(seat_label(t, s, ctx.names, html_out=False) for s in unnamed)
         lines.append("🀄 " + esc(t("Not named, so not ready: {seats}.", seats=who)))
     return "\n".join(lines)
+
+
+def seat_text(ctx: Any, seat: int, result: dict[str, Any]) -> str:
+    """Plain text: a seat's tiles at the exhausted wall — ready, its waits, the entry and value
+    taken — from `ready_entry`'s result."""
+    t = ctx.t
+    who = seat_label(t, seat, ctx.names, html_out=False)
+    hand = result["ready"]
+    if hand == "flower_cat":
+        return t("{seat}: 花猫 — the tiles still hold all three suits.", seat=who)
+    if hand is None:
+        return t("{seat}: not ready — no tile completes these tiles.", seat=who)
+    model = forms.spec_named(forms.event_model(ctx.variant.events, "exhausted"), "ready").model
+    plain = not any(hand.get(k) for k in ("form", "pure", "quads"))
+    shown = " ".join(filter(None, (value_label(ctx, "standard") if plain else "",
+                                   summarize(ctx, model, hand))))
+    return t("{seat}: ready, waiting on {tiles}. Counted as {hand} (on {tile}): {value} from "
+             "each seat that is not ready.", seat=who,
+             tiles=" ".join(tile_label(ctx, x) for x in result["waits"]), hand=shown,
+             tile=tile_label(ctx, result["tile"]),
+             value=with_unit(t, str(result["value"]), unit(ctx.variant, ctx.lang)))
