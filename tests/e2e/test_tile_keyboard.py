@@ -1,0 +1,158 @@
+"""The tile keyboard of the /hand wizard (issue 14), end to end over HTTP: a hand of every variant
+entered tile by tile, stored as `python -m scoring` scores it and with the features the tiles'
+best reading has; a burst of taps against a Bot API that refuses rapid edits; a photo whose
+misread tile is corrected on the keyboard."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from db import Store
+from scoring.tiles import analyze
+from tests.fake_telegram import FakeTelegram
+
+from .table import Table
+from .test_table_words import players, seat
+from .test_typed_tiles import cli_score, stored
+
+
+def taps_for(tiles: str) -> list[str]:
+    """Key presses for a tile string in the keyboard's own words: `123m55p` → t:1m t:2m t:3m t:5p
+    a (same again); `[555p]` in meld mode; `+7z` last; `2f` a flower; `(ind)` the turned tile."""
+    out: list[str] = []
+    last = None
+    i = 0
+    while i < len(tiles):
+        c = tiles[i]
+        if c == "[":
+            out.append("g")
+            last = None
+            i += 1
+            continue
+        if c == "]":
+            out.append("g")
+            i += 1
+            continue
+        if c == "+":
+            i += 1
+            continue
+        j = i
+        while tiles[j].isdigit():
+            j += 1
+        for d in tiles[i:j]:
+            tile = d + tiles[j]
+            out.append("a" if tile == last else f"t:{tile}")
+            last = tile
+        i = j + 1
+    return out
+
+
+async def keys(table: Table, user: dict[str, Any], mid: int, presses: list[str]) -> list[dict]:
+    """Press keys one after another (each answered before the next), as a quick player would."""
+    answers = []
+    for p in presses:
+        answers.append(await table.press(user, mid, f"k:{p}"))
+    return answers
+
+
+async def screen_with(table: Table, mid: int, label: str) -> None:
+    """Wait for the coalesced edit that shows a button labelled (containing) `label`."""
+    await table.tg.wait_for(lambda: any(label in b for b in table.message(mid).button_labels), 10)
+
+
+@pytest.mark.parametrize(("variant", "tiles", "indicator", "ended"), [
+    # Luzhou: 红中 is the ghost, standing in for a 5p; the wall runs out after the win
+    ("luzhou", "123m456m789m11p5p中+5p", None, False),
+    ("guiyang", "123m456m789m11s55s+5s", None, True),
+    ("cixi", "123m45m789p11s555p+6m", "5m", True),
+    ("feibao", "123m45m789p11s555p+6m", "5m", True),
+    # Hainan: an exposed pung and a flower
+    ("hainan", "234m567m888m9m[111m]1f+9m", None, True),
+])
+async def test_a_hand_of_every_variant_entered_on_the_tile_keyboard(
+        bot: object, tg: FakeTelegram, store: Store, variant: str, tiles: str,
+        indicator: str | None, ended: bool) -> None:
+    table = Table(tg, tg.group(f"{variant} keys"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, variant)
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    answer = await table.tap(alice, wiz, "Enter tiles")
+    assert not answer.get("show_alert"), answer
+    assert "Tiles of South Bob" in table.message(wiz.message_id).text
+    presses = taps_for(tiles.replace("中", "7z"))
+    if indicator:
+        presses = ["i", f"t:{indicator}", *presses]
+    answers = await keys(table, alice, wiz.message_id, [*presses, "d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Correct the tiles")
+    shown = table.message(wiz.message_id)
+    assert "Read from the tiles of South Bob" in shown.text, shown.text
+    if not ended:  # Luzhou's blood battle: the hand goes on until the wall runs out
+        await table.tap(alice, wiz, "Add")
+        await table.tap(alice, wiz, "Wall exhausted")
+        shown = table.message(wiz.message_id)
+        assert "Read from the tiles of South Bob" in shown.text, shown.text  # redrawn, still named
+    answer = await table.tap(alice, wiz, "Confirm")
+    assert not answer.get("show_alert"), answer
+    hand = await stored(store, table)
+    best = analyze({"variant": variant, "tiles": tiles, "seat": 1, "by": "self_draw",
+                    "indicator": indicator})
+    win = next(e for e in hand.record["events"] if e["type"] == "win")
+    assert win["winners"] == [best["winner"]]
+    assert hand.outcome == cli_score(hand.record)
+    assert hand.outcome["deltas"][1] == best["value"]
+
+
+async def test_refusals_are_short_answers_and_change_nothing(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    table = Table(tg, tg.group("guiyang keys"), players(tg, "zh-hans"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
+    await table.tap(alice, wiz, "输入手牌")
+    answers = await keys(table, alice, wiz.message_id, ["t:5m", "a", "a", "a", "a", "t:1z"])
+    assert "只有 4 张" in answers[4]["text"], answers[4]
+    assert answers[5].get("text"), answers[5]  # no honours in Guiyang
+    answers = await keys(table, alice, wiz.message_id, ["d"])
+    assert "4" in answers[0]["text"] and "14" in answers[0]["text"], answers
+    await table.tg.wait_for(lambda: "4 / 14" in table.message(wiz.message_id).text, 10)
+
+
+async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """Fourteen taps sent without waiting for each other, to a Bot API that answers 429 to an
+    edit of a message within a second of its last: every tap is answered, no edit is refused,
+    fewer edits than taps are made, and the last screen shows the whole hand."""
+    table = Table(tg, tg.group("burst"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    tg.limit_edits(interval=1.0)
+    before = len(tg.requests_for("editMessageText"))
+    presses = taps_for("123m456m789m11s55s+5s")
+    qids = [await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+            for p in presses]
+    await tg.wait_for(lambda: all(q in tg.callback_answers for q in qids), 15)
+    assert not any(tg.callback_answers[q].get("text") for q in qids)
+    await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
+                      in table.message(wiz.message_id).raw_text, 10)
+    await asyncio.sleep(1.2)  # nothing stale lands after the last state
+    assert "<code>123456789m1155s+5s</code>" in table.message(wiz.message_id).raw_text
+    edits = tg.requests_for("editMessageText")[before:]
+    assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
+    assert 1 <= len(edits) < len(presses), len(edits)
+    # Done right after the burst: the form follows, within the limit too
+    answer = await table.press(alice, wiz.message_id, "k:d")
+    assert not answer.get("text"), answer
+    await screen_with(table, wiz.message_id, "Confirm")
+    answer = await table.tap(alice, wiz, "Confirm")
+    assert not answer.get("show_alert"), answer
+    edits = tg.requests_for("editMessageText")[before:]
+    assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
