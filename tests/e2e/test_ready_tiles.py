@@ -107,3 +107,60 @@ async def test_bad_ready_tiles_are_refused_and_nothing_is_stored(
     assert not answer.button_labels
     session = await store.running_session(table.chat_id)
     assert await store.history(session.id, limit=1) == []
+
+
+async def keys(table: Table, user: dict[str, Any], mid: int, tiles: str) -> None:
+    """Tap a 13-tile hand on the keyboard (`111m22p` → 1m, same again, same again, 2p, …),
+    then Done; every key is answered without a complaint."""
+    last = None
+    for run in tiles.replace("m", "m ").replace("p", "p ").replace("s", "s ").split():
+        for digit in run[:-1]:
+            tile = digit + run[-1]
+            answer = await table.press(user, mid, "k:a" if tile == last else f"k:t:{tile}")
+            assert not answer.get("text"), answer
+            last = tile
+    answer = await table.press(user, mid, "k:d")
+    assert not answer.get("show_alert"), answer
+
+
+async def screen_with(table: Table, mid: int, text: str) -> None:
+    """Wait for the (coalesced) edit whose text holds `text`."""
+    await table.tg.wait_for(lambda: text in table.message(mid).text, 10)
+
+
+@pytest.mark.parametrize(("variant", "code", "exhausted", "tiles_of", "hands", "says", "confirm"), [
+    ("guiyang", "en", "Wall exhausted", "'s tiles", {"East": PUNGS, "North": STUCK},
+     ["East Alice: ready, waiting on 3p 4p 5p 6p. Counted as all pungs",
+      "North Dan: not ready"], "Confirm"),
+    ("luzhou", "zh-hans", "流局", "的手牌", {"南": PLAIN, "西": "123m456p789s1122m"},
+     ["南 Bob：听牌，听 1筒 4筒。", "西 Carol：花猫"], "确认"),
+])
+async def test_the_wizard_takes_each_seats_tiles_at_an_exhausted_wall(
+        bot: object, tg: FakeTelegram, store: Store, variant: str, code: str, exhausted: str,
+        tiles_of: str, hands: dict[str, str], says: list[str], confirm: str) -> None:
+    table = Table(tg, tg.group(f"{variant} 查叫 keys"), players(tg, code))
+    alice = table.players[0]
+    await seat(table, variant)
+    seats = {w: i for i, w in enumerate(("East", "South", "West", "North"))} | {
+        w: i for i, w in enumerate("东南西北")}
+    wiz = await table.say(alice, "/hand")
+    await table.tap(alice, wiz, exhausted)
+    for seat_name, tiles in hands.items():
+        answer = await table.tap(alice, wiz, f"🀄 {seat_name}{tiles_of}")
+        assert not answer.get("show_alert"), answer
+        await keys(table, alice, wiz.message_id, tiles)
+        # back on the form, which says what the seat's tiles were taken as
+        player = ("Alice", "Bob", "Carol", "Dan")[seats[seat_name]]
+        await screen_with(table, wiz.message_id, f"🀄 {seat_name} {player}")
+    shown = table.message(wiz.message_id)
+    for text in says:
+        assert text in shown.text, shown.text
+    answer = await table.tap(alice, wiz, confirm)
+    assert not answer.get("show_alert"), answer
+    hand = await stored(store, table)
+    ready = {str(s): None for s in range(4)}
+    for seat_name, tiles in hands.items():
+        ready[str(seats[seat_name])] = cli_ready(variant, tiles, seats[seat_name])
+    assert hand.record["events"] == [{"type": "exhausted", "ready": ready}]
+    assert hand.outcome == cli_score(hand.record)
+    assert any(hand.outcome["deltas"]), hand.outcome
