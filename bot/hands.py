@@ -166,7 +166,8 @@ async def hu_photo(update: Update, context: Context) -> None:
     except PhotoError as exc:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
-    draft = wizard_reading.photo_draft(ctx, events[:1], reading.names)
+    wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
+    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names)
     note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
                            "got wrong, then tap Done.", n=len(reading.names)))
     if draft["step"] == "main":

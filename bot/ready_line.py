@@ -178,7 +178,8 @@ def ready_note(ctx: Any, read: list[tuple[int, dict[str, Any]]]) -> str:
              if not result.get("unnamed")]
     unnamed = [s for s, r in read if r.get("unnamed")]
     if unnamed and len(unnamed) < len(read):
-        who = ", ".join(seat_label(t, s, ctx.names, html_out=False) for s in unnamed)
+        sep = "、" if ctx.lang.startswith("zh") else ", "
+        who = sep.join(seat_label(t, s, ctx.names, html_out=False) for s in unnamed)
         lines.append("🀄 " + esc(t("Not named, so not ready: {seats}.", seats=who)))
     return "\n".join(lines)
 
