@@ -13,7 +13,7 @@ from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, cras
 from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
-from . import wizard_reading, wizard_ready
+from . import wizard_reading
 from .common import (
     ChatScope,
     Context,
@@ -416,8 +416,7 @@ async def on_key(update: Update, context: Context) -> None:
     ctx = await wizard_ctx(store, session, sc.lang)
     draft["error"] = None
     try:
-        (wizard_ready.key_press if wizard_ready.is_ready_keys(draft)  # 查叫 by tiles
-         else wizard_reading.key_press)(draft, ctx, op, arg)
+        wizard_reading.key_press(draft, ctx, op, arg)
     except FormError:
         view = screen(draft, ctx, draft["rev"])
         await throttle_of(context).show_now(context.bot, saved.chat_id, saved.message_id,

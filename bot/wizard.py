@@ -647,7 +647,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                      event=pending["type"])
     if pending["type"] == "win" and not path:
         rows = wizard_reading.winner_rows(draft, ctx, cb) + rows
-    rows = wizard_ready.rows(draft, ctx, cb) + rows
+    rows += wizard_ready.rows(draft, ctx, cb)  # 查叫 by tiles: a seat's 13 tiles
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
         nav.append(_ok(t("Confirm"), cb("ok")))

@@ -72,6 +72,11 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     for a key that does not fit; FormError when no keyboard is open."""
     if draft.get("step") != "keys" or not draft.get("keys"):
         raise forms.FormError(op)
+    if "ready" in draft["keys"]:  # a seat's 13 tiles at an exhausted wall (查叫)
+        from . import wizard_ready
+
+        wizard_ready.key_press(draft, ctx, op, arg)
+        return
     keys = draft["keys"]
     state = keys["state"]
     before = _copy(state)
