@@ -40,7 +40,7 @@ from .render import esc, outcome_lines, totals_block, unit
 from .throttle import throttle_of
 from .tiles_line import read_tiles
 from .wizard import Ctx, hand_state, new_draft, press, screen
-from .wizard_tiles import KeyRefused
+from .wizard_tiles import KeyRefused, refusal_text
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -425,7 +425,7 @@ async def on_key(update: Update, context: Context) -> None:
                            show_alert=True)
         return
     except KeyRefused as exc:
-        await query.answer(t(exc.msgid, **exc.params)[:190])
+        await query.answer(refusal_text(t, exc)[:190])
         return
     except wizard_reading.ReadRefused as exc:
         draft["error"] = exc.text  # shown under the keyboard until the next tap

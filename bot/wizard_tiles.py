@@ -50,7 +50,6 @@ SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 # jokers follow a turned tile here (the indicator); Luzhou's are always 红中
 INDICATOR_VARIANTS = frozenset({"cixi", "feibao"})
 HONOUR_VARIANTS = frozenset({"cixi", "feibao", "hainan"})
-JOKER_NAMES = {"luzhou": N_("ghost"), "cixi": N_("dragon (龙)"), "feibao": N_("jing (精)")}
 
 Cb = Callable[[str, str], str]
 
@@ -105,6 +104,13 @@ def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> 
             "log": ["h"] * len(hand) + ["f"] * sum(x in FLOWERS for x in tiles),
             "mode": "hand", "last": hand[-1] if hand else None, "win": bool(win and hand),
             "indicator": None}
+
+
+def refusal_text(t: Callable[..., str], exc: KeyRefused) -> str:
+    """A KeyRefused in the chat's language, its tile named as on the keys."""
+    params = {k: tile_label(t, v) if k == "tile" and isinstance(v, str) and _valid(v) else v
+              for k, v in exc.params.items()}
+    return t(exc.msgid, **params)
 
 
 def _valid(tile: str) -> bool:
@@ -202,7 +208,6 @@ def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
     if count(state) + (3 if mode == "kong" else 1) > spec.want + (1 if mode == "kong" else 0) \
             and not (mode == "meld" and _open_kong_step(state, tile)):
         raise KeyRefused(N_("The hand is full ({want} tiles): ⌫ takes one back."), want=spec.want)
-    state["last"] = tile
     if mode == "kong":
         state["melds"].append({"tiles": [tile] * 4, "concealed": True, "open": False})
         state["log"].append("k")
@@ -213,6 +218,7 @@ def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
         state["hand"].append(tile)
         state["log"].append("h")
         state["win"] = True
+    state["last"] = tile
 
 
 def _open_kong_step(state: dict[str, Any], tile: str) -> bool:
@@ -430,8 +436,9 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
     elif spec.variant == "luzhou":  # 红中, the ghost, beside the controls
         rows[-1].append(Button("🀄 " + t("Rd"), cb("t", "7z")))
     if spec.flowers:
-        rows.append([Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
-                     for x in FLOWERS])
+        keys = [Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
+                for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)
+        rows += [keys] if all(len(tile_label(t, x)) == 1 for x in FLOWERS) else [keys[:4], keys[4:]]
     mode = state["mode"]
     last = state.get("last")
     controls = [Button("＋" + (tile_label(t, last) if last else t("again")), cb("a", "")),
@@ -439,10 +446,9 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
                 Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
                 Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))]
     rows.append(controls)
-    more = [Button(("✅ " if mode == "remove" else "") + "➖ " + t("Take out"), cb("r", ""))]
+    last_row = [Button("◀ " + t("Back"), cb("b", "")),
+                Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", ""))]
     if spec.indicator:
-        more.append(Button(("✅ " if mode == "indicator" else "") + t("Turned"), cb("i", "")))
-    rows.append(more)
-    rows.append([Button("◀ " + t("Back"), cb("b", "")),
-                 Button("✔ " + t("Done"), cb("d", ""), "primary")])
+        last_row.append(Button(("✅ " if mode == "indicator" else "") + t("Turned"), cb("i", "")))
+    rows.append([*last_row, Button("✔ " + t("Done"), cb("d", ""), "primary")])
     return Screen(text, rows)

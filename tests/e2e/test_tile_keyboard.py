@@ -6,17 +6,27 @@ misread tile is corrected on the keyboard."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from db import Store
 from scoring.tiles import analyze
+from tests.databases import BACKENDS, fresh_database
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
 from .test_table_words import players, seat
 from .test_typed_tiles import cli_score, stored
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """Every test here on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set."""
+    async with fresh_database(request.param, tmp_path) as url:
+        yield url
 
 
 def taps_for(tiles: str) -> list[str]:
@@ -120,7 +130,7 @@ async def test_refusals_are_short_answers_and_change_nothing(
     assert answers[5].get("text"), answers[5]  # no honours in Guiyang
     answers = await keys(table, alice, wiz.message_id, ["d"])
     assert "4" in answers[0]["text"] and "14" in answers[0]["text"], answers
-    await table.tg.wait_for(lambda: "4 / 14" in table.message(wiz.message_id).text, 10)
+    await table.tg.wait_for(lambda: "4/14" in table.message(wiz.message_id).text, 10)
 
 
 async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
@@ -156,3 +166,66 @@ async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
     assert not answer.get("show_alert"), answer
     edits = tg.requests_for("editMessageText")[before:]
     assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
+
+
+GUIYANG_HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s")
+
+
+def correction_keys(detected: list[str], intended: tuple[str, ...]) -> list[str]:
+    """The keys that turn what the photo showed into the hand: take out each wrong tile, tap the
+    right one (the last tapped becomes the winning tile)."""
+    from bot.photo import Add, Remove, Replace, corrections_between
+
+    out: list[str] = []
+    for c in corrections_between(detected, intended):
+        if isinstance(c, (Replace, Remove)):
+            out += ["r", f"t:{detected[c.index]}"]
+        if isinstance(c, (Replace, Add)):
+            out.append(f"t:{c.tile}")
+    return out
+
+
+@pytest.mark.parametrize("by_reply", [False, True])
+async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
+        bot: object, tg: FakeTelegram, store: Store, by_reply: bool) -> None:
+    from collections import Counter
+
+    from bot.photo import read_tiles, tile_string
+    from tests.photo.render import Scene, render
+
+    table = Table(tg, tg.group("photo"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    # taken from further away: the detector reads the 6m as a 5m (the detector is deterministic)
+    data = render(Scene(GUIYANG_HAND, tile_width=44, margin=3.0))
+    detected = read_tiles(data).names
+    assert Counter(detected) != Counter(GUIYANG_HAND), "the photo is read right: pick another"
+    if by_reply:  # /hu answering the photo, no words: the wizard asks who won first
+        photo = await tg.send_photo(table.chat, alice, data)
+        await tg.send_message(table.chat, alice, "/hu", reply_to=photo.message_id)
+        req = await tg.wait_for_request("sendMessage", 30, where=table._mine)
+        wiz = table.message(req.result["message_id"])
+        assert "tiles read from the photo" in wiz.text and "First tap who won" in wiz.text
+        await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    else:
+        await tg.send_photo(table.chat, alice, data, caption="/hu S self-draw")
+        req = await tg.wait_for_request("sendMessage", 30, where=table._mine)
+        wiz = table.message(req.result["message_id"])
+    shown = table.message(wiz.message_id)
+    assert "Tiles of South Bob" in shown.text, shown.text
+    assert f"<code>{tile_string(detected)}</code>" in shown.raw_text, shown.raw_text
+    assert "Payments" not in shown.text  # nothing scored before the tiles are checked
+    presses = correction_keys(detected, GUIYANG_HAND)
+    answers = await keys(table, alice, wiz.message_id, [*presses, "d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Confirm")
+    answer = await table.tap(alice, wiz, "Confirm")
+    assert not answer.get("show_alert"), answer
+    last = presses[-1].removeprefix("t:")  # the last tile tapped is the winning one
+    rest = Counter(GUIYANG_HAND) - Counter([last])
+    best = analyze({"variant": "guiyang", "tiles": tile_string(rest.elements()) + "+" + last,
+                    "seat": 1, "by": "self_draw"})
+    hand = await stored(store, table)
+    assert hand.record["events"] == [{"type": "win", "by": "self_draw",
+                                      "winners": [best["winner"]]}]
+    assert hand.outcome == cli_score(hand.record)
