@@ -72,10 +72,12 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
             entry = {k: v for k, v in s.winner.items() if k in fields}
             key = json.dumps(entry, sort_keys=True)
             value = _ready_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
-            found.append(((-value, -named(entry), key), {
-                "ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}))
+            found.append(((-value, -named(entry), key), entry, value, tile, s))
+    if not found:
+        return None
     # min keeps the first of equals: tiles in order, each tile's readings best first
-    return min(found, key=lambda f: f[0])[1] if found else None
+    _, entry, value, tile, s = min(found, key=lambda f: f[0])
+    return {"ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}
 
 
 def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
