@@ -405,8 +405,11 @@ async def on_key(update: Update, context: Context) -> None:
         return
     session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
         else await store.get_session(saved.session_id)
-    if session.ended_at is not None or not await may_act(context, sc, session,
-                                                         query.from_user.id):
+    if session.ended_at is not None:
+        await store.delete_draft(saved.chat_id, saved.message_id)
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    if not await may_act(context, sc, session, query.from_user.id):
         await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
         return
     parts = (query.data or "").split(":")

@@ -34,7 +34,8 @@ class ReadRefused(Exception):
 
 
 def spec_for(ctx: Any) -> KeySpec:
-    return KeySpec(variant=ctx.variant.name, rules=dict(ctx.base.get("rules") or {}), want=14)
+    rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {}).model_dump()
+    return KeySpec(variant=ctx.variant.name, rules=rules, want=14)  # rules with their defaults
 
 
 def _key_cb(op: str, arg: str = "") -> str:

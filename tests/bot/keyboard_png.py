@@ -1,10 +1,11 @@
 """Draw the tile keyboard as a phone shows it (message text above, inline buttons below, 360 pt
 wide at 2×), to look at it and to list labels too wide for their button. Not a test: a tool.
 
-    .venv/bin/python -m tests.bot.keyboard_png OUT.png [VARIANT] [LANG] [FONT.ttc]
+    .venv/bin/python -m tests.bot.keyboard_png OUT.png [VARIANT] [LANG]
 
-FONT: a CJK font (Noto Sans CJK, e.g. from the noto-cjk-sans-otc package); tile symbols come
-from DejaVu Sans where the CJK font lacks them.
+Text in Noto Sans CJK (the noto-cjk-sans-otc package the charts use); symbols it lacks from
+DejaVu Sans. The Unicode mahjong tiles (🀇…) are in neither: they show as boxes here, as on a
+phone without a font for them (the notation line under them reads the same hand).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 
+import noto_cjk_sans_otc
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.i18n import translator
@@ -101,5 +103,5 @@ def render(variant: str, lang: str, cjk: str, out: Path) -> list[str]:
 if __name__ == "__main__":
     args = sys.argv[1:]
     wide = render(args[1] if len(args) > 1 else "hainan", args[2] if len(args) > 2 else "zh-Hans",
-                  args[3] if len(args) > 3 else "NotoSansCJK-Regular.ttc", Path(args[0]))
+                  str(noto_cjk_sans_otc.FONT_PATH), Path(args[0]))
     print("labels too wide:", wide or "none")

@@ -229,3 +229,77 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     assert hand.record["events"] == [{"type": "win", "by": "self_draw",
                                       "winners": [best["winner"]]}]
     assert hand.outcome == cli_score(hand.record)
+
+
+async def test_another_reading_is_one_tap_away_and_the_preview_keeps_naming_it(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """111m222m333m44m55m+5m reads as four pungs (大对子) or as three chows: the best is taken,
+    the other is one tap, and every later screen says which reading the hand was scored by."""
+    table = Table(tg, tg.group("readings"), players(tg, "zh-hans"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
+    await table.tap(alice, wiz, "输入手牌")
+    tiles = "111m222m333m44m55m+5m"
+    await keys(table, alice, wiz.message_id, [*taps_for(tiles), "d"])
+    await screen_with(table, wiz.message_id, "改手牌")
+    readings = analyze({"variant": "guiyang", "tiles": tiles, "seat": 1})["readings"]
+    assert len(readings) == 2
+    labels = table.message(wiz.message_id).button_labels
+    assert f"✅ 1 · {readings[0]['value']}" in labels and f"2 · {readings[1]['value']}" in labels
+    assert "共 2 种读法，取最值钱的一种" in table.message(wiz.message_id).text
+    await table.tap(alice, wiz, f"2 · {readings[1]['value']}")
+    shown = table.message(wiz.message_id)
+    assert "共 2 种读法，这是第 2 种" in shown.text and "123m 123m 123m" in shown.text, shown.text
+    answer = await table.tap(alice, wiz, "确认")
+    assert not answer.get("show_alert"), answer
+    hand = await stored(store, table)
+    assert hand.record["events"] == [{"type": "win", "by": "self_draw",
+                                      "winners": [readings[1]["winner"]]}]
+    assert hand.outcome == cli_score(hand.record)
+
+
+async def test_a_concealed_kong_among_the_tiles_is_entered_before_the_win(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    table = Table(tg, tg.group("kong keys"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    answers = await keys(table, alice, wiz.message_id,
+                         ["k", "t:8m", *taps_for("234m567m99m111m"), "d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Confirm")
+    await table.tap(alice, wiz, "Confirm")
+    hand = await stored(store, table)
+    best = analyze({"variant": "guiyang", "tiles": "234m567m99m11m[(8888m)]+1m", "seat": 1})
+    assert hand.record["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"},
+                                     {"type": "win", "by": "self_draw",
+                                      "winners": [best["winner"]]}]
+    assert hand.outcome == cli_score(hand.record)
+
+
+async def test_without_the_photo_extra_the_chat_learns_how_to_enable_it(
+        bot: object, tg: FakeTelegram, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from bot.photo import detect
+    from tests.photo.render import Scene, render
+
+    table = Table(tg, tg.group("no extra"), players(tg, "zh-hans"))
+    await seat(table, "guiyang")
+    detect._model.cache_clear()
+    monkeypatch.setitem(sys.modules, "mahjong_detector.predict", None)
+    try:
+        await tg.send_photo(table.chat, table.players[0], render(Scene(GUIYANG_HAND)),
+                            caption="/hu 南 自摸")
+        req = await tg.wait_for_request("sendMessage", 30, where=table._mine)
+    finally:
+        detect._model.cache_clear()
+    text = req.result["text"]
+    assert "pip install -e '.[photo]'" in text and "照片" in text, text
+    assert not tg.requests_for("getFile")
+    session = await store.running_session(table.chat_id)
+    assert await store.history(session.id, limit=1) == []
