@@ -26,7 +26,8 @@ KEEP = ("declared",)  # what the tiles cannot show: a tap on the seat's form kee
 
 
 def spec_for(ctx: Any) -> KeySpec:
-    return KeySpec(variant=ctx.variant.name, rules=dict(ctx.base.get("rules") or {}), want=13)
+    rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {}).model_dump()
+    return KeySpec(variant=ctx.variant.name, rules=rules, want=13)  # a ready hand: 13 tiles
 
 
 def offered(draft: dict[str, Any], ctx: Any) -> bool:
