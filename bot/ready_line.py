@@ -105,6 +105,13 @@ def _entry(variant: Variant, words: Any, seat: int, said: str, group: list[str],
         return None if norm(marks[0]) in NOT_READY else "flower_cat"
     entry = _winner(variant, words, [str(seat), *group], names)
     entry.pop("seat")
+    model = forms.spec_named(forms.event_model(variant.events, "exhausted"), "ready").model
+    allowed = set(model.model_fields) if model is not None else set()
+    for tok in group:  # 天胡, 手把一 …: features of a win, not of a ready hand
+        alone = _winner(variant, words, [str(seat), tok], names)
+        if set(alone) - allowed - {"seat", TILES, "_indicator"}:
+            raise LineError("“{word}” does not count for a ready hand at an exhausted wall.",
+                            word=tok)
     entry.pop("_indicator", None)
     if TILES in entry:
         entry[READ] = entry.pop(TILES)
@@ -151,14 +158,14 @@ def read_ready(v: Variant, base: dict[str, Any],
                                       "tiles": "".join(tiles), "seat": int(key),
                                       "dealer": base.get("dealer", 0),
                                       "round_wind": base.get("round_wind", 0)})
+                hand = result["ready"]
+                if isinstance(hand, dict) and entry:  # 报听 and the like, said in words
+                    hand = {**hand, **entry}
+                    result = {**result, "ready": hand, "value": ready_value(
+                        v.name, hand, int(key), base.get("rules") or {},
+                        base.get("dealer", 0), base.get("round_wind", 0))}
             except ScoringError as exc:
                 raise SeatTilesError(int(key), exc) from None
-            hand = result["ready"]
-            if isinstance(hand, dict) and entry:  # 报听 and the like, said in words
-                hand = {**hand, **entry}
-                result = {**result, "ready": hand, "value": ready_value(
-                    v.name, hand, int(key), base.get("rules") or {}, base.get("dealer", 0),
-                    base.get("round_wind", 0))}
             ready[key] = hand
             read.append((int(key), result))
         for s in range(4):

@@ -65,6 +65,7 @@ def test_words_add_what_the_tiles_cannot_show() -> None:
     ("guiyang", f"流局 东 {PUNGS} 东 不听", "named twice"),
     ("guiyang", f"流局 {PUNGS}", "Name the seat first"),
     ("luzhou", f"流局 东 {PUNGS} 花猫", "says all there is"),
+    ("luzhou", f"流局 东 {PUNGS} 天胡", "does not count for a ready hand"),
 ])
 def test_lines_that_do_not_say_it_right(variant: str, line: str, msgid: str) -> None:
     with pytest.raises(LineError) as exc:
