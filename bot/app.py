@@ -81,6 +81,9 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
 /stats [@name] — statistics; /chart — running totals; /export and /import — files""")
+HELP_READY = N_("Wall ran out (查叫 in Luzhou and Guiyang): /hu 流局 E 111m222m333p44p55p S "
+                "123m456m789p123p4p — each seat still in with its 13 tiles, its ready features or "
+                "不听; a seat left out is not ready.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -98,9 +101,9 @@ HELP_BOOKS = N_(
 async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    text = esc(t(HELP)) + "\n\n" + esc(t(HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
-                                         stake=format_cents(MAX_STAKE_CENTS),
-                                         payment=format_cents(MAX_PAYMENT_CENTS)))
+    text = esc(t(HELP)) + "\n" + esc(t(HELP_READY)) + "\n\n" + esc(t(
+        HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
+        stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant], sc.lang)
