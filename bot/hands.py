@@ -26,6 +26,7 @@ from .common import (
     scope,
     seat_names,
     send,
+    stale_button,
     store_of,
     wizard_ctx,
 )
@@ -34,6 +35,8 @@ from .limits import clip
 from .oneline import TILES, LineError, parse_wins
 from .photo import PhotoError
 from .photo.chat import error_text, picture_of, read_message_photo
+from .ready_line import read_ready, ready_note
+from .ready_line import refusal as tiles_refusal
 from .render import esc, outcome_lines, totals_block, unit
 from .throttle import throttle_of
 from .tiles_line import read_tiles
@@ -117,8 +120,9 @@ async def cmd_hu(update: Update, context: Context) -> None:
         typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
                  if w.get(TILES)}
         read = read_tiles(ctx.variant, ctx.base, events)
-    except ScoringError as exc:  # tiles that do not make a winning hand
-        await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
+        ready = read_ready(ctx.variant, ctx.base, events)
+    except ScoringError as exc:  # tiles that do not make a winning (or waiting) hand
+        await reply(update, context, "⚠️ " + esc(tiles_refusal(ctx, exc)))
         return
     except LineError as exc:
         kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
@@ -134,7 +138,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     draft = new_draft(events, step="preview" if ended else "main")
     if read:
         draft["reads"] = wizard_reading.reads_from(read, typed)
-    await _open_wizard(update, context, sc, session, draft)
+    await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready))
 
 
 async def hu_photo(update: Update, context: Context) -> None:
@@ -164,7 +168,8 @@ async def hu_photo(update: Update, context: Context) -> None:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
     unsure = [reading.names[i] for i in reading.uncertain]
-    draft = wizard_reading.photo_draft(ctx, events[:1], reading.names, unsure)
+    wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
+    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names, unsure)
     note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
                            "got wrong, then tap Done.", n=len(reading.names)))
     if draft["step"] == "main":
@@ -210,7 +215,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     try:
         action = press(draft, ctx, op, a, b)
     except FormError:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     if action == "cancel":
         await _cancel(query, context, sc, saved)

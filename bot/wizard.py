@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from scoring import IncompleteHand, ScoringError, score
 from scoring.variant import Variant
 
-from . import forms, wizard_reading
+from . import forms, wizard_reading, wizard_ready
 from .forms import FormError, Kind, Spec
 from .i18n import N_, translator
 from .render import (
@@ -316,6 +316,8 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
         wizard_reading.open_keys(draft, ctx, int(a))  # the tile keyboard (wizard_tiles)
     elif op == "kr" and not draft["path"]:
         wizard_reading.choose_reading(draft, ctx, a, b)
+    elif op == "rt":
+        wizard_ready.open_keys(draft, ctx, a)  # a seat's tiles at the exhausted wall (查叫)
     elif op == "o":
         if "." in a:  # sub-forms open from the top level of a form only
             raise FormError(a)
@@ -483,7 +485,8 @@ def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
     elif step == "preview":
         s = _preview_screen(draft, ctx, cb)
     elif step == "keys":
-        s = wizard_reading.keys_view(draft, ctx)
+        s = (wizard_ready.keys_view if wizard_ready.is_ready_keys(draft)
+             else wizard_reading.keys_view)(draft, ctx)
     else:
         s = _form_screen(draft, ctx, cb)
     if draft.get("error"):
@@ -635,6 +638,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     hint = esc(t("Tap what applies; the payments below follow.") if whole
                else t("Tap to change; Done when it is right."))
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
+    text += "".join("\n" + line for line in wizard_ready.lines(draft, ctx))  # 查叫 by tiles
     if whole is not None:
         text += "\n\n" + "\n".join(_outcome_block(ctx, whole))
     skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
@@ -644,6 +648,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
                      event=pending["type"])
     if pending["type"] == "win" and not path:
         rows = wizard_reading.winner_rows(draft, ctx, cb) + rows
+    rows += wizard_ready.rows(draft, ctx, cb)  # 查叫 by tiles: a seat's 13 tiles
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
         nav.append(_ok(t("Confirm"), cb("ok")))

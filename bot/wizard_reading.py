@@ -120,6 +120,11 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     keys = draft.get("keys")
     if draft.get("step") != "keys" or not keys or keys.get("use", "win") not in KEY_USES:
         raise forms.FormError(op)
+    if "ready" in keys:  # a seat's 13 tiles at an exhausted wall (查叫)
+        from . import wizard_ready
+
+        wizard_ready.key_press(draft, ctx, op, arg)
+        return
     use = KEY_USES[keys.get("use", "win")]
     state = keys["state"]
     before = _copy(state)
