@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import suppress
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from telegram import Update
+from telegram.constants import ChatAction
+from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
@@ -163,7 +166,8 @@ async def hu_photo(update: Update, context: Context) -> None:
                     + esc(sc.t("See /help for the one-line format.")))
         return
     try:
-        reading = await read_message_photo(context.bot, message)
+        async with _typing(context.bot, message.chat_id):  # reading takes up to ~20 s
+            reading = await read_message_photo(context.bot, message)
     except PhotoError as exc:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
@@ -175,6 +179,28 @@ async def hu_photo(update: Update, context: Context) -> None:
     if draft["step"] == "main":
         note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
     await _open_wizard(update, context, sc, session, draft, note)
+
+
+TYPING_EVERY = 4.5  # Telegram shows a chat action for about 5 s
+
+
+@asynccontextmanager
+async def _typing(bot: Any, chat_id: int) -> AsyncIterator[None]:
+    """The chat shows "typing…" while the body runs (a photo being read), renewed before it
+    fades; a failed chat action is only a missing hint, never the reply's end."""
+    async def keep() -> None:
+        while True:
+            with suppress(TelegramError):
+                await bot.send_chat_action(chat_id, ChatAction.TYPING)
+            await asyncio.sleep(TYPING_EVERY)
+
+    task = asyncio.create_task(keep())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:

@@ -180,6 +180,7 @@ def reread(draft: dict[str, Any], ctx: Any) -> None:
                 _read(draft, ctx, i, read["state"])
             except ReadRefused as exc:  # not a win this way: the tiles wait to be corrected
                 draft["reads"].pop(str(w["seat"]))
+                _auto_kongs(draft, w["seat"], 0)
                 draft.setdefault("held", {})[str(w["seat"])] = read["state"]
                 pending["winners"][i] = forms.blank(ctx.variant.Winner, seat=w["seat"])
                 draft["error"] = exc.text
@@ -199,8 +200,27 @@ def _kongs(draft: dict[str, Any], ctx: Any, seat: int, state: dict[str, Any]) ->
         raise ReadRefused(ctx.t("An exposed kong pays whoever discarded it: add the kong "
                                 "first (“{kong}” on the first screen), then the win.",
                                 kong=ctx.t("Kong")))
-    for _ in range(concealed - have_c):
-        events.append({"type": "kong", "seat": seat, "kind": "concealed"})
+    auto = (draft.get("auto_kongs") or {}).get(str(seat), 0)
+    typed = max(have_c - auto, 0)  # entered by hand ("Kong" on the first screen): kept
+    _auto_kongs(draft, seat, max(concealed - typed, 0))
+
+
+def _auto_kongs(draft: dict[str, Any], seat: int, want: int) -> None:
+    """Keep as many concealed kongs added from `seat`'s tiles as the tiles now hold: those the
+    tiles no longer have (corrected, or no longer a win) go, from the last; the rest stay where
+    they are."""
+    events = draft["events"]
+    autos = draft.setdefault("auto_kongs", {})
+    kong = {"type": "kong", "seat": seat, "kind": "concealed"}
+    have = min(autos.get(str(seat), 0), events.count(kong))  # less if undone by hand since
+    for _ in range(want - have):
+        events.append(dict(kong))
+    for _ in range(have - want):
+        at = next((i for i in range(len(events) - 1, -1, -1) if events[i] == kong), None)
+        if at is None:  # taken back by hand ("Undo last") already
+            break
+        del events[at]
+    autos[str(seat)] = want
 
 
 def _apply(draft: dict[str, Any], ctx: Any, seat: int, i: int) -> None:

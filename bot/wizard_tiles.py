@@ -11,10 +11,13 @@ plain JSON, kept in the caller's draft; three pure functions work on it:
 
 `cb(op, arg)` makes a button's callback data (at most 64 bytes with the caller's prefix); ops:
 `t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: Luzhou's 红中, and once the
-turned tile is known Cixi's 龙 / Feibao's 正精 and 副精), `a` the same tile again, `x` backspace,
-`g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken out, `i` the
-next tile is the turned indicator (state["indicator"], for `analyze`/`waits`), `d` done, `b` back.
-Optional state["unsure"]: tiles a photo was unsure of, named above the keys until taken out.
+turned tile is known Cixi's 龙 / Feibao's 正精 and 副精), the set keys acting on the tile just
+tapped: `2` pair (one more of it), `3` pung (two more), `c` chow (the next two of its suit),
+`s` the set just entered once more (112233: 1m, chow, same set), `x` backspace (one key back:
+a whole set), `g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken
+out, `i` the next tile is the turned indicator (state["indicator"], for `analyze`/`waits`),
+`d` done, `b` back. Optional state["unsure"]: tiles a photo was unsure of, named above the keys
+until taken out.
 
 The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
 shows `keys_screen`; many quick taps should go through bot/throttle.py (the /hand wizard's
@@ -24,10 +27,12 @@ callback's answer; the state is then unchanged. "done" means the tile count is r
 (14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /
 `waits` on `notation`).
 
-Tiles keep the order they were tapped in; with `spec.want == 14` the last tile tapped into the
-hand is the winning tile (`+` in the notation), unless the hand came from a photo and no tile has
-been tapped since. In meld mode taps build exposed sets: a chow closes at its third tile, four of
-a kind close as a kong, a pung closes when a different tile starts the next meld (or at done).
+Tiles keep the order they were added in; with `spec.want == 14` the last tile added to the hand
+is the winning tile (`+` in the notation), unless the hand came from a photo and no tile has been
+added since. A set key adds its tiles after the one tapped, so the winning tile is the set's
+last: 5s + Pung wins on a 5s, 4m + Chow on the 6m (to win on the 4m of 456m, tap 5m 6m 4m).
+In meld mode taps build exposed sets: a chow closes at its third tile, four of a kind close as a
+kong, a pung closes when a different tile starts the next meld (or at done).
 """
 
 from __future__ import annotations
@@ -113,7 +118,7 @@ def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> 
     return {"hand": hand, "melds": [], "flowers": [x for x in tiles if x in FLOWERS],
             "log": ["h"] * len(hand) + ["f"] * sum(x in FLOWERS for x in tiles),
             "mode": "hand", "last": hand[-1] if hand else None, "win": bool(win and hand),
-            "indicator": None}
+            "indicator": None, "base": None, "again": None}
 
 
 def refusal_text(t: Callable[..., str], exc: KeyRefused) -> str:
@@ -149,12 +154,21 @@ def count(state: dict[str, Any]) -> int:
 def press_key(state: dict[str, Any], spec: KeySpec, op: str, arg: str = "") -> str | None:
     """Apply one key to `state` (in place). Returns "done" or "back" when the keyboard is left,
     else None. Raises KeyRefused (state unchanged) for a tap that does not fit."""
+    if op in SET_OPS or op == "s":
+        _atomic(state, lambda: _set_key(state, spec, op))
+        return None
+    base, again = state.get("base"), state.get("again")
+    state["base"] = state["again"] = None  # set keys act on the tile just tapped only
     if op == "t":
-        _tile(state, spec, arg)
-    elif op == "a":
-        if state.get("last") is None:
-            raise KeyRefused(N_("Tap a tile first; this repeats the last one."))
-        _tile(state, spec, state["last"])
+        mode = state["mode"]
+        try:
+            _tile(state, spec, arg)
+        except KeyRefused:
+            state["base"], state["again"] = base, again
+            raise
+        if not arg.endswith("f") and (mode == "hand" or (
+                mode == "meld" and _meld_start(state, arg))):
+            state["base"] = arg  # a tile into the hand, or one starting a meld
     elif op == "x":
         _backspace(state)
     elif op == "g":
@@ -233,6 +247,66 @@ def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
     state["last"] = tile
 
 
+# -- the set keys ---------------------------------------------------------------------------------
+
+SET_OPS = {"2": N_("Pair"), "3": N_("Pung"), "c": N_("Chow")}
+
+
+def _atomic(state: dict[str, Any], step: Callable[[], None]) -> None:
+    """Run a key of several tiles whole or not at all (a refusal leaves the state as it was)."""
+    import copy
+
+    kept = copy.deepcopy(state)
+    try:
+        step()
+    except KeyRefused:
+        state.clear()
+        state.update(kept)
+        raise
+
+
+def _meld_start(state: dict[str, Any], tile: str) -> bool:
+    """`tile` began the meld being entered (set keys may finish it)."""
+    m = state["melds"][-1] if state["melds"] else None
+    return bool(m and m["open"] and m["tiles"] == [tile])
+
+
+def _set_key(state: dict[str, Any], spec: KeySpec, op: str) -> None:
+    mode = state["mode"]
+    if op == "s":
+        tiles = state.get("again")
+        if not tiles:
+            raise KeyRefused(N_("“Same set” repeats the set just entered: tap a tile and Pair, "
+                                "Pung or Chow first."))
+    else:
+        base = state.get("base")
+        if base is None or mode not in ("hand", "meld"):
+            raise KeyRefused(N_("Tap a tile first: Pair, Pung and Chow finish a set from the "
+                                "tile just tapped."))
+        if op == "2" and mode == "meld":
+            raise KeyRefused(N_("An exposed meld is three or four tiles; a pair goes in the "
+                                "hand (tap “Melds” to leave meld mode)."))
+        if op == "c":
+            n, suit = int(base[0]), base[1]
+            if suit not in SUITS or n > 7 or base in jokers(state, spec):
+                raise KeyRefused(N_("A chow runs up from {tile}: only 1–7 of a suit can start "
+                                    "one."), tile=base)
+            tiles = [base, f"{n + 1}{suit}", f"{n + 2}{suit}"]
+        else:
+            tiles = [base] * int(op)
+    adds = tiles[1:] if op != "s" else tiles
+    tag = "h" if mode == "hand" else "g"
+    if op == "s" and mode == "meld":
+        _close_meld(state, finishing=True)  # the repeat is a meld of its own
+    for x in adds:
+        _tile(state, spec, x)
+    if op == "s" and mode == "meld" and state["melds"][-1]["tiles"] != tiles:
+        raise KeyRefused(N_("{tile} does not fit the meld being entered."), tile=tiles[0])
+    del state["log"][len(state["log"]) - len(adds):]
+    state["log"].append(f"{tag}{'=' if op == 's' else '+'}{len(adds)}")
+    state["base"], state["again"] = None, tiles
+
+
 def _open_kong_step(state: dict[str, Any], tile: str) -> bool:
     """The fourth of a kind going onto an open pung: a kong, which does not grow the count."""
     m = state["melds"][-1] if state["melds"] else None
@@ -295,6 +369,21 @@ def _backspace(state: dict[str, Any]) -> None:
     if not state["log"]:
         raise KeyRefused(N_("Nothing to take back."))
     tag = state["log"].pop()
+    state["base"] = state["again"] = None
+    if len(tag) > 1:  # a set key's tiles, or a set repeated: taken back whole
+        n = int(tag[2:])
+        for _ in range(n):
+            _backspace_one(state, tag[0])
+        if tag[1] == "+":  # the tile it acted on is still the one just tapped
+            state["base"] = state["hand"][-1] if tag[0] == "h" else state["melds"][-1]["tiles"][0]
+        else:
+            state["again"] = (state["hand"][-n:] if tag[0] == "h"
+                              else list(state["melds"][-1]["tiles"]))
+        return
+    _backspace_one(state, tag)
+
+
+def _backspace_one(state: dict[str, Any], tag: str) -> None:
     if tag == "h":
         state["hand"].pop()
         state["win"] = bool(state["hand"]) and state["win"]
@@ -421,19 +510,27 @@ def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> st
 
 def _hint(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> str:
     mode = state["mode"]
-    if mode == "meld":
-        return t("Meld mode: tap the tiles of an exposed set (chow, pung or kong); tap “Melds” "
-                 "again when done.")
     if mode == "kong":
         return t("Tap the tile of the concealed kong.")
     if mode == "remove":
         return t("Tap the tile to take out.")
     if mode == "indicator":
         return t("Tap the tile that was turned up.")
+    base = state.get("base")
+    sets = t("Pair, Pung, Chow: finish a set from the tile just tapped ({tile}).",
+             tile=tile_label(t, base)) if base else t(
+        "Pair, Pung, Chow finish a set from the tile just tapped; Same set repeats one.")
+    if mode == "meld":
+        return _join(t("Meld mode: tap the tiles of an exposed set (chow, pung or kong); tap "
+                       "“Melds” again when done."), sets)
     if spec.want == 14:
-        return t("Tap the tiles; the last one tapped is the winning tile. A tile tapped twice "
-                 "counts twice.")
-    return t("Tap the 13 tiles of the hand. A tile tapped twice counts twice.")
+        return _join(sets, t("The last tile added is the winning tile (after +)."))
+    return _join(sets, t("Tap the 13 tiles of the hand."))
+
+
+def _join(first: str, second: str) -> str:
+    """Two sentences: a space after an English full stop, none after a Chinese one."""
+    return first + ("" if first.endswith("。") else " ") + second
 
 
 def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb: Cb,
@@ -455,12 +552,12 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
                 for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)
         rows += [keys] if all(len(tile_label(t, x)) == 1 for x in FLOWERS) else [keys[:4], keys[4:]]
     mode = state["mode"]
-    last = state.get("last")
-    controls = [Button("＋" + (tile_label(t, last) if last else t("again")), cb("a", "")),
-                Button("⌫", cb("x", "")),
-                Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
-                Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))]
-    rows.append(controls)
+    # the set keys, on the tile just tapped (named in the hint)
+    rows.append([*(Button(t(SET_OPS[op]), cb(op, "")) for op in ("2", "3", "c")),
+                 Button(t("Same set"), cb("s", ""))])
+    rows.append([Button("⌫", cb("x", "")),
+                 Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
+                 Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))])
     if spec.indicator:  # the turned tile, then a key for each joker it makes
         ind = state.get("indicator")
         row = [Button(("✅ " if mode == "indicator" else "") + t("Turned")

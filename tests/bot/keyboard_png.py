@@ -59,8 +59,8 @@ def _draw(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
 def render(variant: str, lang: str, cjk: str, out: Path) -> list[str]:
     spec = KeySpec(variant)
     state = new_state()
-    for tile in ("1m", "2m", "3m", "5p", "5p", "5p", "7s", "8s"):
-        press_key(state, spec, "t", tile)
+    for key in ("1m", "c", "5p", "3", "7s", "8s"):  # 123m (1m, Chow) 555p (5p, Pung) 7s 8s
+        press_key(state, spec, "t", key) if len(key) == 2 else press_key(state, spec, key)
     if spec.indicator:
         press_key(state, spec, "i")
         press_key(state, spec, "t", "4m")

@@ -1,4 +1,4 @@
-"""The tile keyboard's state machine (bot/wizard_tiles.py): taps, same again, melds, backspace,
+"""The tile keyboard's state machine (bot/wizard_tiles.py): taps, set keys, melds, backspace,
 take-out, refusals that change nothing, the notation scoring reads, and the screen's limits."""
 
 from __future__ import annotations
@@ -25,23 +25,66 @@ GUIYANG = KeySpec("guiyang")
 
 
 def run(spec: KeySpec, presses: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Presses as a space-separated line: `5m` a tile, `a` same again, `x` backspace, `g` melds,
-    `k` concealed kong, `r` take out, `i` turned tile, `d` done."""
+    """Presses as a space-separated line: `5m` a tile, `2` pair, `3` pung, `c` chow, `s` same
+    set, `x` backspace, `g` melds, `k` concealed kong, `r` take out, `i` turned tile, `d` done."""
     state = state if state is not None else new_state()
     for p in presses.split():
-        if p[0].isdigit():
+        if len(p) == 2:
             press_key(state, spec, "t", p)
         else:
             press_key(state, spec, p)
     return state
 
 
-def test_a_tile_tapped_twice_counts_twice_and_same_again_repeats_the_last() -> None:
-    s = run(GUIYANG, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1s a 5s a a")
+def test_a_tile_tapped_twice_counts_twice() -> None:
+    s = run(GUIYANG, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1s 1s 5s 5s 5s")
     assert notation(s, GUIYANG) == "123456789m1155s+5s"
     assert count(s) == 14
     assert press_key(s, GUIYANG, "d") == "done"
     assert analyze({"variant": "guiyang", "tiles": notation(s, GUIYANG)})["winner"]
+
+
+def test_set_keys_enter_a_standard_hand_in_ten_keys_not_fourteen() -> None:
+    presses = "1m c 4m c 7m c 1s 2 5s 3"
+    s = run(GUIYANG, presses)
+    assert notation(s, GUIYANG) == "123456789m1155s+5s"
+    assert len(presses.split()) == 10 and count(s) == 14
+    assert press_key(s, GUIYANG, "d") == "done"
+
+
+@pytest.mark.parametrize(("presses", "tiles"), [
+    ("5s 3", "55s+5s"),  # a pung: its tile wins
+    ("1s 2", "1s+1s"),  # a pair: its tile wins
+    ("4m c", "45m+6m"),  # a chow adds the next two: the last of them wins
+    ("5m 6m 4m", "56m+4m"),  # to win on a chow's first tile, tap it last on its own
+    ("1m c s", "11223m+3m"),  # the same set again (112233)
+    ("1m c 2p", "123m+2p"),  # a tile after a set is the winning tile again
+])
+def test_the_last_tile_added_is_the_winning_tile(presses: str, tiles: str) -> None:
+    assert notation(run(GUIYANG, presses), GUIYANG) == tiles
+
+
+def test_backspace_takes_a_set_back_whole_and_the_tile_stays_for_another_set_key() -> None:
+    s = run(GUIYANG, "1m c x")
+    assert notation(s, GUIYANG) == "+1m"
+    s = run(GUIYANG, "3", s)  # a pung of the 1m instead
+    assert notation(s, GUIYANG) == "11m+1m"
+    s = run(GUIYANG, "x x", s)
+    assert notation(s, GUIYANG) == "" and s["log"] == []
+    s = run(GUIYANG, "2p c s x", new_state())  # the repeat taken back: it may be tapped again
+    assert notation(s, GUIYANG) == "23p+4p"
+    s = run(GUIYANG, "s", s)
+    assert notation(s, GUIYANG) == "22334p+4p"
+
+
+def test_set_keys_in_meld_mode_build_exposed_sets() -> None:
+    s = run(GUIYANG, "g 1m 3 5p c g 9s 2")
+    assert notation(s, GUIYANG) == "9s[111m][567p]+9s"
+    assert [m["open"] for m in s["melds"]] == [False, False]
+    s = run(GUIYANG, "g 1m c s g")
+    assert notation(s, GUIYANG) == "[123m][123m]"
+    s = run(GUIYANG, "g 5p 3 5p")  # the fourth onto a pung from the Pung key: a kong
+    assert s["melds"] == [{"tiles": ["5p"] * 4, "concealed": False, "open": False}]
 
 
 def test_the_last_tile_tapped_is_the_winning_tile_and_backspace_takes_it_back() -> None:
@@ -52,10 +95,10 @@ def test_the_last_tile_tapped_is_the_winning_tile_and_backspace_takes_it_back() 
 
 
 @pytest.mark.parametrize(("presses", "melds"), [
-    ("g 5p a a g", "[555p]"),  # a pung closes with the meld mode
+    ("g 5p 5p 5p g", "[555p]"),  # a pung closes with the meld mode
     ("g 3s 4s 2s", "[234s]"),  # a chow closes at its third tile
-    ("g 5p a a a", "[5555p]"),  # four alike: an exposed kong
-    ("g 5p a a 7s", "[555p]"),  # a different tile starts the next meld (7s, still open)
+    ("g 5p 5p 5p 5p", "[5555p]"),  # four alike: an exposed kong
+    ("g 5p 3 7s", "[555p]"),  # a different tile starts the next meld (7s, still open)
     ("k 9m", "[(9999m)]"),  # a concealed kong in one tap
 ])
 def test_melds(presses: str, melds: str) -> None:
@@ -64,7 +107,7 @@ def test_melds(presses: str, melds: str) -> None:
 
 
 def test_a_kong_counts_three_toward_the_hand() -> None:
-    s = run(GUIYANG, "k 9m 1m 2m 3m 4m 5m 6m 1s a 7p 8p 9p")
+    s = run(GUIYANG, "k 9m 1m c 4m c 1s 2 7p c")
     assert count(s) == 14 and len([x for m in s["melds"] for x in m["tiles"]]) == 4
     assert press_key(s, GUIYANG, "d") == "done"
     assert analyze({"variant": "guiyang", "tiles": notation(s, GUIYANG)})["winner"]
@@ -79,10 +122,10 @@ def test_backspace_reopens_a_meld_one_tile_at_a_time() -> None:
 
 
 @pytest.mark.parametrize(("spec", "before", "tap", "msgid"), [
-    (GUIYANG, "5m a a a", "5m", "There are only {n} of {tile}."),  # a fifth copy
-    (GUIYANG, "g 5m a a a", "5m", "There are only {n} of {tile}."),  # four in a kong
+    (GUIYANG, "5m 3 5m", "5m", "There are only {n} of {tile}."),  # a fifth copy
+    (GUIYANG, "g 5m 3 5m", "5m", "There are only {n} of {tile}."),  # four in a kong
     (GUIYANG, "", "1z", "That button is no longer valid."),  # no honours in Guiyang
-    (KeySpec("luzhou", {"ghosts": 4}), "7z a a a", "7z", "There are only {n} of {tile}."),
+    (KeySpec("luzhou", {"ghosts": 4}), "7z 3 7z", "7z", "There are only {n} of {tile}."),
     (KeySpec("hainan"), "2f", "2f", "There is only one of each flower."),
     (GUIYANG, "g 2s 3s", "9s", "{tile} does not fit the meld being entered."),
     (GUIYANG, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 5p", "6p",
@@ -97,9 +140,53 @@ def test_refused_taps_change_nothing(spec: KeySpec, before: str, tap: str, msgid
     assert s == kept
 
 
+@pytest.mark.parametrize(("spec", "before", "op", "msgid"), [
+    (GUIYANG, "", "2", "Tap a tile first: Pair, Pung and Chow finish a set from the tile just "
+     "tapped."),
+    (GUIYANG, "5m 3", "2", "Tap a tile first: Pair, Pung and Chow finish a set from the tile "
+     "just tapped."),  # a set key acts once on the tile tapped
+    (GUIYANG, "k 9m", "2", "Tap a tile first: Pair, Pung and Chow finish a set from the tile "
+     "just tapped."),  # the kong's tile is not one tapped into the hand
+    (GUIYANG, "5m 5m 5m", "3", "There are only {n} of {tile}."),  # 4-copies limit
+    (GUIYANG, "3m 3m 3m 3m 1m", "c", "There are only {n} of {tile}."),  # a fifth 3m
+    (GUIYANG, "8s", "c", "A chow runs up from {tile}: only 1–7 of a suit can start one."),
+    (KeySpec("hainan"), "1z", "c", "A chow runs up from {tile}: only 1–7 of a suit can start "
+     "one."),
+    (KeySpec("luzhou"), "7z", "c", "A chow runs up from {tile}: only 1–7 of a suit can start "
+     "one."),
+    (GUIYANG, "g 5m", "2", "An exposed meld is three or four tiles; a pair goes in the hand "
+     "(tap “Melds” to leave meld mode)."),
+    (GUIYANG, "g 5m 6m", "c", "Tap a tile first: Pair, Pung and Chow finish a set from the tile "
+     "just tapped."),  # 6m joined the 5m's meld: it starts none
+    (GUIYANG, "1m", "s", "“Same set” repeats the set just entered: tap a tile and Pair, Pung "
+     "or Chow first."),
+    (GUIYANG, "5m 3 1p", "s", "“Same set” repeats the set just entered: tap a tile and Pair, "
+     "Pung or Chow first."),  # only right after the set
+    (GUIYANG, "5m 3", "s", "There are only {n} of {tile}."),
+    (GUIYANG, "1m c 4m c 7m c 1s 2 6s 6s", "3", "The hand is full ({want} tiles): ⌫ takes one "
+     "back."),
+    (GUIYANG, "1m c 4m c 7m c 1s 2 5s 5s", "c", "The hand is full ({want} tiles): ⌫ takes one "
+     "back."),
+])
+def test_refused_set_keys_change_nothing(spec: KeySpec, before: str, op: str, msgid: str) -> None:
+    s = run(spec, before) if before else new_state()
+    kept = copy.deepcopy(s)
+    with pytest.raises(KeyRefused) as info:
+        press_key(s, spec, op)
+    assert info.value.msgid == msgid
+    assert s == kept
+
+
+def test_set_keys_wait_for_a_tap_after_a_photo() -> None:
+    s = new_state(["1m", "5m", "5m", "9p"])  # read from a photo: no tile tapped yet
+    with pytest.raises(KeyRefused):
+        press_key(s, GUIYANG, "2")
+    assert notation(run(GUIYANG, "9p 2", s), GUIYANG) == "155m99p+9p"
+
+
 def test_luzhou_plays_eight_ghosts_when_the_table_does() -> None:
     spec = KeySpec("luzhou", {"ghosts": 8})
-    s = run(spec, "7z a a a a")
+    s = run(spec, "7z 3 7z 2")
     assert s["hand"].count("7z") == 5
 
 
@@ -109,7 +196,7 @@ def test_done_needs_the_right_count_and_the_turned_tile() -> None:
         press_key(s, GUIYANG, "d")
     assert info.value.params == {"count": 3, "want": 14}
     cixi = KeySpec("cixi")
-    s = run(cixi, "1m 2m 3m 4m 5m 7p 8p 9p 1s a 5p a a 6m")
+    s = run(cixi, "1m c 7p c 1s 2 5p 3 4m c")
     with pytest.raises(KeyRefused) as info:
         press_key(s, cixi, "d")
     assert "Turned" in info.value.msgid
@@ -131,7 +218,7 @@ def test_take_out_removes_one_copy_of_a_tile() -> None:
 
 def test_thirteen_tiles_for_a_ready_hand_have_no_winning_tile() -> None:
     spec = KeySpec("guiyang", want=13)
-    s = run(spec, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1s a 5s a")
+    s = run(spec, "1m c 4m c 7m c 1s 2 5s 2")
     assert notation(s, spec) == "123456789m11s55s".replace("11s55s", "1155s")
     assert press_key(s, spec, "d") == "done"
 
@@ -141,7 +228,7 @@ def test_thirteen_tiles_for_a_ready_hand_have_no_winning_tile() -> None:
 def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     """At most 8 buttons a row (Telegram's limit), short labels, callback data ≤ 64 bytes."""
     spec = KeySpec(variant)
-    s = run(spec, "1m 2m a")
+    s = run(spec, "1m 2m 2m")
     view = keys_screen(s, spec, translator(lang), lambda op, a: f"k:{op}:{a}", "Tiles")
     assert all(len(row) <= 8 for row in view.rows)
     assert all(len(b.text) <= 12 for row in view.rows for b in row), [
