@@ -259,7 +259,7 @@ def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, st
 
 
 def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
-    """South's self-drawn win, its tiles entered on the keyboard and Done."""
+    """South's self-drawn win, its tiles (and keys) entered on the keyboard and Done."""
     from bot import wizard_reading
     from bot.wizard import Ctx, new_draft, press
     from scoring import get_variant
@@ -269,8 +269,9 @@ def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
     draft = new_draft()
     press(draft, ctx, "wz", "1")
     press(draft, ctx, "kt", "0")
-    for tile in tiles:
-        wizard_reading.key_press(draft, ctx, "t", tile)
+    for key in tiles:  # tiles, and set keys ("c") among them
+        wizard_reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            wizard_reading.key_press(draft, ctx, key)
     wizard_reading.key_press(draft, ctx, "d")
     return ctx, draft
 
@@ -306,3 +307,28 @@ def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -
     assert draft["pending"]["winners"][0] == {**draft["pending"]["winners"][0], "seat": 1}
     press(draft, ctx, "kt", "0")
     assert draft["keys"]["state"]["hand"] == tiles
+
+
+def test_a_kong_added_from_the_tiles_goes_when_the_tiles_are_corrected_without_it() -> None:
+    """A concealed kong among a winner's tiles is entered before the win; the tiles corrected
+    (Correct the tiles) to hold none, it is taken out again; put back, it is entered once."""
+    from bot import wizard_reading
+    from bot.wizard import press
+
+    kong = {"type": "kong", "seat": 1, "kind": "concealed"}
+    ctx, draft = _entered("guiyang", ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
+    assert draft["events"] == [kong]
+
+    def correct(presses: list[str]) -> None:
+        press(draft, ctx, "kt", "0")
+        while draft["keys"]["state"]["log"]:
+            wizard_reading.key_press(draft, ctx, "x")
+        for p in [*presses, "d"]:
+            wizard_reading.key_press(draft, ctx, "t", p) if len(p) == 2 else \
+                wizard_reading.key_press(draft, ctx, p)
+
+    correct(["2m", "c", "5m", "c", "9m", "2", "8m", "3", "1m", "3"])
+    assert draft["events"] == []
+    assert draft["reads"]["1"]["tiles"] == "1123456788899m+1m"  # no kong in them now
+    correct(["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
+    assert draft["events"] == [kong]

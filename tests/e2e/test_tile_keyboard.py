@@ -29,34 +29,28 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         yield url
 
 
-def taps_for(tiles: str) -> list[str]:
-    """Key presses for a tile string in the keyboard's own words: `123m55p` → t:1m t:2m t:3m t:5p
-    a (same again); `[555p]` in meld mode; `+7z` last; `2f` a flower; `(ind)` the turned tile."""
+def keys_for(sets: str) -> list[str]:
+    """Key presses for a hand written set by set, the way a player enters it with the set keys:
+    `123m` a tile and Chow, `555p` a tile and Pung, `11s` a tile and Pair, `=` Same set,
+    `[111m]` a meld in meld mode, `(8888m)` a concealed kong, anything else tile by tile
+    (`45m`, `7z`, `1f`). The last tile added is the winning tile."""
     out: list[str] = []
-    last = None
-    i = 0
-    while i < len(tiles):
-        c = tiles[i]
-        if c == "[":
-            out.append("g")
-            last = None
-            i += 1
-            continue
-        if c == "]":
-            out.append("g")
-            i += 1
-            continue
-        if c == "+":
-            i += 1
-            continue
-        j = i
-        while tiles[j].isdigit():
-            j += 1
-        for d in tiles[i:j]:
-            tile = d + tiles[j]
-            out.append("a" if tile == last else f"t:{tile}")
-            last = tile
-        i = j + 1
+    for token in sets.split():
+        if token == "=":
+            out.append("s")
+        elif token.startswith("("):
+            out += ["k", f"t:{token[1]}{token[-2]}"]
+        elif token.startswith("["):
+            out += ["g", *keys_for(token[1:-1]), "g"]
+        else:
+            digits, suit = token[:-1], token[-1]
+            ranks = [int(d) for d in digits]
+            if len(ranks) == 3 and ranks == list(range(ranks[0], ranks[0] + 3)):
+                out += [f"t:{digits[0]}{suit}", "c"]
+            elif len(ranks) in (2, 3) and len(set(ranks)) == 1:
+                out += [f"t:{digits[0]}{suit}", str(len(ranks))]
+            else:
+                out += [f"t:{d}{suit}" for d in digits]
     return out
 
 
@@ -73,18 +67,20 @@ async def screen_with(table: Table, mid: int, label: str) -> None:
     await table.tg.wait_for(lambda: any(label in b for b in table.message(mid).button_labels), 10)
 
 
-@pytest.mark.parametrize(("variant", "tiles", "indicator", "ended"), [
+@pytest.mark.parametrize(("variant", "sets", "tiles", "indicator", "ended", "n_keys"), [
     # Luzhou: 红中 is the ghost, standing in for a 5p; the wall runs out after the win
-    ("luzhou", "123m456m789m11p5p中+5p", None, False),
-    ("guiyang", "123m456m789m11s55s+5s", None, True),
-    ("cixi", "123m45m789p11s555p+6m", "5m", True),
-    ("feibao", "123m45m789p11s555p+6m", "5m", True),
-    # Hainan: an exposed pung and a flower
-    ("hainan", "234m567m888m9m[111m]1f+9m", None, True),
+    ("luzhou", "123m 456m 789m 11p 7z 55p", "123m456m789m11p5p中+5p", None, False, 11),
+    ("guiyang", "123m 456m 789m 11s 555s", "123m456m789m11s55s+5s", None, True, 10),
+    # Same set: two identical chows (112233m)
+    ("guiyang", "123m = 456m 77p 789p", "112233456m77p78p+9p", None, True, 9),
+    ("cixi", "123m 789p 11s 555p 456m", "123m45m789p11s555p+6m", "5m", True, 12),
+    ("feibao", "123m 789p 11s 555p 456m", "123m45m789p11s555p+6m", "5m", True, 12),
+    # Hainan: an exposed pung (meld mode, Pung) and a flower
+    ("hainan", "234m 567m 888m [111m] 1f 99m", "234m567m888m9m[111m]1f+9m", None, True, 13),
 ])
 async def test_a_hand_of_every_variant_entered_on_the_tile_keyboard(
-        bot: object, tg: FakeTelegram, store: Store, variant: str, tiles: str,
-        indicator: str | None, ended: bool) -> None:
+        bot: object, tg: FakeTelegram, store: Store, variant: str, sets: str, tiles: str,
+        indicator: str | None, ended: bool, n_keys: int) -> None:
     table = Table(tg, tg.group(f"{variant} keys"), players(tg, "en"))
     alice = table.players[0]
     await seat(table, variant)
@@ -93,9 +89,10 @@ async def test_a_hand_of_every_variant_entered_on_the_tile_keyboard(
     answer = await table.tap(alice, wiz, "Enter tiles")
     assert not answer.get("show_alert"), answer
     assert "Tiles of South Bob" in table.message(wiz.message_id).text
-    presses = taps_for(tiles.replace("中", "7z"))
+    presses = keys_for(sets)
     if indicator:
         presses = ["i", f"t:{indicator}", *presses]
+    assert len(presses) == n_keys  # the keys (Done apart) this hand takes
     answers = await keys(table, alice, wiz.message_id, [*presses, "d"])
     assert not any(a.get("text") for a in answers), answers
     await screen_with(table, wiz.message_id, "Correct the tiles")
@@ -125,17 +122,22 @@ async def test_refusals_are_short_answers_and_change_nothing(
     wiz = await table.say(alice, "/hand")
     await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
     await table.tap(alice, wiz, "输入手牌")
-    answers = await keys(table, alice, wiz.message_id, ["t:5m", "a", "a", "a", "a", "t:1z"])
-    assert "只有 4 张" in answers[4]["text"], answers[4]
-    assert answers[5].get("text"), answers[5]  # no honours in Guiyang
+    answers = await keys(table, alice, wiz.message_id,
+                         ["t:5m", "3", "t:5m", "t:5m", "t:1z", "t:8s", "c", "s", "2"])
+    assert not answers[1].get("text") and not answers[2].get("text"), answers
+    assert "只有 4 张" in answers[3]["text"], answers[3]
+    assert answers[4].get("text"), answers[4]  # no honours in Guiyang
+    assert "顺子" in answers[6]["text"] and "8条" in answers[6]["text"], answers[6]  # no 8s9s10s
+    assert "再一组" in answers[7]["text"], answers[7]  # no set entered since the 8s
+    assert not answers[8].get("text"), answers[8]  # the 8s is still the one tapped: a pair
     answers = await keys(table, alice, wiz.message_id, ["d"])
-    assert "4" in answers[0]["text"] and "14" in answers[0]["text"], answers
-    await table.tg.wait_for(lambda: "4/14" in table.message(wiz.message_id).text, 10)
+    assert "6" in answers[0]["text"] and "14" in answers[0]["text"], answers
+    await table.tg.wait_for(lambda: "6/14" in table.message(wiz.message_id).text, 10)
 
 
 async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
         bot: object, tg: FakeTelegram, store: Store) -> None:
-    """Fourteen taps sent without waiting for each other, to a Bot API that answers 429 to an
+    """A hand's ten keys sent without waiting for each other, to a Bot API that answers 429 to an
     edit of a message within a second of its last: every tap is answered, no edit is refused,
     fewer edits than taps are made, and the last screen shows the whole hand."""
     table = Table(tg, tg.group("burst"), players(tg, "en"))
@@ -146,7 +148,7 @@ async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
     await table.tap(alice, wiz, "Enter tiles")
     tg.limit_edits(interval=1.0)
     before = len(tg.requests_for("editMessageText"))
-    presses = taps_for("123m456m789m11s55s+5s")
+    presses = keys_for("123m 456m 789m 11s 555s")
     qids = [await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
             for p in presses]
     await tg.wait_for(lambda: all(q in tg.callback_answers for q in qids), 15)
@@ -215,6 +217,11 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
         wiz = table.message(req.result["message_id"])
     shown = table.message(wiz.message_id)
     assert "Tiles of South Bob" in shown.text, shown.text
+    # while the photo was read, the chat showed "typing…"
+    actions = tg.requests_for("sendChatAction")
+    assert actions and all(r.status == 200 for r in actions), actions
+    assert {(r.params["chat_id"], r.params["action"]) for r in actions} == {
+        (table.chat_id, "typing")}
     assert f"<code>{tile_string(detected)}</code>" in shown.raw_text, shown.raw_text
     assert "Payments" not in shown.text  # nothing scored before the tiles are checked
     assert not unsure or f"The photo was unsure of: {unsure}" in shown.text, shown.text
@@ -245,7 +252,7 @@ async def test_another_reading_is_one_tap_away_and_the_preview_keeps_naming_it(
     await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
     await table.tap(alice, wiz, "输入手牌")
     tiles = "111m222m333m44m55m+5m"
-    await keys(table, alice, wiz.message_id, [*taps_for(tiles), "d"])
+    await keys(table, alice, wiz.message_id, [*keys_for("111m 222m 333m 44m 555m"), "d"])
     await screen_with(table, wiz.message_id, "改手牌")
     readings = analyze({"variant": "guiyang", "tiles": tiles, "seat": 1})["readings"]
     assert len(readings) == 2
@@ -272,7 +279,7 @@ async def test_a_concealed_kong_among_the_tiles_is_entered_before_the_win(
     await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
     await table.tap(alice, wiz, "Enter tiles")
     answers = await keys(table, alice, wiz.message_id,
-                         ["k", "t:8m", *taps_for("234m567m99m111m"), "d"])
+                         [*keys_for("(8888m) 234m 567m 99m 111m"), "d"])
     assert not any(a.get("text") for a in answers), answers
     await screen_with(table, wiz.message_id, "Confirm")
     await table.tap(alice, wiz, "Confirm")
@@ -320,7 +327,7 @@ async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_
     await table.tap(alice, wiz, "Enter tiles")
     tg.limit_edits(interval=1.0)
     before = len(tg.requests_for("editMessageText"))
-    presses = taps_for("123m456m789m11s55s+5s")
+    presses = keys_for("123m 456m 789m 11s 555s")
     for p in presses:
         await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
         await asyncio.sleep(0.2)
@@ -345,7 +352,7 @@ async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
     await table.tap(alice, wiz, "Enter tiles")
     await asyncio.sleep(1.0)
     tg.fail_next("editMessageText", times=2, retry_after=1)
-    presses = taps_for("123m456m789m11s55s+5s")
+    presses = keys_for("123m 456m 789m 11s 555s")
     for p in presses:
         await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
         await asyncio.sleep(0.1)
