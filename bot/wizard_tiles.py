@@ -154,18 +154,19 @@ def count(state: dict[str, Any]) -> int:
 def press_key(state: dict[str, Any], spec: KeySpec, op: str, arg: str = "") -> str | None:
     """Apply one key to `state` (in place). Returns "done" or "back" when the keyboard is left,
     else None. Raises KeyRefused (state unchanged) for a tap that does not fit."""
+    done: list[str | None] = []
+    _atomic(state, lambda: done.append(_press(state, spec, op, arg)))
+    return done[0]
+
+
+def _press(state: dict[str, Any], spec: KeySpec, op: str, arg: str) -> str | None:
     if op in SET_OPS or op == "s":
-        _atomic(state, lambda: _set_key(state, spec, op))
+        _set_key(state, spec, op)
         return None
-    base, again = state.get("base"), state.get("again")
     state["base"] = state["again"] = None  # set keys act on the tile just tapped only
     if op == "t":
         mode = state["mode"]
-        try:
-            _tile(state, spec, arg)
-        except KeyRefused:
-            state["base"], state["again"] = base, again
-            raise
+        _tile(state, spec, arg)
         if not arg.endswith("f") and (mode == "hand" or (
                 mode == "meld" and _meld_start(state, arg))):
             state["base"] = arg  # a tile into the hand, or one starting a meld

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -110,15 +111,19 @@ async def test_bad_ready_tiles_are_refused_and_nothing_is_stored(
 
 
 async def keys(table: Table, user: dict[str, Any], mid: int, tiles: str) -> None:
-    """Tap a 13-tile hand on the keyboard (`111m22p` → 1m, same again, same again, 2p, …),
-    then Done; every key is answered without a complaint."""
-    last = None
+    """Tap a 13-tile hand on the keyboard (`111m22p` → 1m Pung, 2p Pair, …), then Done; every
+    key is answered without a complaint."""
+    presses = []
     for run in tiles.replace("m", "m ").replace("p", "p ").replace("s", "s ").split():
-        for digit in run[:-1]:
-            tile = digit + run[-1]
-            answer = await table.press(user, mid, "k:a" if tile == last else f"k:t:{tile}")
-            assert not answer.get("text"), answer
-            last = tile
+        digits = run[:-1]
+        for n, same in groupby(digits):
+            k = len(list(same))
+            presses += [f"k:t:{n}{run[-1]}", *([f"k:{min(k, 3)}"] if k > 1 else [])]
+            if k == 4:
+                presses.append(f"k:t:{n}{run[-1]}")
+    for p in presses:
+        answer = await table.press(user, mid, p)
+        assert not answer.get("text"), (p, answer)
     answer = await table.press(user, mid, "k:d")
     assert not answer.get("show_alert"), answer
 
