@@ -289,7 +289,7 @@ def _set_key(state: dict[str, Any], spec: KeySpec, op: str) -> None:
                                 "hand (tap “Melds” to leave meld mode)."))
         if op == "c":
             n, suit = int(base[0]), base[1]
-            if suit not in SUITS or n > 7 or base in jokers(state, spec):
+            if suit not in SUITS or n > 7:  # a joker's tile may stand for itself: allowed
                 raise KeyRefused(N_("A chow runs up from {tile}: only 1–7 of a suit can start "
                                     "one."), tile=base)
             tiles = [base, f"{n + 1}{suit}", f"{n + 2}{suit}"]

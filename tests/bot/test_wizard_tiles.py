@@ -332,3 +332,9 @@ def test_a_kong_added_from_the_tiles_goes_when_the_tiles_are_corrected_without_i
     assert draft["reads"]["1"]["tiles"] == "1123456788899m+1m"  # no kong in them now
     correct(["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
     assert draft["events"] == [kong]
+
+
+def test_a_chow_may_start_from_a_jokers_tile_standing_for_itself() -> None:
+    cixi = KeySpec("cixi")
+    s = run(cixi, "i 4m 5m c")  # 5m is Cixi's 龙 here; 567m as tiles
+    assert notation(s, cixi) == "56m+7m"
