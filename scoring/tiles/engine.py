@@ -49,6 +49,10 @@ class Shapes:
     orphans: bool = False  # Feibao 九幺: terminals and honours in any order
     waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
     all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
+    # what readings the features can tell apart: "all" keeps every reading; "win" merges
+    # readings alike in suits, quads, chows, joker count and where the winning tile and a
+    # joker sit (Cixi, Feibao); "plain" the same without the winning tile (Luzhou, Guiyang)
+    keep: str = "all"
 
 
 @dataclass(frozen=True)
@@ -160,51 +164,142 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
 
 Raw = tuple[str, tuple[int, ...], tuple[bool, ...]]  # a group while splitting: kind, tiles, wild
 _PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))
+PartKey = tuple  # what of one part (suit) of a reading its features can see, see _part_key
 
 
 def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
-    """Four sets and a pair (melds included). Each suit is split on its own — the splits are
-    cached per suit vector — and the jokers are shared out between the suits, the pair's place
-    and groups made only of jokers."""
+    """Four sets and a pair (melds included). Each part (a suit, the honours) is read on its
+    own — its tiles split into sets (cached per suit vector), groups made only of jokers, the
+    pair — and the parts' readings that look the same to the variant's features (`Shapes.keep`)
+    are one: only the first in sorted order is kept. Joining the parts keeps that: for parts of
+    equal length, the sorted join of the smaller part is the smaller join, so each kept reading
+    is the first (in the order of `(groups, win)`) of all the readings it stands for."""
     c = h.counts
-    sizes = [sum(c[a:b]) for a, b in _PARTS]
-    keys = [bytes(c[a:b]) for a, b in _PARTS]
-    hc = shapes.honor_chows
-    needs = [suit_need(k) for k in keys[:3]] + [honor_need(keys[3], hc)]
-    present = _classes(h)
+    held = list(c)
+    for g in h.melds:
+        for t in g.tiles:
+            held[t] += 1
+    win = h.win if h.win is not None and not h.win_wild else None
+    any_held = any(held)
+    joined: dict[PartKey, tuple[Group, ...]] = {(0, 0, 0, 0, False, False, False, False, ()): ()}
+    for k, (a, b) in enumerate(_PARTS):
+        win_local = win - a if win is not None and a <= win < b else -1
+        if any_held:
+            part_held = bytes(held[a:b]) if any(held[a:b]) else b""
+        else:  # only jokers: their groups stand for 1m (see _classes)
+            part_held = bytes(held[a:b]) if k == 0 else b""
+        opts = _part_options(k, bytes(c[a:b]), part_held, win_local, h.win_wild, h.wild,
+                             shapes.honor_chows and k == 3, shapes.keep)
+        if not opts:
+            return []
+        nxt: dict[PartKey, tuple[Group, ...]] = {}
+        for ka, ga in joined.items():
+            for kb, gb in opts.items():
+                jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
+                if jokers > h.wild or pairs > 1:
+                    continue
+                key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
+                       ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
+                groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
+                old = nxt.get(key)
+                if old is None or groups < old:
+                    nxt[key] = groups
+        joined = nxt
     results: list[Reading] = []
-    seen: set[tuple[Group, ...]] = set()
-    for where in (0, 1, 2, 3, None):  # the pair's part; None: a pair of jokers
-        if where is not None and not sizes[where]:
-            continue
-        lows = []
-        for k in range(4):
-            pair = where == k
-            if not sizes[k]:
-                lows.append([0])
-                continue
-            low = needs[k][pair]
-            lows.append([w for w in range(low, h.wild + 1) if (sizes[k] + w - 2 * pair) % 3 == 0])
-        for alloc in product(*lows):
-            free = h.wild - sum(alloc) - (2 if where is None else 0)
-            if free < 0 or free % 3:
-                continue
-            splits = [_part_splits(a, keys[k], alloc[k], where == k, hc)
-                      for k, (a, _) in enumerate(_PARTS)]
-            if not all(splits):
-                continue
-            for combo in product(*splits):
-                fixed = [Group(kind, tiles, wild) for part in combo for kind, tiles, wild in part]
-                pairs = [t for reps in present for t in reps[:2]] if where is None else [None]
-                for pair_t, pungs in product(pairs, _free_choices(present, free // 3)):
-                    groups = fixed + [Group("pung", (t, t, t), (True, True, True)) for t in pungs]
-                    if pair_t is not None:
-                        groups.append(Group("pair", (pair_t, pair_t), (True, True)))
-                    key = tuple(sorted(groups))
-                    if key not in seen:
-                        seen.add(key)
-                        results += _place_win(h, "standard", key + h.melds)
+    for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
+        if key[0] == h.wild and key[1] == 1:
+            results += _place_win(h, "standard", groups + h.melds)
     return results
+
+
+_OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
+
+
+def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
+                  honor_chows: bool, keep: str) -> dict[PartKey, tuple[Group, ...]]:
+    """Every reading of one part with at most `wild` jokers — its tiles' splits, joker pungs
+    and a joker pair standing for the part's tiles — the first of each look (`_part_key`).
+    `held`: the part's tiles with the melds' (empty when the part holds none). Cached."""
+    ck = (k, key, held, win_local, win_wild, wild, honor_chows, keep)
+    got = _OPTIONS.get(ck)
+    if got is not None:
+        return got
+    offset = 9 * k
+    size = sum(key)
+    classes = _part_classes(offset, held, win_local) if held else []
+    hc = honor_chows
+    needs = (honor_need(key, hc) if k == 3 else suit_need(key)) if size else (0, 0)
+    meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
+    got = {}
+    for pair in (False, True):
+        for w in range(wild + 1):
+            if size:
+                if w < needs[pair] or (size + w - 2 * pair) % 3:
+                    continue
+                splits = _part_splits(offset, key, w, pair, hc)
+            else:
+                splits = [()] if not w and not pair else []
+            for split in splits:
+                base = [Group(kind, tiles, wilds) for kind, tiles, wilds in split]
+                room = wild - w
+                for free in range(room // 3 + 1):
+                    if free and not classes:
+                        break
+                    jps: list[int | None] = [None]
+                    if not pair and room - 3 * free >= 2:
+                        jps += [t for reps in classes for t in reps[:2]]
+                    for pungs in _free_choices(classes, free) if free else [()]:
+                        for jp in jps:
+                            groups = base + [Group("pung", (t, t, t), (True, True, True))
+                                             for t in pungs]
+                            if jp is not None:
+                                groups.append(Group("pair", (jp, jp), (True, True)))
+                            ordered = tuple(sorted(groups))
+                            pk = _part_key(k, ordered, w + 3 * free + 2 * (jp is not None),
+                                           meld_ident, offset, win_local, win_wild, keep)
+                            old = got.get(pk)
+                            if old is None or ordered < old:
+                                got[pk] = ordered
+    _OPTIONS[ck] = got
+    return got
+
+
+def _part_key(k: int, groups: tuple[Group, ...], jokers: int, meld_ident: list[int],
+              offset: int, win_local: int, win_wild: bool, keep: str) -> PartKey:
+    """(jokers, pairs, suit bit, quads, a chow, a set holds the winning tile, the pair holds
+    it, the pair has a joker, the rest): what the features can tell of one part's reading."""
+    ident = list(meld_ident)
+    pairs = chow = win_set = win_pair = pair_wild = False
+    win = offset + win_local
+    for g in groups:
+        for t in g.tiles:
+            ident[t - offset] += 1
+        holds = (any(g.wild) if win_wild else
+                 win_local >= 0 and any(t == win and not w
+                                        for t, w in zip(g.tiles, g.wild, strict=True)))
+        if g.kind == "pair":
+            pairs, pair_wild, win_pair = True, any(g.wild), holds
+        else:
+            chow = chow or g.kind == "chow"
+            win_set = win_set or holds
+    quads = sum(n // 4 for n in ident if n >= 4)
+    bit = (1 << k) if groups else 0
+    if keep == "all":
+        return (jokers, int(pairs), bit, quads, chow, False, False, False, groups)
+    if keep == "win":
+        return (jokers, int(pairs), bit, quads, chow, win_set, win_pair, pair_wild, ())
+    return (jokers, int(pairs), bit, quads, chow, False, False, False, ())
+
+
+def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
+    """`_classes` for one part: its tiles grouped by how often they are held (the winning
+    tile apart), a few of each."""
+    if not any(held):
+        return [[0]]  # a hand of jokers only: they stand for 1m (any tile would do)
+    by_class: dict[int, list[int]] = {}
+    for i, n in enumerate(held):
+        by_class.setdefault(-1 if i == win_local else n, []).append(offset + i)
+    return [ts[:4] for ts in by_class.values()]
 
 
 _SPLITS: dict[tuple[int, bytes, int, bool, bool], list[tuple[Raw, ...]]] = {}
