@@ -8,4 +8,15 @@ rules, and return the winner features of the most valuable one; list a ready han
 from .analysis import analyze, waits
 from .notation import parse_tiles
 
-__all__ = ["analyze", "parse_tiles", "waits"]
+__all__ = ["analyze", "clear_caches", "parse_tiles", "waits"]
+
+
+def clear_caches() -> None:
+    """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
+    from . import analysis, engine, tables
+
+    analysis._value.cache_clear()
+    for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON):
+        memo.clear()
+    tables.complete_suits.cache_clear()
+    tables.complete_honors.cache_clear()

@@ -309,36 +309,59 @@ def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
                              if v not in (False, 0, None, "standard")}}
 
 
-def score_readings(table: Table, hand: tuple[int, ...], win: int | None,
-                   by: str) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
+@dataclass(frozen=True)
+class Prep:
+    """What valuing a hand's readings needs besides the readings, the same for every winning
+    tile `waits` tries (none of them a joker)."""
+
+    ctx: Context
+    rules: str  # the rules as sorted JSON: part of the value's cache key
+    kongs: tuple[str, ...]
+
+
+def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Prep:
+    return Prep(_context(table, hand, win, by), _rules_key(table), _kongs(table))
+
+
+def _rules_key(table: Table) -> str:
+    return json.dumps(table.rules.model_dump(), sort_keys=True)
+
+
+def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
+                   prep: Prep | None = None,
+                   ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
     """Every legal reading valued, best first; the readings found; the refusals met."""
-    ctx = _context(table, hand, win, by)
+    if prep is None:
+        prep = prepare(table, hand, win, by)
+    ctx = prep.ctx
     feats = FEATURES[table.name]
-    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
-    kongs = _kongs(table)
+    shapes = SHAPES[table.name]
     found: list[Reading] = []
     for h in _holdings(table, hand, win):
-        found += readings(h, SHAPES[table.name])
+        found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     scored: list[Scored] = []
     errors: list[ScoringError] = []
-    seen: dict[str, tuple[dict[str, Any], Reading]] = {}
+    seat = table.req.seat
+    seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
     for r in found:
-        winner = _winner(feats(r, ctx), table.req.seat)
-        key = json.dumps(winner, sort_keys=True)
+        winner = _winner(feats(r, ctx), seat)
+        key = frozenset(winner.items())
         # one reading per winner object: readings that differ only in where the jokers or the
         # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
         if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
             continue
         seen[key] = (winner, r)
     req = table.req
-    for key, (winner, r) in seen.items():
-        value = _value(table.name, rules, by, req.seat, req.dealer, req.round_wind, kongs, key)
+    for winner, r in seen.values():
+        text = json.dumps(winner, sort_keys=True)
+        value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind, prep.kongs,
+                       text)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
-            scored.append(Scored(winner, value, r, key))
+            scored.append(Scored(winner, value, r, text))
     scored.sort(key=lambda s: (-s.value, -named(s.winner), s.key, s.reading.groups, s.reading.win))
     return scored, found, errors
 
@@ -400,8 +423,11 @@ def waits(data: Any) -> dict[str, Any]:
     tiles = _candidates(table, hand)
     counts, wild = _split_jokers(hand, table.jokers)
     found = []
+    prep = None
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
-        scored, _, _ = score_readings(table, hand, tile, "self_draw")
+        if prep is None:  # a wait is never a joker, so the context is the same for each
+            prep = prepare(table, hand, tile, "self_draw")
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
     best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)

@@ -15,6 +15,9 @@ from typing import NamedTuple
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
 from .tables import HONOR_CHOWS, honor_need, need, suit_need
 
+ORPHAN_SET = frozenset(ORPHAN_TILES)
+MEMO_LIMIT = 200_000  # entries a memo keeps before it starts afresh (a long-running bot)
+
 
 class Group(NamedTuple):
     """One set, pair or loose run of tiles of a reading. `tiles` are what the group stands for,
@@ -110,33 +113,62 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
             candidates: tuple[int, ...]) -> list[int]:
     """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3).
 
-    Only the suit of the added tile changes, so the others' needs are looked up once."""
+    Only the suit of the added tile changes, so the others' needs are looked up once; the
+    special shapes are checked only for the tiles the hand's own tiles leave possible."""
     b = bytearray(counts)
+    hc = shapes.honor_chows
     parts = [suit_need(bytes(b[0:9])), suit_need(bytes(b[9:18])), suit_need(bytes(b[18:27])),
-             honor_need(bytes(b[27:34]), shapes.honor_chows)]
+             honor_need(bytes(b[27:34]), hc)]
+    total = sum(p[0] for p in parts)
     odd = sum(n & 1 for n in counts)
-    special = shapes.thirteen_orphans or shapes.orphans or shapes.waves or shapes.all_honors
     pairs_ok = shapes.seven_pairs and not melds and sum(counts) + wild == 13
+    special = _special_waits(counts, wild, melds, shapes)
     out = []
     for t in candidates:
         k = t // 9
         lo = 9 * k
         b[t] += 1
-        if k < 3:
-            part = suit_need(bytes(b[lo:lo + 9]))
-        else:
-            part = honor_need(bytes(b[27:34]), shapes.honor_chows)
+        part = (suit_need(bytes(b[lo:lo + 9])) if k < 3 else honor_need(bytes(b[27:34]), hc))
         b[t] -= 1
-        total0 = part[0] - parts[k][0] + sum(p[0] for p in parts)
-        best = min(min(p[1] - p[0] for j, p in enumerate(parts) if j != k), part[1] - part[0])
+        total0 = part[0] - parts[k][0] + total
+        best = part[1] - part[0]
+        for j in range(4):
+            if j != k and parts[j][1] - parts[j][0] < best:
+                best = parts[j][1] - parts[j][0]
         if total0 + best <= wild or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild):
             out.append(t)
-        elif special:
-            c = list(counts)
-            c[t] += 1
-            if is_complete(Holding(tuple(c), wild, melds), shapes):
-                out.append(t)
+        elif special is not None and special(t):
+            out.append(t)
     return out
+
+
+def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
+                   shapes: Shapes):
+    """A test for the tiles that complete a special shape (九幺, 全风, 十三幺, 十三浪), or None
+    when the hand's own tiles already rule every special shape out."""
+    tests = []
+    if not melds and sum(counts) + wild != 13:
+        return None
+    if shapes.orphans and all(is_terminal_or_honor(t) for t in range(34) if counts[t]) and all(
+            is_terminal_or_honor(t) for g in melds for t in g.tiles):
+        tests.append(is_terminal_or_honor)
+    if shapes.all_honors and not any(counts[:27]) and all(t >= 27 for g in melds for t in g.tiles):
+        tests.append(lambda t: t >= 27)
+    if not melds and sum(counts) + wild == 13:
+        orphans_only = all(counts[t] == 0 for t in range(34) if t not in ORPHAN_SET)
+        if shapes.thirteen_orphans and orphans_only and max(counts) <= 2:
+            tests.append(lambda t: _thirteen_ok(_with(counts, t, wild)))
+        if shapes.waves and max(counts) <= 1:
+            tests.append(lambda t: not counts[t] and _waves_ok(_with(counts, t, wild)))
+    if not tests:
+        return None
+    return lambda t: any(test(t) for test in tests)
+
+
+def _with(counts: list[int], t: int, wild: int) -> Holding:
+    c = list(counts)
+    c[t] += 1
+    return Holding(tuple(c), wild)
 
 
 # -- readings -----------------------------------------------------------------------------------
@@ -218,8 +250,10 @@ _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
 def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
                   honor_chows: bool, keep: str) -> dict[PartKey, tuple[Group, ...]]:
     """Every reading of one part with at most `wild` jokers — its tiles' splits, joker pungs
-    and a joker pair standing for the part's tiles — the first of each look (`_part_key`).
-    `held`: the part's tiles with the melds' (empty when the part holds none). Cached."""
+    and a joker pair standing for the part's tiles — the first of each look: (jokers, pairs,
+    suit bit, quads, a chow, a set holds the winning tile, the pair holds it, the pair has a
+    joker, the rest), as much of it as `keep` asks. `held`: the part's tiles with the melds'
+    (empty when the part holds none). Cached."""
     ck = (k, key, held, win_local, win_wild, wild, honor_chows, keep)
     got = _OPTIONS.get(ck)
     if got is not None:
@@ -227,68 +261,108 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
     offset = 9 * k
     size = sum(key)
     classes = _part_classes(offset, held, win_local) if held else []
-    hc = honor_chows
-    needs = (honor_need(key, hc) if k == 3 else suit_need(key)) if size else (0, 0)
+    needs = (honor_need(key, honor_chows) if k == 3 else suit_need(key)) if size else (0, 0)
     meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
+    win_keep, all_keep = keep == "win", keep == "all"
+    jp_tiles = [t for reps in classes for t in reps[:2]]
     got = {}
     for pair in (False, True):
         for w in range(wild + 1):
             if size:
                 if w < needs[pair] or (size + w - 2 * pair) % 3:
                     continue
-                splits = _part_splits(offset, key, w, pair, hc)
+                splits = _part_splits(offset, key, w, pair, honor_chows)
             else:
-                splits = [()] if not w and not pair else []
-            for split in splits:
-                base = [Group(kind, tiles, wilds) for kind, tiles, wilds in split]
-                room = wild - w
+                splits = [_split_info(offset, len(key), ())] if not w and not pair else []
+            room = wild - w
+            for sp in splits:
+                ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
+                quads0 = sum(n // 4 for n in ident if n >= 4)
+                if win_wild:
+                    win_set0, win_pair0 = sp.set_wild, sp.pair_wild
+                elif win_local >= 0:
+                    win_set0 = bool(sp.set_real >> win_local & 1)
+                    win_pair0 = bool(sp.pair_real >> win_local & 1)
+                else:
+                    win_set0 = win_pair0 = False
                 for free in range(room // 3 + 1):
                     if free and not classes:
                         break
                     jps: list[int | None] = [None]
                     if not pair and room - 3 * free >= 2:
-                        jps += [t for reps in classes for t in reps[:2]]
+                        jps += jp_tiles
                     for pungs in _free_choices(classes, free) if free else [()]:
                         for jp in jps:
-                            groups = base + [Group("pung", (t, t, t), (True, True, True))
-                                             for t in pungs]
-                            if jp is not None:
-                                groups.append(Group("pair", (jp, jp), (True, True)))
-                            ordered = tuple(sorted(groups))
-                            pk = _part_key(k, ordered, w + 3 * free + 2 * (jp is not None),
-                                           meld_ident, offset, win_local, win_wild, keep)
+                            quads = quads0
+                            if pungs or jp is not None:
+                                adds: dict[int, int] = {}
+                                groups = list(sp.groups)
+                                for t in pungs:
+                                    adds[t] = adds.get(t, 0) + 3
+                                    groups.append(Group("pung", (t, t, t), (True, True, True)))
+                                if jp is not None:
+                                    adds[jp] = adds.get(jp, 0) + 2
+                                    groups.append(Group("pair", (jp, jp), (True, True)))
+                                for t, more in adds.items():
+                                    n = ident[t - offset]
+                                    quads += (n + more) // 4 - n // 4
+                                ordered = tuple(sorted(groups))
+                            else:
+                                ordered = sp.groups
+                            jokers = w + 3 * free + (2 if jp is not None else 0)
+                            pairs = 1 if pair or jp is not None else 0
+                            bit = (1 << k) if ordered else 0
+                            if win_keep:
+                                if jp is not None:  # a pair of jokers holds a joker's win
+                                    pk = (jokers, pairs, bit, quads, sp.chow,
+                                          win_set0 or (win_wild and bool(pungs)), win_wild,
+                                          True, ())
+                                else:
+                                    pk = (jokers, pairs, bit, quads, sp.chow,
+                                          win_set0 or (win_wild and bool(pungs)), win_pair0,
+                                          sp.pair_wild, ())
+                            else:
+                                pk = (jokers, pairs, bit, quads, sp.chow, False, False, False,
+                                      ordered if all_keep else ())
                             old = got.get(pk)
                             if old is None or ordered < old:
                                 got[pk] = ordered
+    if len(_OPTIONS) > MEMO_LIMIT:
+        _OPTIONS.clear()
     _OPTIONS[ck] = got
     return got
 
 
-def _part_key(k: int, groups: tuple[Group, ...], jokers: int, meld_ident: list[int],
-              offset: int, win_local: int, win_wild: bool, keep: str) -> PartKey:
-    """(jokers, pairs, suit bit, quads, a chow, a set holds the winning tile, the pair holds
-    it, the pair has a joker, the rest): what the features can tell of one part's reading."""
-    ident = list(meld_ident)
-    pairs = chow = win_set = win_pair = pair_wild = False
-    win = offset + win_local
-    for g in groups:
-        for t in g.tiles:
+class Split(NamedTuple):
+    """One split of a part's tiles, with what `_part_options` asks of it."""
+
+    groups: tuple[Group, ...]  # sorted
+    ident: tuple[int, ...]  # the part's tiles it stands for
+    chow: bool
+    pair_wild: bool  # its pair has a joker
+    set_wild: bool  # a set has a joker
+    set_real: int  # bit i: a set holds the part's tile i as itself
+    pair_real: int  # the same for the pair
+
+
+def _split_info(offset: int, size: int, raw: tuple[Raw, ...]) -> Split:
+    ident = [0] * size
+    chow = pair_wild = set_wild = False
+    set_real = pair_real = 0
+    for kind, tiles, wilds in raw:
+        mask = 0
+        for t, w in zip(tiles, wilds, strict=True):
             ident[t - offset] += 1
-        holds = (any(g.wild) if win_wild else
-                 win_local >= 0 and any(t == win and not w
-                                        for t, w in zip(g.tiles, g.wild, strict=True)))
-        if g.kind == "pair":
-            pairs, pair_wild, win_pair = True, any(g.wild), holds
+            if not w:
+                mask |= 1 << (t - offset)
+        if kind == "pair":
+            pair_wild, pair_real = any(wilds), mask
         else:
-            chow = chow or g.kind == "chow"
-            win_set = win_set or holds
-    quads = sum(n // 4 for n in ident if n >= 4)
-    bit = (1 << k) if groups else 0
-    if keep == "all":
-        return (jokers, int(pairs), bit, quads, chow, False, False, False, groups)
-    if keep == "win":
-        return (jokers, int(pairs), bit, quads, chow, win_set, win_pair, pair_wild, ())
-    return (jokers, int(pairs), bit, quads, chow, False, False, False, ())
+            chow = chow or kind == "chow"
+            set_wild = set_wild or any(wilds)
+            set_real |= mask
+    groups = tuple(Group(kind, tiles, wilds) for kind, tiles, wilds in raw)
+    return Split(groups, tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
 
 
 def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
@@ -302,82 +376,92 @@ def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
     return [ts[:4] for ts in by_class.values()]
 
 
-_SPLITS: dict[tuple[int, bytes, int, bool, bool], list[tuple[Raw, ...]]] = {}
+_SPLITS: dict[tuple[int, bytes, int, bool, bool], list[Split]] = {}
 
 
 def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
-                 honor_chows: bool) -> list[tuple[Raw, ...]]:
+                 honor_chows: bool) -> list[Split]:
     """Every way one suit (or the honours) with `wild` jokers is sets (and the pair), each group
     holding at least one of the suit's own tiles. Cached: a suit vector is split once."""
     ck = (offset, key, wild, pair, honor_chows and offset == 27)
     got = _SPLITS.get(ck)
     if got is None:
         if not any(key):
-            got = [()] if not wild and not pair else []
+            got = [_split_info(offset, len(key), ())] if not wild and not pair else []
         else:
-            out: list[tuple[Raw, ...]] = []
             sets = (sum(key) + wild - 2 * pair) // 3
-            _split(list(key), 0, offset, wild, pair, sets, [], out, ck[4])
+            out = _split(key, offset, wild, pair, sets, ck[4])
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
             for found in out:
-                key = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
-                firsts.setdefault(key, tuple(sorted(found)))
-            got = list(firsts.values())
+                look = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
+                firsts.setdefault(look, tuple(sorted(found)))
+            got = [_split_info(offset, len(key), raw) for raw in firsts.values()]
+        if len(_SPLITS) > MEMO_LIMIT:
+            _SPLITS.clear()
         _SPLITS[ck] = got
     return got
 
 
-def _split(c: list[int], i: int, offset: int, wild: int, pair: bool, sets: int, acc: list[Raw],
-           out: list[tuple[Raw, ...]], honor_chows: bool) -> None:
-    n = len(c)
-    while i < n and not c[i]:
-        i += 1
-    if i == n:
-        if not wild and not pair and not sets:
-            out.append(tuple(acc))
-        return
-    if wild:
-        key = bytes(c)
-        low = (suit_need(key) if offset < 27 else honor_need(key, honor_chows))[pair]
-        if low > wild:
-            return
-    ci, t = c[i], offset + i
-    if pair:
-        for real in range(min(ci, 2), 0, -1):
-            if 2 - real <= wild:
-                c[i] -= real
-                acc.append(("pair", (t, t), (False,) * real + (True,) * (2 - real)))
-                _split(c, i, offset, wild - 2 + real, False, sets, acc, out, honor_chows)
-                acc.pop()
-                c[i] += real
-    if not sets:
-        return
-    for real in range(min(ci, 3), 0, -1):
-        if 3 - real <= wild:
-            c[i] -= real
-            acc.append(("pung", (t, t, t), (False,) * real + (True,) * (3 - real)))
-            _split(c, i, offset, wild - 3 + real, pair, sets - 1, acc, out, honor_chows)
-            acc.pop()
-            c[i] += real
-    for chow in _chows_with(i, offset, honor_chows):
-        # tiles below i are used up, so jokers stand for them; above i a tile or a joker
-        options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
-                   for j in chow]
-        for wilds in product(*options):
-            jokers = sum(wilds)
-            if jokers > wild:
-                continue
-            for j, w in zip(chow, wilds, strict=True):
-                if not w:
-                    c[j] -= 1
-            acc.append(("chow", tuple(offset + j for j in chow), wilds))
-            _split(c, i, offset, wild - jokers, pair, sets - 1, acc, out, honor_chows)
-            acc.pop()
-            for j, w in zip(chow, wilds, strict=True):
-                if not w:
-                    c[j] += 1
+_SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
+
+
+def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
+           honor_chows: bool) -> tuple[tuple[Raw, ...], ...]:
+    """Every split of the counts `c` into `sets` sets (and the pair) with exactly `wild` jokers,
+    the lowest tile left first. Memoised on the counts left: splits share their tails."""
+    ck = (c, offset, wild, pair, sets, honor_chows)
+    got = _SUB.get(ck)
+    if got is not None:
+        return got
+    i = next((j for j, n in enumerate(c) if n), -1)
+    if i < 0:
+        got = ((),) if not wild and not pair and not sets else ()
+    elif wild and (suit_need(c) if offset < 27 else honor_need(c, honor_chows))[pair] > wild:
+        got = ()
+    else:
+        out: list[tuple[Raw, ...]] = []
+        ci, t = c[i], offset + i
+        cl = bytearray(c)
+        if pair:
+            for real in range(min(ci, 2), 0, -1):
+                if 2 - real <= wild:
+                    cl[i] -= real
+                    group = ("pair", (t, t), (False,) * real + (True,) * (2 - real))
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - 2 + real, False, sets, honor_chows)]
+                    cl[i] += real
+        if sets:
+            for real in range(min(ci, 3), 0, -1):
+                if 3 - real <= wild:
+                    cl[i] -= real
+                    group = ("pung", (t, t, t), (False,) * real + (True,) * (3 - real))
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1, honor_chows)]
+                    cl[i] += real
+            for chow in _chows_with(i, offset, honor_chows):
+                # tiles below i are used up, so jokers stand for them; above i a tile or a joker
+                options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
+                           for j in chow]
+                for wilds in product(*options):
+                    jokers = sum(wilds)
+                    if jokers > wild:
+                        continue
+                    for j, w in zip(chow, wilds, strict=True):
+                        if not w:
+                            cl[j] -= 1
+                    group = ("chow", tuple(offset + j for j in chow), wilds)
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1, honor_chows)]
+                    for j, w in zip(chow, wilds, strict=True):
+                        if not w:
+                            cl[j] += 1
+        got = tuple(out)
+    if len(_SUB) > MEMO_LIMIT:
+        _SUB.clear()
+    _SUB[ck] = got
+    return got
 
 
 def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]:

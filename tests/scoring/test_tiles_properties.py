@@ -42,8 +42,9 @@ def _sets(rng: random.Random, tiles: list[int], chows: bool) -> list[list[int]]:
 
 
 def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
-                complete: bool = True) -> dict[str, Any]:
-    """A request: most often a winning hand, with melds, jokers and shapes of the variant."""
+                complete: bool = True, jokers: int | None = None) -> dict[str, Any]:
+    """A request: most often a winning hand, with melds, jokers and shapes of the variant;
+    `jokers`: exactly that many joker tiles in the concealed hand (as far as it holds them)."""
     suits = rng.sample([0, 1, 2], 2) if variant == "luzhou" else [0, 1, 2]
     tiles = [9 * k + r for k in suits for r in range(9)]
     if variant in ("cixi", "feibao", "hainan"):
@@ -79,8 +80,9 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
         indicator = rng.randrange(34)
         extra["indicator"] = tile_name(indicator)
         joker_tiles = [next_tile(indicator)] if variant == "cixi" else [indicator, next_tile(indicator)]
-    for i in rng.sample(range(len(concealed)),
-                        rng.randint(0, min(max_jokers, len(concealed))) if joker_tiles else 0):
+    if jokers is None and joker_tiles:
+        jokers = rng.randint(0, min(max_jokers, len(concealed)))
+    for i in rng.sample(range(len(concealed)), min(jokers or 0, len(concealed)) if joker_tiles else 0):
         concealed[i] = rng.choice(joker_tiles)
     win = concealed.pop()
     text = "".join(tile_name(x) for x in concealed) + "".join(melds)
