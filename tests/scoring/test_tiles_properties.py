@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError
 from scoring.tiles import analyze, waits
-from scoring.tiles.analysis import _candidates, read_request, split_win
+from scoring.tiles.analysis import _candidates, _kongs, _value, read_request, split_win
 from scoring.tiles.engine import Holding, Shapes, is_complete
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.tables import ORPHANS, is_agari, need
@@ -139,6 +140,30 @@ def test_best_reading_is_the_maximum_and_scores_as_stated(variant: str, seed: in
     assert out["value"] == max(values) == values[0]
     assert values == sorted(values, reverse=True)
     assert out["winner"] == out["readings"][0]["winner"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32))
+def test_a_win_pays_the_same_wherever_the_table_sits(variant: str, seed: int) -> None:
+    """The values are memoised for the seat counted from the dealer: turning the whole table
+    (winner and dealer one seat on) must not change what any reading collects."""
+    data = random_hand(random.Random(seed), variant, max_jokers=3)
+    if not usable(data):
+        return
+    try:
+        out = analyze(data)
+    except ScoringError:
+        return
+    t = read_request(data)
+    rules = json.dumps(t.rules.model_dump(), sort_keys=True)
+    for reading in out["readings"]:
+        for turn in (1, 2, 3):
+            seat, dealer = (t.req.seat + turn) % 4, (t.req.dealer + turn) % 4
+            winner = json.dumps({**reading["winner"], "seat": seat}, sort_keys=True)
+            got = _value(variant, rules, t.req.by, seat, dealer, t.req.round_wind, _kongs(t),
+                         winner)
+            assert got == reading["value"], (data, reading, turn)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
