@@ -354,14 +354,15 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
             continue
         seen[key] = (winner, r)
     req = table.req
-    # a win pays the same wherever the table sits (checked by a property test), so values
-    # are memoised for the seat as counted from the dealer: four times fewer to compute
+    # a win pays the same wherever the table sits and whatever the round's wind (the wind
+    # only moves the deal; both checked by a property test), so values are memoised for the
+    # seat as counted from the dealer in an east round: sixteen times fewer to compute
     rel = (seat - req.dealer) % 4
     for winner, r in seen.values():
         text = json.dumps(winner, sort_keys=True)
         turned = text if rel == seat else json.dumps({**winner, "seat": rel}, sort_keys=True)
-        value = _value(table.name, prep.rules, by, rel, 0, req.round_wind, prep.kongs, turned)
-        if isinstance(value, ScoringError) and rel != seat:  # its message names the seats
+        value = _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned)
+        if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
             value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,
                            prep.kongs, text)
         if isinstance(value, ScoringError):
