@@ -16,7 +16,7 @@ def clear_caches() -> None:
     from . import analysis, engine, tables
 
     analysis._value.cache_clear()
-    for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON):
+    for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD):
         memo.clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

@@ -13,7 +13,7 @@ from itertools import combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
-from .tables import HONOR_CHOWS, honor_need, need, suit_need
+from .tables import HONOR_CHOWS, honor_need, need, needs_plus_one, suit_need
 
 ORPHAN_SET = frozenset(ORPHAN_TILES)
 MEMO_LIMIT = 200_000  # entries a memo keeps before it starts afresh (a long-running bot)
@@ -113,31 +113,33 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
             candidates: tuple[int, ...]) -> list[int]:
     """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3).
 
-    Only the suit of the added tile changes, so the others' needs are looked up once; the
-    special shapes are checked only for the tiles the hand's own tiles leave possible."""
-    b = bytearray(counts)
+    Only the part (suit) of the added tile changes: each part's needs with one more of each of
+    its tiles are looked up once, the others' needs are shared; the special shapes are
+    checked only for the tiles the hand's own tiles leave possible."""
+    b = bytes(counts)
     hc = shapes.honor_chows
-    parts = [suit_need(bytes(b[0:9])), suit_need(bytes(b[9:18])), suit_need(bytes(b[18:27])),
-             honor_need(bytes(b[27:34]), hc)]
-    total = sum(p[0] for p in parts)
+    keys = (b[0:9], b[9:18], b[18:27])
+    parts = [suit_need(keys[0]), suit_need(keys[1]), suit_need(keys[2]), honor_need(b[27:34], hc)]
+    total = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
+    gaps = [p[1] - p[0] for p in parts]
+    # the cheapest pair among the other parts, for each part
+    others = [min(gaps[j] for j in range(4) if j != k) for k in range(4)]
+    plus = [None, None, None, None]
     odd = sum(n & 1 for n in counts)
     pairs_ok = shapes.seven_pairs and not melds and sum(counts) + wild == 13
     special = _special_waits(counts, wild, melds, shapes)
     out = []
     for t in candidates:
         k = t // 9
-        lo = 9 * k
-        b[t] += 1
-        part = (suit_need(bytes(b[lo:lo + 9])) if k < 3 else honor_need(bytes(b[27:34]), hc))
-        b[t] -= 1
-        total0 = part[0] - parts[k][0] + total
-        best = part[1] - part[0]
-        for j in range(4):
-            if j != k and parts[j][1] - parts[j][0] < best:
-                best = parts[j][1] - parts[j][0]
-        if total0 + best <= wild or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild):
-            out.append(t)
-        elif special is not None and special(t):
+        added = plus[k]
+        if added is None:
+            added = plus[k] = (needs_plus_one(keys[k], False) if k < 3
+                               else needs_plus_one(b[27:34], True, hc))
+        part = added[t - 9 * k]
+        gap = part[1] - part[0]
+        if (total - parts[k][0] + part[0] + (gap if gap < others[k] else others[k]) <= wild
+                or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild)
+                or (special is not None and special(t))):
             out.append(t)
     return out
 

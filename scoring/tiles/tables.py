@@ -14,12 +14,15 @@ from .notation import ORPHAN_TILES as ORPHANS
 INF = 99
 _SUIT: dict[bytes, tuple[int, int]] = {}
 _HON: dict[tuple[bytes, bool], tuple[int, int]] = {}
+MEMO_LIMIT = 400_000  # entries a table keeps before it starts afresh (a long-running bot)
 
 
 def suit_need(key: bytes) -> tuple[int, int]:
     """(jokers to make only sets, jokers to make sets and one pair) for one suit's counts."""
     got = _SUIT.get(key)
     if got is None:
+        if len(_SUIT) > MEMO_LIMIT:
+            _SUIT.clear()
         got = _SUIT[key] = _solve_suit(key)
     return got
 
@@ -107,6 +110,28 @@ def _solve_honor_chows(key: bytes) -> tuple[int, int]:
         c[i] += real
         best1 = min(best1, a0 + 2 - real)
     return best0, best1
+
+
+_ADD: dict[tuple[bytes, bool | None], tuple[tuple[int, int], ...]] = {}
+
+
+def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
+                   ) -> tuple[tuple[int, int], ...]:
+    """For each tile of a suit (or of the honours), the part's needs with one more of it:
+    a hand's 34 candidate waits share its other parts' needs and these."""
+    ck = (key, honor_chows if honours else None)
+    got = _ADD.get(ck)
+    if got is None:
+        if len(_ADD) > MEMO_LIMIT:
+            _ADD.clear()
+        b = bytearray(key)
+        out = []
+        for i in range(len(key)):
+            b[i] += 1
+            out.append(honor_need(bytes(b), honor_chows) if honours else suit_need(bytes(b)))
+            b[i] -= 1
+        got = _ADD[ck] = tuple(out)
+    return got
 
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
