@@ -16,6 +16,7 @@ def clear_caches() -> None:
     from . import analysis, engine, tables
 
     analysis._value.cache_clear()
+    analysis._rules_json.cache_clear()
     for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD):
         memo.clear()
     tables.complete_suits.cache_clear()

@@ -207,8 +207,14 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
 
 
+_HAS_KONG: dict[str, bool] = {}
+
+
 def _kongs(table: Table) -> tuple[str, ...]:
-    if "kong" not in table.variant.event_types():
+    has = _HAS_KONG.get(table.name)
+    if has is None:
+        has = _HAS_KONG[table.name] = "kong" in table.variant.event_types()
+    if not has:
         return ()
     return tuple("concealed" if g.meld == "concealed_kong" else "exposed"
                  for g in table.melds if g.kind == "kong")
@@ -324,7 +330,13 @@ def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Pr
 
 
 def _rules_key(table: Table) -> str:
-    return json.dumps(table.rules.model_dump(), sort_keys=True)
+    return _rules_json(table.rules)
+
+
+@lru_cache(maxsize=256)
+def _rules_json(rules: Any) -> str:
+    """A variant's rules (a frozen model, so hashable) as sorted JSON."""
+    return json.dumps(rules.model_dump(), sort_keys=True)
 
 
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,

@@ -178,11 +178,12 @@ def _with(counts: list[int], t: int, wild: int) -> Holding:
 def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     """Every distinct reading of a complete hand (empty when it is not complete)."""
     found: list[Reading] = []
-    if h.size % 3 != 2:
+    size = sum(h.counts) + h.wild
+    if size % 3 != 2:
         return found
     if need(h.counts, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
-    if not h.melds and h.size == 14:
+    if not h.melds and size == 14:
         if shapes.seven_pairs and sum(n & 1 for n in h.counts) <= h.wild:
             found += _seven_pairs(h)
         if shapes.thirteen_orphans and _thirteen_ok(h):
@@ -397,8 +398,12 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
             for found in out:
-                look = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
-                firsts.setdefault(look, tuple(sorted(found)))
+                if wild:
+                    look = tuple(sorted([(k, t, w if k == "pair" else ()) for k, t, w in found]))
+                else:  # no joker, nothing to tell apart
+                    look = tuple(sorted(found))
+                if look not in firsts:
+                    firsts[look] = look if not wild else tuple(sorted(found))
             got = [_split_info(offset, len(key), raw) for raw in firsts.values()]
         if len(_SPLITS) > MEMO_LIMIT:
             _SPLITS.clear()
@@ -417,8 +422,8 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
     got = _SUB.get(ck)
     if got is not None:
         return got
-    i = next((j for j, n in enumerate(c) if n), -1)
-    if i < 0:
+    i = len(c) - len(c.lstrip(b"\0"))  # the first tile held
+    if i == len(c):
         got = ((),) if not wild and not pair and not sets else ()
     elif wild and (suit_need(c) if offset < 27 else honor_need(c, honor_chows))[pair] > wild:
         got = ()
