@@ -9,7 +9,8 @@ of them are jokers; the variant's feature mapping turns a reading into winner fe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations_with_replacement, pairwise, product
+from functools import cache
+from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
@@ -603,12 +604,15 @@ def _honors_ok(h: Holding) -> bool:
 
 def _suit_room(ranks: list[int]) -> int:
     """How many ranks a suit can still take so that no two are closer than three apart."""
+    return _room(tuple(ranks))
+
+
+@cache
+def _room(ranks: tuple[int, ...]) -> int:
     best = 0
     for k in range(1, 4):
-        from itertools import combinations
-
         for extra in combinations([r for r in range(9) if r not in ranks], k):
-            full = sorted(ranks + list(extra))
+            full = sorted(ranks + extra)
             if all(b - a >= 3 for a, b in pairwise(full)):
                 best = k
                 break
