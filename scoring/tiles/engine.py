@@ -210,6 +210,8 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     are one: only the first in sorted order is kept. Joining the parts keeps that: for parts of
     equal length, the sorted join of the smaller part is the smaller join, so each kept reading
     is the first (in the order of `(groups, win)`) of all the readings it stands for."""
+    if not h.wild:
+        return _standard_plain(h, shapes)
     c = h.counts
     held = list(c)
     for g in h.melds:
@@ -244,6 +246,31 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     results: list[Reading] = []
     for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
         if key[0] == h.wild and key[1] == 1:
+            results += _place_win(h, "standard", groups + h.melds)
+    return results
+
+
+def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
+    """Four sets and a pair without a joker standing in: every split, each suit's from the
+    memo, one suit holding the pair (few readings, nothing to merge)."""
+    per: list[tuple[tuple[tuple[Raw, ...], ...], tuple[tuple[Raw, ...], ...]]] = []
+    for a, b in _PARTS:
+        key = bytes(h.counts[a:b])
+        size = sum(key)
+        hc = shapes.honor_chows and a == 27
+        if not size:
+            per.append((((),), ()))  # no tiles: one empty split, never the pair
+        else:
+            per.append((_split(key, a, 0, False, size // 3, hc) if size % 3 == 0 else (),
+                        _split(key, a, 0, True, size // 3, hc) if size % 3 == 2 else ()))
+    results: list[Reading] = []
+    for where in range(4):
+        choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
+        if not all(choices):
+            continue
+        for combo in product(*choices):
+            groups = tuple(sorted(Group(kind, tiles, wild)
+                                  for part in combo for kind, tiles, wild in part))
             results += _place_win(h, "standard", groups + h.melds)
     return results
 
