@@ -19,5 +19,6 @@ def clear_caches() -> None:
     analysis._rules_json.cache_clear()
     for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD):
         memo.clear()
+    engine._room.cache_clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

@@ -28,31 +28,42 @@ def suit_need(key: bytes) -> tuple[int, int]:
 
 
 def _solve_suit(key: bytes) -> tuple[int, int]:
-    c = list(key)
-    i = next((j for j, n in enumerate(c) if n), None)
-    if i is None:
+    i = len(key) - len(key.lstrip(b"\0"))  # the lowest tile held: every set holding it
+    if i == len(key):
         return 0, 2  # nothing left; a pair would be two jokers
+    get = _SUIT.get
     best0 = best1 = INF
+    c = bytearray(key)
     ci = c[i]
-    for real in range(1, min(ci, 3) + 1):  # pung of tile i, jokers for the rest
-        c[i] -= real
-        a0, a1 = suit_need(bytes(c))
-        c[i] += real
-        best0, best1 = min(best0, a0 + 3 - real), min(best1, a1 + 3 - real)
-    for start in range(max(0, i - 2), min(i, 6) + 1):  # chows holding tile i, the lowest left
-        used = [j for j in range(start, start + 3) if j >= i and c[j]]
+    for real in range(1, (ci if ci < 3 else 3) + 1):  # pung of tile i, jokers for the rest
+        c[i] = ci - real
+        sub = bytes(c)
+        a0, a1 = get(sub) or suit_need(sub)
+        if a0 + 3 - real < best0:
+            best0 = a0 + 3 - real
+        if a1 + 3 - real < best1:
+            best1 = a1 + 3 - real
+    c[i] = ci
+    for start in range(i - 2 if i >= 2 else 0, (i if i < 6 else 6) + 1):
+        # a chow holding tile i, the lowest left: jokers for the tiles below it or missing
+        used = [j for j in range(i, start + 3) if c[j]]
         for j in used:
             c[j] -= 1
-        a0, a1 = suit_need(bytes(c))
+        sub = bytes(c)
         for j in used:
             c[j] += 1
+        a0, a1 = get(sub) or suit_need(sub)
         cost = 3 - len(used)
-        best0, best1 = min(best0, a0 + cost), min(best1, a1 + cost)
-    for real in range(1, min(ci, 2) + 1):  # the pair
-        c[i] -= real
-        a0, _ = suit_need(bytes(c))
-        c[i] += real
-        best1 = min(best1, a0 + 2 - real)
+        if a0 + cost < best0:
+            best0 = a0 + cost
+        if a1 + cost < best1:
+            best1 = a1 + cost
+    for real in range(1, (ci if ci < 2 else 2) + 1):  # the pair
+        c[i] = ci - real
+        sub = bytes(c)
+        a0 = (get(sub) or suit_need(sub))[0] + 2 - real
+        if a0 < best1:
+            best1 = a0
     return best0, best1
 
 
