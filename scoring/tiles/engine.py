@@ -22,7 +22,9 @@ from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
 from .tables import HONOR_CHOWS, honor_need, need, needs_plus_one, suit_need
 
 ORPHAN_SET = frozenset(ORPHAN_TILES)
-MEMO_LIMIT = 200_000  # entries a memo keeps before it starts afresh (a long-running bot)
+# entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
+# megabytes (a split of a joker-rich suit holds many groups)
+SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT = 30_000, 5_000, 5_000
 
 
 class Group(NamedTuple):
@@ -365,7 +367,7 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                             old = got.get(pk)
                             if old is None or ordered < old:
                                 got[pk] = ordered
-    if len(_OPTIONS) > MEMO_LIMIT:
+    if len(_OPTIONS) > OPTIONS_LIMIT:
         _OPTIONS.clear()
     _OPTIONS[ck] = got
     return got
@@ -428,7 +430,7 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
             got = [_split_info(offset, len(key), ())] if not wild and not pair else []
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
-            out = _split(key, offset, wild, pair, sets, ck[4])
+            out = _split(key, offset, wild, pair, sets, ck[4], None if not wild else {})
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
@@ -440,7 +442,7 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
                 if look not in firsts:
                     firsts[look] = look if not wild else tuple(sorted(found))
             got = [_split_info(offset, len(key), raw) for raw in firsts.values()]
-        if len(_SPLITS) > MEMO_LIMIT:
+        if len(_SPLITS) > SPLITS_LIMIT:
             _SPLITS.clear()
         _SPLITS[ck] = got
     return got
@@ -449,12 +451,16 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
 
 
-def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
-           honor_chows: bool) -> tuple[tuple[Raw, ...], ...]:
+def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows: bool,
+           memo: dict | None = None) -> tuple[tuple[Raw, ...], ...]:
     """Every split of the counts `c` into `sets` sets (and the pair) with exactly `wild` jokers,
-    the lowest tile left first. Memoised on the counts left: splits share their tails."""
+    the lowest tile left first. Memoised on the counts left (splits share their tails): in
+    `_SUB` without jokers, in `memo` (one suit's) with them — those are many and kept only as
+    `_part_splits` sums them up."""
+    if memo is None:
+        memo = _SUB
     ck = (c, offset, wild, pair, sets, honor_chows)
-    got = _SUB.get(ck)
+    got = memo.get(ck)
     if got is not None:
         return got
     i = len(c) - len(c.lstrip(b"\0"))  # the first tile held
@@ -472,7 +478,8 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
                     cl[i] -= real
                     group = ("pair", (t, t), (False,) * real + (True,) * (2 - real))
                     out += [(group, *rest) for rest in
-                            _split(bytes(cl), offset, wild - 2 + real, False, sets, honor_chows)]
+                            _split(bytes(cl), offset, wild - 2 + real, False, sets,
+                                   honor_chows, memo)]
                     cl[i] += real
         if sets:
             for real in range(min(ci, 3), 0, -1):
@@ -480,7 +487,8 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
                     cl[i] -= real
                     group = ("pung", (t, t, t), (False,) * real + (True,) * (3 - real))
                     out += [(group, *rest) for rest in
-                            _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1, honor_chows)]
+                            _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1,
+                                   honor_chows, memo)]
                     cl[i] += real
             for chow in _chows_with(i, offset, honor_chows):
                 # tiles below i are used up, so jokers stand for them; above i a tile or a joker
@@ -495,14 +503,15 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int,
                             cl[j] -= 1
                     group = ("chow", tuple(offset + j for j in chow), wilds)
                     out += [(group, *rest) for rest in
-                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1, honor_chows)]
+                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
+                                   honor_chows, memo)]
                     for j, w in zip(chow, wilds, strict=True):
                         if not w:
                             cl[j] += 1
         got = tuple(out)
-    if len(_SUB) > MEMO_LIMIT:
-        _SUB.clear()
-    _SUB[ck] = got
+    if len(memo) > SUB_LIMIT:
+        memo.clear()
+    memo[ck] = got
     return got
 
 

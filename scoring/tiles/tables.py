@@ -14,7 +14,7 @@ from .notation import ORPHAN_TILES as ORPHANS
 INF = 99
 _SUIT: dict[bytes, tuple[int, int]] = {}
 _HON: dict[tuple[bytes, bool], tuple[int, int]] = {}
-MEMO_LIMIT = 400_000  # entries a table keeps before it starts afresh (a long-running bot)
+MEMO_LIMIT = 100_000  # entries a table keeps before it starts afresh (a long-running bot)
 
 
 def suit_need(key: bytes) -> tuple[int, int]:
