@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -20,6 +21,7 @@ from scoring import ScoringError
 from scoring.tiles import analyze, waits
 from scoring.tiles.analysis import _candidates, _kongs, _value, read_request, split_win
 from scoring.tiles.engine import Holding, Shapes, is_complete
+from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.tables import ORPHANS, is_agari, need
 
@@ -190,6 +192,34 @@ def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> 
             expected.add(tile_name(x))
     assert {w["tile"] for w in got["waits"]} == expected, text
     assert got["ready"] == bool(expected)
+
+
+@pytest.mark.parametrize("variant", ("luzhou", "cixi", "feibao"))
+@settings(PROPERTY, max_examples=25)
+@given(seed=st.integers(0, 2 ** 32), jokers=st.integers(3, 6))
+def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: int,
+                                                             jokers: int) -> None:
+    """The engine keeps one reading per look the variant's features can tell apart (`keep`);
+    keeping every reading instead must give the same analysis and the same waits."""
+    data = random_hand(random.Random(seed), variant, jokers=jokers)
+    if variant == "luzhou":
+        data["rules"] = {"ghosts": 8}
+    wait = {**data, "by": "self_draw", "tiles": data["tiles"].split("+")[0]
+            if "+" in data["tiles"] else data["tiles"][:-2]}
+    every = dataclasses.replace(SHAPES[variant], keep="all")
+    answers = []
+    for shapes in (SHAPES[variant], every):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(SHAPES, variant, shapes)
+            answers.append([_answer(analyze, data), _answer(waits, wait)])
+    assert answers[0] == answers[1], data
+
+
+def _answer(command: Any, data: dict[str, Any]) -> Any:
+    try:
+        return command(data)
+    except ScoringError as exc:
+        return str(exc)
 
 
 def test_a_wind_chow_below_the_lowest_wind_held_is_a_wait() -> None:
