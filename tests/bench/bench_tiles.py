@@ -226,7 +226,8 @@ def main(quick: bool = False) -> None:
         warm = [d for _, d in sample(kind, n, seed=202)]
         got = stats(steady(kind, [d for _, d in table], warm))
         print(_line(f"{kind}, five variants, jokers as held at a table, steady state", got, unit,
-                    target) + f"; {riichi['median'] / got['median']:.1f}× mahjong's")
+                    target) + f"; median {got['median'] / riichi['median']:.1f}× mahjong's "
+              f"riichi {kind}")
         uniform = sample(kind, n, seed=303, mix="uniform")
         times = steady(kind, [d for _, d in uniform], warm)
         print(_line(f"{kind}, jokers uniform over 0–8, steady state", stats(times), unit))
