@@ -44,8 +44,19 @@ def ready_value(variant: str, entry: dict[str, Any], seat: int = 0,
                 rules: dict[str, Any] | None = None, dealer: int = 0, round_wind: int = 0) -> int:
     """What each seat that is not ready pays `seat` at an exhausted wall for this ready entry
     (also one a player completed by hand, with 报听)."""
-    return _ready_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
-                        round_wind, json.dumps(entry, sort_keys=True))
+    return _turned_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
+                         round_wind, json.dumps(entry, sort_keys=True))
+
+
+def _turned_value(variant: str, rules: str, seat: int, dealer: int, round_wind: int,
+                  entry: str) -> int:
+    """`_ready_value` memoised for the seat counted from the dealer in an east round: an
+    exhausted wall pays the same wherever the table sits and whatever the round's wind (the
+    wind only moves the deal; a property test checks both)."""
+    try:
+        return _ready_value(variant, rules, (seat - dealer) % 4, 0, 0, entry)
+    except ScoringError:  # the refusal as the seats asked
+        return _ready_value(variant, rules, seat, dealer, round_wind, entry)
 
 
 @lru_cache(maxsize=4096)
@@ -73,7 +84,7 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
         for s in scored:
             entry = {k: v for k, v in s.winner.items() if k in fields}
             key = json.dumps(entry, sort_keys=True)
-            value = _ready_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
+            value = _turned_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
             found.append(((-value, -named(entry), key), entry, value, tile, s))
     if not found:
         return None
