@@ -92,14 +92,6 @@ class Reading:
         return self.groups[self.win] if self.win >= 0 else None
 
 
-def _identity(groups: tuple[Group, ...]) -> tuple[int, ...]:
-    c = [0] * 34
-    for g in groups:
-        for t in g.tiles:
-            c[t] += 1
-    return tuple(c)
-
-
 def is_complete(h: Holding, shapes: Shapes) -> bool:
     """Whether `h` is a winning shape (fast; no readings built)."""
     if h.size % 3 != 2:
@@ -188,23 +180,33 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     four-sets-and-a-pair readings that look the same to the features (`Shapes.keep`), only the
     first in the order of `(groups, win)`."""
     found: list[Reading] = []
-    size = sum(h.counts) + h.wild
+    b = bytes(h.counts)
+    size = sum(b) + h.wild
     if size % 3 != 2:
         return found
-    if need(h.counts, shapes.honor_chows) <= h.wild:
+    if need(b, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
+    # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:
-        if shapes.seven_pairs and sum(n & 1 for n in h.counts) <= h.wild:
+        if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
             found += _seven_pairs(h)
-        if shapes.thirteen_orphans and _thirteen_ok(h):
+        if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
-        if shapes.waves and _waves_ok(h):
+        if shapes.waves and max(b) <= 1 and _waves_ok(h):
             found += _loose(h, "waves", _waves_fills(h))
-    if shapes.orphans and _orphans_ok(h):
+    if shapes.orphans and not _middles(b) and _orphans_ok(h):
         found += _loose(h, "orphans", _orphan_fills(h))
-    if shapes.all_honors and _honors_ok(h):
+    if shapes.all_honors and b[:27] == bytes(27) and _honors_ok(h):
         found += _loose(h, "all_honors", [tuple(range(27, 34))])
     return found
+
+
+def _middles(b: bytes) -> bool:
+    """Whether the counts hold a suited tile from 2 to 8."""
+    return b[1:8] != _ZERO7 or b[10:17] != _ZERO7 or b[19:26] != _ZERO7
+
+
+_ZERO7 = bytes(7)
 
 
 Raw = tuple[str, tuple[int, ...], tuple[bool, ...]]  # a group while splitting: kind, tiles, wild
@@ -563,18 +565,25 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
 
 def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
     """One reading per distinct group that can hold the winning tile (melds cannot)."""
-    jokers = sum(g.jokers for g in groups)
-    identity = _identity(groups)
-    if h.win is None:
+    jokers = 0
+    c = [0] * 34
+    for g in groups:
+        jokers += g.wild.count(True)
+        for t in g.tiles:
+            c[t] += 1
+    identity = tuple(c)
+    win = h.win
+    if win is None:
         return [Reading(shape, groups, -1, jokers, identity)]
     # features ask only whether the winning tile completed a pair (and which pair), so one
     # reading per pair that can hold it and one for "in a set"
     out, seen, in_set = [], set(), False
+    win_wild = h.win_wild
     for idx, g in enumerate(groups):
         if g.meld or g in seen or (in_set and g.kind != "pair"):
             continue
-        if any((w if h.win_wild else (t == h.win and not w))
-               for t, w in zip(g.tiles, g.wild, strict=True)):
+        if (True in g.wild) if win_wild else any(
+                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)):
             seen.add(g)
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
