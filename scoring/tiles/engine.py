@@ -189,7 +189,7 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
-            found += _seven_pairs(h)
+            found += _seven_pairs(h, shapes.keep)
         if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
         if shapes.waves and max(b) <= 1 and _waves_ok(h):
@@ -590,7 +590,10 @@ def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Readin
     return out
 
 
-def _seven_pairs(h: Holding) -> list[Reading]:
+def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
+    """Seven pairs, jokers pairing with a single or with each other; of the readings alike
+    to the features (`keep`), only the first."""
+    firsts: dict[tuple, tuple[Group, ...]] = {}
     pairs: list[Group] = []
     singles: list[int] = []
     for t, n in enumerate(h.counts):
@@ -616,8 +619,35 @@ def _seven_pairs(h: Holding) -> list[Reading]:
             groups = tuple(sorted(way))
             if groups not in seen:
                 seen.add(groups)
-                out += _place_win(h, "seven_pairs", groups)
+                if keep == "all":
+                    out += _place_win(h, "seven_pairs", groups)
+                    continue
+                look = _pairs_look(h, groups, keep)
+                old = firsts.get(look)
+                if old is None or groups < old:
+                    firsts[look] = groups
+    for groups in sorted(firsts.values()):
+        out += _place_win(h, "seven_pairs", groups)
     return out
+
+
+def _pairs_look(h: Holding, groups: tuple[Group, ...], keep: str) -> tuple:
+    """What the features can tell of a seven-pairs reading: quads and suits, and (`keep`
+    "win") whether a pair with or without a joker can hold the winning tile."""
+    c = [0] * 34
+    holds_wild = holds_real = False
+    for g in groups:
+        t = g.tiles[0]
+        c[t] += 2
+        if keep == "win" and h.win is not None and (
+                True in g.wild if h.win_wild else t == h.win and False in g.wild):
+            if True in g.wild:
+                holds_wild = True
+            else:
+                holds_real = True
+    quads = sum(n // 4 for n in c if n >= 4)
+    suits = tuple(any(c[a:b]) for a, b in _PARTS)
+    return quads, suits, holds_wild, holds_real
 
 
 def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading]:
