@@ -255,9 +255,11 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
                     nxt[key] = groups
         joined = nxt
     results: list[Reading] = []
+    # "plain": where the winning tile sits changes no feature, so its first place will do
+    first = slice(1 if shapes.keep == "plain" else None)
     for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
         if key[0] == h.wild and key[1] == 1:
-            results += _place_win(h, "standard", groups + h.melds)
+            results += _place_win(h, "standard", groups + h.melds)[first]
     return results
 
 
@@ -626,8 +628,9 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
                 old = firsts.get(look)
                 if old is None or groups < old:
                     firsts[look] = groups
+    first = slice(1 if keep == "plain" else None)  # see _standard
     for groups in sorted(firsts.values()):
-        out += _place_win(h, "seven_pairs", groups)
+        out += _place_win(h, "seven_pairs", groups)[first]
     return out
 
 
