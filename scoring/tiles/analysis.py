@@ -147,12 +147,19 @@ def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
     return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
 
 
+_RUNS = frozenset((s, s + 1, s + 2) for s in range(27) if s % 9 <= 6)
+_HONOR_RUNS = frozenset(((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30), (31, 32, 33)))
+
+
 def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
           variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     from .tables import HONOR_CHOWS
 
     if len(tiles) != 3:
         return (), ()
+    natural_run = tuple(sorted(tiles))
+    if natural_run in _RUNS or (variant == "feibao" and natural_run in _HONOR_RUNS):
+        return natural_run, (False, False, False)  # the common case: three tiles in a row
     runs = [(s, s + 1, s + 2) for s in range(27) if s % 9 <= 6]
     if variant == "feibao":
         runs += [tuple(27 + j for j in c) for c in HONOR_CHOWS]  # type: ignore[misc]
@@ -304,7 +311,7 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
         counts, wild = _split_jokers(hand, table.jokers)
         # a 精 completes any ready hand: the waits that count are the other tiles
         others = tuple(x for x in range(34) if x not in table.jokers)
-        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others)) == 1
+        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others, 2)) == 1
     req = table.req
     return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,
                    joker_tiles, single)

@@ -110,8 +110,9 @@ def is_complete(h: Holding, shapes: Shapes) -> bool:
 
 
 def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shapes,
-            candidates: tuple[int, ...]) -> list[int]:
-    """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3).
+            candidates: tuple[int, ...], limit: int = 99) -> list[int]:
+    """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3),
+    the first `limit` of them.
 
     Only the part (suit) of the added tile changes: each part's needs with one more of each of
     its tiles are looked up once, the others' needs are shared; the special shapes are
@@ -141,6 +142,8 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
                 or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild)
                 or (special is not None and special(t))):
             out.append(t)
+            if len(out) == limit:
+                break
     return out
 
 
