@@ -70,13 +70,14 @@ class Poller:
 
     async def _run(self) -> None:
         failures = 0
+        first = True  # a quick look first: what waited while the bot was down starts at once
         while True:
             offset = self.offset
             try:
                 updates = await self.app.bot.get_updates(
-                    offset=offset or None, timeout=0 if self._handling else self.timeout,
+                    offset=offset or None, timeout=0 if first or self._handling else self.timeout,
                     allowed_updates=self.allowed_updates)
-                failures = 0
+                failures, first = 0, False
             except TimedOut:
                 continue
             except RetryAfter as exc:
