@@ -43,6 +43,8 @@ class Poller:
         self._finished: set[int] = set()  # handled, but not yet below the offset
         self._changed = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._long_poll = False  # waiting in a getUpdates with a timeout
 
     @property
     def offset(self) -> int:
@@ -54,8 +56,14 @@ class Poller:
 
     async def stop(self) -> None:
         """Stop fetching, let the updates being handled finish (bounded), acknowledge them."""
+        self._stopping = True
+        self._changed.set()
         if self._loop is not None:
-            self._loop.cancel()
+            # A long poll is abandoned (it acknowledged everything before it, and nothing was
+            # being handled when it began); a quick one is let finish: it holds the
+            # connection the acknowledgement below needs.
+            if self._long_poll:
+                self._loop.cancel()
             with suppress(asyncio.CancelledError):
                 await self._loop
             self._loop = None
@@ -71,12 +79,12 @@ class Poller:
     async def _run(self) -> None:
         failures = 0
         first = True  # a quick look first: what waited while the bot was down starts at once
-        while True:
+        while not self._stopping:
+            self._changed.clear()  # before asking: an update finishing meanwhile is noticed
             offset = self.offset
+            timeout = 0 if first or self._handling else self.timeout
             try:
-                updates = await self.app.bot.get_updates(
-                    offset=offset or None, timeout=0 if first or self._handling else self.timeout,
-                    allowed_updates=self.allowed_updates)
+                updates = await self._fetch(offset, timeout)
                 failures, first = 0, False
             except TimedOut:
                 continue
@@ -96,13 +104,20 @@ class Poller:
             self._finished = {i for i in self._finished if i >= offset}  # acknowledged now
             fresh = [u for u in updates if u.update_id >= offset
                      and u.update_id not in self._handling and u.update_id not in self._finished]
-            for update in fresh:
+            for update in fresh if not self._stopping else []:  # else: delivered again later
                 self._begin(update)
             if self._handling and not fresh:
                 # only updates being handled came back: wait for one to finish, or a moment
-                self._changed.clear()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), POLL_BUSY)
+
+    async def _fetch(self, offset: int, timeout: int) -> tuple[Update, ...]:
+        self._long_poll = timeout > 0
+        try:
+            return await self.app.bot.get_updates(offset=offset or None, timeout=timeout,
+                                                  allowed_updates=self.allowed_updates)
+        finally:
+            self._long_poll = False
 
     def _begin(self, update: Update) -> None:
         uid = update.update_id
