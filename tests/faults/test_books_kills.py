@@ -70,6 +70,17 @@ async def counts(url: str, chat_id: int) -> dict[str, int]:
         await store.close()
 
 
+async def handled(url: str, chat_id: int) -> int:
+    """Updates of the chat recorded as having changed the books."""
+    store = await Store.open(url, migrate=False)
+    try:
+        async with store.engine.connect() as conn:
+            return (await conn.execute(text("SELECT count(*) FROM handled_updates WHERE chat_id = :c"),
+                                       {"c": chat_id})).scalar_one()
+    finally:
+        await store.close()
+
+
 async def consistent(url: str, chat_id: int) -> None:
     """The running totals are the sum of the live hands' deltas; each hand has four entries."""
     store = await Store.open(url, migrate=False)
@@ -186,10 +197,12 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bots: list[Bo
         await bot.killed()
         imported = {"sessions": 1, "hands": 3, "entries": 12, "guests": 4, "drafts": 0}
         assert await counts(url, table.chat_id) == imported  # committed; no answer yet
+        assert await handled(url, table.chat_id) == 1  # in the import's own transaction
 
         await run_bot(bots, tg, url, tmp_path, mode=mode)
         answer = await redelivered(tg, table)
         assert "already done" in answer.params["text"], answer.params
         assert await counts(url, table.chat_id) == imported  # not twice
+        assert await handled(url, table.chat_id) == 1
         await consistent(url, table.chat_id)
         tg.assert_callbacks_answered()
