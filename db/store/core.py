@@ -36,7 +36,9 @@ from ..faults import crash_point
 
 T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).parent.parent / "migrations"
-_MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
+# PostgreSQL advisory lock: one process migrates a schema at a time (keyed by the schema too:
+# databases holding several schemas, as the tests' shared server, migrate them side by side)
+_MIGRATION_LOCK = 0x6D6A6C67
 # Every column that refers to a person (moved when two guests of a migrating chat merge).
 _PERSON_REFS = [
     (M.Session, "seat0"), (M.Session, "seat1"), (M.Session, "seat2"), (M.Session, "seat3"),
@@ -190,7 +192,8 @@ class StoreCore:
             else:
                 await conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(START_WAIT)}s'")
                 await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # big tables
-                await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+                await conn.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(current_schema()))"),
+                                   {"k": _MIGRATION_LOCK})
             await conn.run_sync(upgrade)
 
     async def close(self) -> None:
