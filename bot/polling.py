@@ -44,7 +44,7 @@ class Poller:
         self._changed = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
         self._stopping = False
-        self._long_poll = False  # waiting in a getUpdates with a timeout
+        self._quick_poll = False  # in a getUpdates that answers at once
 
     @property
     def offset(self) -> int:
@@ -59,13 +59,12 @@ class Poller:
         self._stopping = True
         self._changed.set()
         if self._loop is not None:
-            # A long poll is abandoned (it acknowledged everything before it, and nothing was
-            # being handled when it began); a quick one is let finish: it holds the
-            # connection the acknowledgement below needs.
-            if self._long_poll:
+            # A quick getUpdates is let finish: it holds the connection the acknowledgement
+            # below needs. A long poll is abandoned (it acknowledged everything before it, and
+            # nothing was being handled when it began), and so is a pause between polls.
+            if not self._quick_poll:
                 self._loop.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._loop
+            await asyncio.gather(self._loop, return_exceptions=True)
             self._loop = None
         if self._handling:
             await asyncio.wait(list(self._handling.values()), timeout=STOP_WAIT)
@@ -112,12 +111,12 @@ class Poller:
                     await asyncio.wait_for(self._changed.wait(), POLL_BUSY)
 
     async def _fetch(self, offset: int, timeout: int) -> tuple[Update, ...]:
-        self._long_poll = timeout > 0
+        self._quick_poll = timeout == 0
         try:
             return await self.app.bot.get_updates(offset=offset or None, timeout=timeout,
                                                   allowed_updates=self.allowed_updates)
         finally:
-            self._long_poll = False
+            self._quick_poll = False
 
     def _begin(self, update: Update) -> None:
         uid = update.update_id
