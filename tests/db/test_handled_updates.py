@@ -3,6 +3,7 @@ transaction; the same update delivered again changes nothing (AlreadyHandled).""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -70,3 +71,23 @@ async def test_old_records_are_pruned(store: Store) -> None:
     with delivering(PRUNE_EVERY * 3, CHAT):
         await add_hand(store, session.id, "k2", 3, -1, -1, -1)
     assert await rows(store) == [(PRUNE_EVERY * 3, CHAT)]
+
+
+async def test_two_processes_handling_the_same_update_book_it_once(store: Store,
+                                                                   other_store: Store) -> None:
+    """Telegram gave up waiting for one process and delivered the update to another: both
+    book at the same moment; one wins, the other is told it was handled."""
+    session = await seated_session(store, CHAT)
+    ann, bo = session.seats[0], session.seats[1]
+
+    async def book(s: Store) -> str:
+        with delivering(11, CHAT):
+            try:
+                await s.record_payment(CHAT, ann, bo, 500)
+            except AlreadyHandled:
+                return "handled"
+            return "booked"
+
+    results = await asyncio.gather(book(store), book(other_store))
+    assert sorted(results) == ["booked", "handled"]
+    assert await payments(store) == 1
