@@ -258,3 +258,15 @@ class Draft(Base):
     data: Mapped[dict[str, Any]] = mapped_column(Json)
     version: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class HandledUpdate(Base):
+    """A Telegram update whose change to the books was committed, written in the same
+    transaction: a redelivered update (at-least-once delivery) is recognised by it and changes
+    nothing twice. Rows older than a few days are pruned (Telegram keeps an update for 24 h)."""
+
+    __tablename__ = "handled_updates"
+    __table_args__ = (Index(None, "handled_at"),)
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    handled_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

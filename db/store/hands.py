@@ -77,7 +77,7 @@ class HandsMixin(StoreCore):
                                            key=idempotency_key, level=level)
 
         try:
-            return await self._write(write)
+            return await self._write(write, once=True)
         except IntegrityError as exc:
             # Only a race on the key from another session's writer gets here (a session's
             # writers are serialized): whoever won stored it.
@@ -120,7 +120,7 @@ class HandsMixin(StoreCore):
             await s.delete(current)
             return hand
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def table_mark(self, session_id: int) -> str:
         """Where the table stands: changes with every hand recorded or undone (a preview
@@ -153,7 +153,7 @@ class HandsMixin(StoreCore):
                 raise AlreadyVoided(f"hand {hand.seq} is already voided")
             return await self._void(s, session_id, hand, by=by, reason=reason)
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def last_hand(self, session_id: int, include_voided: bool = False) -> RecordedHand | None:
         """The session's latest hand (by default the latest that is not voided)."""
