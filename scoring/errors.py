@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic_core import PydanticCustomError
-
 
 class ScoringError(ValueError):
     """An invalid hand record. `field` is a path like ``events[1].winners[0].seat``.
@@ -32,11 +30,11 @@ class IncompleteHand(ScoringError):
     hand while it is being entered, lets it pass until the preview."""
 
 
-def invalid(template: str, **params: object) -> PydanticCustomError:
-    """A model validator's refusal. Pydantic reports it at the field's path; the template and
-    params ride in its context so `validation` raises them as a `ScoringError` unchanged
-    (extracted for translation like `ScoringError`'s template)."""
-    return PydanticCustomError("scoring", template, {"template": template, **params})
+def invalid(template: str, **params: object) -> ScoringError:
+    """A validator's refusal (`raise invalid(...)`), without a field: `scoring.schema` reports
+    it at the path of the value or model it checked (extracted for translation like
+    `ScoringError`'s template)."""
+    return ScoringError("", template, **params)
 
 
 def format_message(template: str, params: dict[str, object]) -> str:
