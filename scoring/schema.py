@@ -455,6 +455,10 @@ class StrictModel:
 
         return check
 
+    def __init__(self, **data: Any) -> None:
+        """`ChickenHand(yaoji=1)`: checked like `model_validate` of the same object."""
+        object.__setattr__(self, "__dict__", type(self).__check__(data, ()).__dict__)
+
     @classmethod
     def model_validate(cls, data: Any) -> Any:
         return cls.__check__(data, ())
