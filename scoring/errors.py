@@ -30,11 +30,20 @@ class IncompleteHand(ScoringError):
     hand while it is being entered, lets it pass until the preview."""
 
 
-def invalid(template: str, **params: object) -> ScoringError:
-    """A validator's refusal (`raise invalid(...)`), without a field: `scoring.schema` reports
-    it at the path of the value or model it checked (extracted for translation like
+class Invalid(ValueError):
+    """A validator's refusal, not yet placed: `scoring.schema` reports it at the path of the
+    value or model the validator checked."""
+
+    def __init__(self, template: str, params: dict[str, object]) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(format_message(template, params))
+
+
+def invalid(template: str, **params: object) -> Invalid:
+    """`raise invalid(...)` in a model's validator (extracted for translation like
     `ScoringError`'s template)."""
-    return ScoringError("", template, **params)
+    return Invalid(template, params)
 
 
 def format_message(template: str, params: dict[str, object]) -> str:

@@ -54,6 +54,13 @@ class MinLen:
         self.min_length = min_length
 
 
+class MaxLen:
+    __slots__ = ("max_length",)
+
+    def __init__(self, max_length: int) -> None:
+        self.max_length = max_length
+
+
 class AfterValidator:
     """`Annotated[int, AfterValidator(f)]`: `f(value)` once the type is right; it returns the
     value or raises a `ScoringError` (`errors.invalid`)."""
@@ -105,7 +112,8 @@ class FieldInfo:
 
 def Field(default: Any = Undefined, *, default_factory: Callable[[], Any] | None = None,
           alias: str | None = None, ge: int | None = None, le: int | None = None,
-          min_length: int | None = None, discriminator: str | None = None,
+          min_length: int | None = None, max_length: int | None = None,
+          discriminator: str | None = None,
           json_schema_extra: dict[str, Any] | None = None) -> Any:
     """A field's default and constraints, as pydantic spells them."""
     meta: list[Any] = []
@@ -115,6 +123,8 @@ def Field(default: Any = Undefined, *, default_factory: Callable[[], Any] | None
         meta.append(Le(le))
     if min_length is not None:
         meta.append(MinLen(min_length))
+    if max_length is not None:
+        meta.append(MaxLen(max_length))
     return FieldInfo(default, default_factory=default_factory, alias=alias, metadata=meta,
                      discriminator=discriminator, json_schema_extra=json_schema_extra)
 
@@ -161,7 +171,7 @@ def _fail(loc: tuple[Any, ...], msg: tuple[str, dict[str, object]]) -> Validatio
 
 
 def _refused(exc: Exception, loc: tuple[Any, ...]) -> ValidationError:
-    """A validator's `invalid(...)` (a `ScoringError` without a field) at `loc`."""
+    """A validator's `invalid(...)` (`errors.Invalid`: a template without a place) at `loc`."""
     template = getattr(exc, "template", None)
     if template is None:
         raise exc
@@ -184,9 +194,10 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
     lo = next((m.ge for m in meta if isinstance(m, Ge)), None)
     hi = next((m.le for m in meta if isinstance(m, Le)), None)
     least = next((m.min_length for m in meta if isinstance(m, MinLen)), None)
+    most = next((m.max_length for m in meta if isinstance(m, MaxLen)), None)
     after = [m.func for m in meta if isinstance(m, AfterValidator)]
     before = [m.func for m in meta if isinstance(m, BeforeValidator)]
-    if lo is None and hi is None and least is None and not after and not before:
+    if lo is None and hi is None and least is None and most is None and not (after or before):
         return check
 
     def run(value: Any, loc: tuple[Any, ...]) -> Any:
@@ -200,8 +211,8 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
             raise _fail(loc, _msg("must be ≥ {min} (got {value})", min=lo, value=_got(value)))
         if hi is not None and value > hi:
             raise _fail(loc, _msg("must be ≤ {max} (got {value})", max=hi, value=_got(value)))
-        if least is not None and len(value) < least:
-            raise _fail(loc, _msg("has {count} items, needs at least {n}", count=len(value), n=least))
+        if (least is not None and len(value) < least) or (most is not None and len(value) > most):
+            raise _fail(loc, _length(len(value), least, most))
         for func in after:
             try:
                 value = func(value)
@@ -212,19 +223,27 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
     return run
 
 
-def _exact(kind: type, template: str) -> Check:
+def _length(count: int, least: int | None, most: int | None) -> tuple[str, dict[str, object]]:
+    if least is not None and least == most:
+        return _msg("has {count} items, needs exactly {n}", count=count, n=least)
+    if least is not None and count < least:
+        return _msg("has {count} items, needs at least {n}", count=count, n=least)
+    return _msg("has {count} items, allows at most {n}", count=count, n=most)
+
+
+def _exact(kind: type, wrong: Callable[[str], tuple[str, dict[str, object]]]) -> Check:
     def check(value: Any, loc: tuple[Any, ...]) -> Any:
         if type(value) is not kind:
-            raise _fail(loc, _msg(template, value=_got(value)))
+            raise _fail(loc, wrong(_got(value)))
         return value
 
     return check
 
 
 _SIMPLE: dict[Any, Check] = {  # bool is not an int here, nor 1.0
-    bool: _exact(bool, _msg("must be true or false (got {value})")[0]),
-    int: _exact(int, _msg("must be an integer (got {value})")[0]),
-    str: _exact(str, _msg("must be a string (got {value})")[0]),
+    bool: _exact(bool, lambda got: _msg("must be true or false (got {value})", value=got)),
+    int: _exact(int, lambda got: _msg("must be an integer (got {value})", value=got)),
+    str: _exact(str, lambda got: _msg("must be a string (got {value})", value=got)),
 }
 
 
