@@ -155,10 +155,13 @@ class ValidationError(ValueError):
         self.template = template
         self.params = params
         self.unknown = unknown
-        super().__init__(f"{loc}: {template} {params}")
+        super().__init__(template)
+
+    def __str__(self) -> str:
+        return f"{'.'.join(map(str, self.loc))}: {self.template} {self.params}"
 
 
-Check = Callable[[Any, tuple[Any, ...]], Any]  # (value, location) → the valid value
+Check = Callable[[Any], Any]  # a value → the valid value, or a `ValidationError`
 
 
 def _msg(template: str, **params: object) -> tuple[str, dict[str, object]]:
@@ -166,16 +169,23 @@ def _msg(template: str, **params: object) -> tuple[str, dict[str, object]]:
     return template, params
 
 
-def _fail(loc: tuple[Any, ...], msg: tuple[str, dict[str, object]]) -> ValidationError:
-    return ValidationError(loc, *msg)
+def _fail(msg: tuple[str, dict[str, object]]) -> ValidationError:
+    """A problem with the value being checked; each container it is in adds its place to `loc`
+    on the way out (no location is built while all is well)."""
+    return ValidationError((), *msg)
 
 
-def _refused(exc: Exception, loc: tuple[Any, ...]) -> ValidationError:
-    """A validator's `invalid(...)` (`errors.Invalid`: a template without a place) at `loc`."""
+def _within(exc: ValidationError, *place: int | str) -> ValidationError:
+    exc.loc = (*place, *exc.loc)
+    return exc
+
+
+def _refused(exc: Exception) -> ValidationError:
+    """A validator's `invalid(...)` (`errors.Invalid`: a template without a place)."""
     template = getattr(exc, "template", None)
     if template is None:
         raise exc
-    return ValidationError(loc, template, dict(exc.params))  # type: ignore[attr-defined]
+    return ValidationError((), template, dict(exc.params))  # type: ignore[attr-defined]
 
 
 def _words(values: tuple[Any, ...] | list[Any]) -> str:
@@ -200,24 +210,24 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
     if lo is None and hi is None and least is None and most is None and not (after or before):
         return check
 
-    def run(value: Any, loc: tuple[Any, ...]) -> Any:
+    def run(value: Any) -> Any:
         for func in before:
             try:
                 value = func(value)
             except ValueError as exc:
-                raise _refused(exc, loc) from None
-        value = check(value, loc)
+                raise _refused(exc) from None
+        value = check(value)
         if lo is not None and value < lo:
-            raise _fail(loc, _msg("must be ≥ {min} (got {value})", min=lo, value=_got(value)))
+            raise _fail(_msg("must be ≥ {min} (got {value})", min=lo, value=_got(value)))
         if hi is not None and value > hi:
-            raise _fail(loc, _msg("must be ≤ {max} (got {value})", max=hi, value=_got(value)))
+            raise _fail(_msg("must be ≤ {max} (got {value})", max=hi, value=_got(value)))
         if (least is not None and len(value) < least) or (most is not None and len(value) > most):
-            raise _fail(loc, _length(len(value), least, most))
+            raise _fail(_length(len(value), least, most))
         for func in after:
             try:
                 value = func(value)
             except ValueError as exc:
-                raise _refused(exc, loc) from None
+                raise _refused(exc) from None
         return value
 
     return run
@@ -232,9 +242,9 @@ def _length(count: int, least: int | None, most: int | None) -> tuple[str, dict[
 
 
 def _exact(kind: type, wrong: Callable[[str], tuple[str, dict[str, object]]]) -> Check:
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         if type(value) is not kind:
-            raise _fail(loc, wrong(_got(value)))
+            raise _fail(wrong(_got(value)))
         return value
 
     return check
@@ -251,13 +261,13 @@ def _literal(values: tuple[Any, ...]) -> Check:
     allowed = {(type(v), v) for v in values}
     expected = _words(values)
 
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         try:
             ok = (type(value), value) in allowed
         except TypeError:  # unhashable: a list or an object
             ok = False
         if not ok:
-            raise _fail(loc, _msg("must be one of {expected} (got {value})", expected=expected,
+            raise _fail(_msg("must be one of {expected} (got {value})", expected=expected,
                         value=_got(value)))
         return value
 
@@ -265,26 +275,42 @@ def _literal(values: tuple[Any, ...]) -> Check:
 
 
 def _list(item: Check) -> Check:
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         if type(value) is not list:
-            raise _fail(loc, _msg("must be a list (got {value})", value=_got(value)))
-        return [item(v, (*loc, i)) for i, v in enumerate(value)]
+            raise _fail(_msg("must be a list (got {value})", value=_got(value)))
+        out = []
+        for i, v in enumerate(value):
+            try:
+                out.append(item(v))
+            except ValidationError as exc:
+                raise _within(exc, i) from None
+        return out
 
     return check
 
 
 def _dict(key: Check, item: Check) -> Check:
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         if type(value) is not dict:
-            raise _fail(loc, _msg("must be an object (got {value})", value=_got(value)))
-        return {key(k, (*loc, k, KEY)): item(v, (*loc, k)) for k, v in value.items()}
+            raise _fail(_msg("must be an object (got {value})", value=_got(value)))
+        out = {}
+        for k, v in value.items():
+            try:
+                k = key(k)
+            except ValidationError as exc:
+                raise _within(exc, k, KEY) from None
+            try:
+                out[k] = item(v)
+            except ValidationError as exc:
+                raise _within(exc, k) from None
+        return out
 
     return check
 
 
 def _optional(inner: Check) -> Check:
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
-        return None if value is None else inner(value, loc)
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
 
     return check
 
@@ -292,11 +318,11 @@ def _optional(inner: Check) -> Check:
 def _union(members: list[tuple[Any, Check]]) -> Check:
     """The first member that accepts the value; when none does, the complaint of the member an
     object was meant for (a model), else of the first member."""
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         first: ValidationError | None = None
         for tp, member in members:
             try:
-                return member(value, loc)
+                return member(value)
             except ValidationError as exc:
                 if first is None or (isinstance(value, dict) and _is_model(tp)):
                     first = exc
@@ -314,19 +340,19 @@ def _tagged(members: list[Any], tag: str) -> Check:
             by_tag[value] = m.__check__
     expected = ", ".join(repr(t) for t in by_tag)
 
-    def check(value: Any, loc: tuple[Any, ...]) -> Any:
+    def check(value: Any) -> Any:
         if isinstance(value, tuple(members)):
             return value
         if type(value) is not dict:
-            raise _fail(loc, _msg("must be an object (got {value})", value=_got(value)))
+            raise _fail(_msg("must be an object (got {value})", value=_got(value)))
         if tag not in value:
-            raise _fail(loc, _msg("needs a 'type'"))
+            raise _fail(_msg("needs a 'type'"))
         found = value[tag]
         model = by_tag.get(found) if isinstance(found, str) else None
         if model is None:
-            raise _fail(loc, _msg("unknown event type {tag} (expected {expected})",
+            raise _fail(_msg("unknown event type {tag} (expected {expected})",
                         tag=repr(str(found)), expected=expected))
-        return model(value, loc)
+        return model(value)
 
     return check
 
@@ -335,7 +361,7 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, StrictModel)
 
 
-def _any(value: Any, loc: tuple[Any, ...]) -> Any:
+def _any(value: Any) -> Any:
     return value
 
 
@@ -433,10 +459,10 @@ class StrictModel:
         return cache[params]
 
     @classmethod
-    def __check__(cls, value: Any, loc: tuple[Any, ...]) -> Any:
+    def __check__(cls, value: Any) -> Any:
         if cls.__checker is None:
             cls.__checker = cls._compile()
-        return cls.__checker(value, loc)
+        return cls.__checker(value)
 
     @classmethod
     def _compile(cls) -> Check:
@@ -445,42 +471,47 @@ class StrictModel:
         known = {key for _, key, _, _ in fields}
         validators = cls.__validators__
 
-        def check(value: Any, loc: tuple[Any, ...]) -> Any:
+        def check(value: Any) -> Any:
             if isinstance(value, cls):
                 return value
             if type(value) is not dict:
-                raise _fail(loc, _msg("must be an object (got {value})", value=_got(value)))
+                raise _fail(_msg("must be an object (got {value})", value=_got(value)))
             data: dict[str, Any] = {}
+            given = 0
             for name, key, info, field_check in fields:
                 if key in value:
-                    data[name] = field_check(value[key], (*loc, key))
+                    given += 1
+                    try:
+                        data[name] = field_check(value[key])
+                    except ValidationError as exc:
+                        raise _within(exc, key) from None
                 elif info.default_factory is not None:
                     data[name] = info.default_factory()
                 elif info.default is not Undefined:
                     data[name] = info.default
                 else:
-                    raise _fail((*loc, key), _msg("is required"))
-            for key in value:
-                if key not in known:
-                    raise ValidationError((*loc, key), "unknown field", {}, unknown=True)
+                    raise _within(_fail(_msg("is required")), key)
+            if given < len(value):
+                unknown = next(key for key in value if key not in known)
+                raise ValidationError((unknown,), "unknown field", {}, unknown=True)
             obj = cls.__new__(cls)
             object.__setattr__(obj, "__dict__", data)
             for func in validators:
                 try:
                     obj = func(obj)
                 except ValueError as exc:
-                    raise _refused(exc, loc) from None
+                    raise _refused(exc) from None
             return obj
 
         return check
 
     def __init__(self, **data: Any) -> None:
         """`ChickenHand(yaoji=1)`: checked like `model_validate` of the same object."""
-        object.__setattr__(self, "__dict__", type(self).__check__(data, ()).__dict__)
+        object.__setattr__(self, "__dict__", type(self).__check__(data).__dict__)
 
     @classmethod
     def model_validate(cls, data: Any) -> Any:
-        return cls.__check__(data, ())
+        return cls.__check__(data)
 
     def model_dump(self, mode: str = "python") -> dict[str, Any]:
         """The fields as plain data (nested models too), by field name."""
@@ -530,4 +561,4 @@ class TypeAdapter:
         self._check = compile_type(tp)
 
     def validate_python(self, value: Any) -> Any:
-        return self._check(value, ())
+        return self._check(value)
