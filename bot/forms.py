@@ -1,4 +1,4 @@
-"""Keyboard forms built from the variants' own pydantic models.
+"""Keyboard forms built from the variants' own record models (`scoring.schema`).
 
 A variant declares its winner features and event types as models (scoring/variants/*). This
 module reads those models once and turns each field into a kind of control (toggle, choice,
@@ -14,12 +14,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-import annotated_types
-from pydantic import AfterValidator, BaseModel
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
-
 from scoring.model import _check_seat
+from scoring.schema import AfterValidator, FieldInfo, Ge, Le, StrictModel, Undefined
 
 COUNTER_MAX = 8  # where a model gives no upper bound, the keyboard stops here
 
@@ -47,7 +43,7 @@ class Spec:
     choices: tuple[Any, ...] = ()
     lo: int = 0
     hi: int = COUNTER_MAX
-    model: type[BaseModel] | None = None  # OBJECT / ITEMS / SEAT_MAP of objects
+    model: type[StrictModel] | None = None  # OBJECT / ITEMS / SEAT_MAP of objects
     value: Spec | None = None  # SEAT_MAP: what one seat holds
     win_by: tuple[str, ...] = ()  # a winner's field that exists only for these wins (only_by)
 
@@ -62,17 +58,10 @@ def _bounds(meta: list[Any] | tuple[Any, ...]) -> tuple[int, int]:
     for m in meta:
         if isinstance(m, FieldInfo):  # Annotated[int, Field(ge=…)] nested in a container type
             lo, hi = _bounds(m.metadata)
-        elif isinstance(m, annotated_types.Ge):
+        elif isinstance(m, Ge):
             lo = int(m.ge)
-        elif isinstance(m, annotated_types.Gt):
-            lo = int(m.gt) + 1
-        elif isinstance(m, annotated_types.Le):
+        elif isinstance(m, Le):
             hi = int(m.le)
-        elif isinstance(m, annotated_types.Lt):
-            hi = int(m.lt) - 1
-        elif isinstance(m, annotated_types.Interval):
-            lo = int(m.ge if m.ge is not None else (m.gt + 1 if m.gt is not None else lo))
-            hi = int(m.le if m.le is not None else (m.lt - 1 if m.lt is not None else hi))
     return lo, max(hi, lo)
 
 
@@ -90,12 +79,12 @@ def _unwrap(tp: Any, meta: list[Any]) -> tuple[Any, list[Any], bool]:
     return tp, meta, optional
 
 
-def _model_or_words(tp: Any) -> tuple[type[BaseModel], tuple[Any, ...], bool] | None:
+def _model_or_words(tp: Any) -> tuple[type[StrictModel], tuple[Any, ...], bool] | None:
     """A union of one model and Literal words, maybe None: (the model, the words, optional)."""
     if get_origin(tp) not in (Union, types.UnionType):
         return None
     args = [a for a in get_args(tp) if a is not type(None)]
-    models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+    models = [a for a in args if isinstance(a, type) and issubclass(a, StrictModel)]
     literals = [a for a in args if get_origin(a) is Literal]
     if len(models) != 1 or len(models) + len(literals) != len(args):
         return None
@@ -122,14 +111,14 @@ def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
         return Spec(kind=Kind.CHOICE, choices=get_args(tp), **common)
     if tp is str:
         return Spec(kind=Kind.TILE, **common)
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
+    if isinstance(tp, type) and issubclass(tp, StrictModel):
         return Spec(kind=Kind.OBJECT, model=tp, **common)
     origin, args = get_origin(tp), get_args(tp)
     if origin is list and args:
         item, item_meta, _ = _unwrap(args[0], [])
         if item is int and _is_seat(item_meta):
             return Spec(kind=Kind.SEATS, **common)
-        if isinstance(item, type) and issubclass(item, BaseModel):
+        if isinstance(item, type) and issubclass(item, StrictModel):
             return Spec(kind=Kind.ITEMS, model=item, **common)
     if origin is dict and len(args) == 2:
         value = classify(name, args[1], [])
@@ -140,11 +129,11 @@ def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
 def _default(info: FieldInfo) -> Any:
     if info.default_factory is not None:
         return info.default_factory()  # type: ignore[call-arg]
-    return None if info.default is PydanticUndefined else info.default
+    return None if info.default is Undefined else info.default
 
 
 @cache
-def fields_of(model: type[BaseModel]) -> tuple[Spec, ...]:
+def fields_of(model: type[StrictModel]) -> tuple[Spec, ...]:
     out = []
     for name, info in model.model_fields.items():
         key = info.alias or name
@@ -156,21 +145,21 @@ def fields_of(model: type[BaseModel]) -> tuple[Spec, ...]:
     return tuple(out)
 
 
-def first_counter(model: type[BaseModel] | None) -> Spec | None:
+def first_counter(model: type[StrictModel] | None) -> Spec | None:
     """A model whose first field is a counter (a seat's chickens: 幺鸡 first) has it on the
     row of its seat in a per-seat map."""
     specs = fields_of(model) if model is not None else ()
     return specs[0] if specs and specs[0].kind is Kind.INT else None
 
 
-def spec_named(model: type[BaseModel], name: str) -> Spec:
+def spec_named(model: type[StrictModel], name: str) -> Spec:
     for spec in fields_of(model):
         if spec.name == name:
             return spec
     raise KeyError(name)
 
 
-def blank(model: type[BaseModel], **given: Any) -> dict[str, Any]:
+def blank(model: type[StrictModel], **given: Any) -> dict[str, Any]:
     """A new JSON object for `model`: defaults, None for what must still be chosen."""
     obj: dict[str, Any] = {}
     for spec in fields_of(model):
@@ -184,7 +173,7 @@ def blank(model: type[BaseModel], **given: Any) -> dict[str, Any]:
     return obj
 
 
-def event_model(variant_events: tuple[type, ...], type_name: str) -> type[BaseModel]:
+def event_model(variant_events: tuple[type, ...], type_name: str) -> type[StrictModel]:
     for ev in variant_events:
         if spec_named(ev, "type").choices == (type_name,):
             return ev
@@ -197,7 +186,7 @@ class FormError(ValueError):
     """A button that does not fit the form it claims to belong to (stale or forged)."""
 
 
-def resolve(model: type[BaseModel], obj: dict[str, Any], ref: str) -> tuple[Spec, dict[str, Any]]:
+def resolve(model: type[StrictModel], obj: dict[str, Any], ref: str) -> tuple[Spec, dict[str, Any]]:
     """Follow a field reference like "3" or "4.1.2" (field 4 → item 1 → field 2)."""
     parts = ref.split(".")
     if not all(p.isdigit() for p in parts):  # no negative or odd indexes from forged data
@@ -218,7 +207,7 @@ def resolve(model: type[BaseModel], obj: dict[str, Any], ref: str) -> tuple[Spec
         raise FormError(ref) from None
 
 
-def apply(model: type[BaseModel], obj: dict[str, Any], op: str, ref: str, arg: str) -> None:
+def apply(model: type[StrictModel], obj: dict[str, Any], op: str, ref: str, arg: str) -> None:
     """Change `obj` in place: t toggle, c set a choice (or cycle, without one), i +/−,
     s set seat, m toggle seat in a set, k +/− a seat's counter in a map, n toggle a seat's
     entry in a map."""

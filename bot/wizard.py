@@ -15,9 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
-
 from scoring import IncompleteHand, ScoringError, score
+from scoring.schema import StrictModel
 from scoring.variant import Variant
 
 from . import forms, wizard_reading, wizard_ready
@@ -113,7 +112,7 @@ def _event_types(v: Variant) -> list[str]:
     return [forms.spec_named(ev, "type").choices[0] for ev in v.events]
 
 
-def _model(v: Variant, type_name: str) -> type[BaseModel]:
+def _model(v: Variant, type_name: str) -> type[StrictModel]:
     return forms.event_model(v.events, type_name)
 
 
@@ -121,7 +120,7 @@ def _won(events: list[dict[str, Any]]) -> set[int]:
     return {w["seat"] for e in events if e.get("type") == "win" for w in e.get("winners", [])}
 
 
-def _current(v: Variant, draft: dict[str, Any]) -> tuple[type[BaseModel], dict[str, Any], Spec | None]:
+def _current(v: Variant, draft: dict[str, Any]) -> tuple[type[StrictModel], dict[str, Any], Spec | None]:
     """The model and JSON object the form shows now, following the sub-form path
     (["ready", "2"] is seat 2's entry of the ready map; ["flipped"] the tile picker)."""
     model = _model(v, draft["pending"]["type"])
@@ -400,7 +399,7 @@ def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     draft.update(events=events, pending=None, step="main", path=[])
 
 
-def prune(model: type[BaseModel], obj: dict[str, Any]) -> dict[str, Any]:
+def prune(model: type[StrictModel], obj: dict[str, Any]) -> dict[str, Any]:
     """Drop fields left at their defaults, so stored records read like hand-written ones."""
     out: dict[str, Any] = {}
     for spec in forms.fields_of(model):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from scoring.schema import StrictModel
 
 from . import forms
 from .forms import Kind, Spec
@@ -116,7 +116,7 @@ def value_label(ctx: Ctx, value: Any, event: str | None = None) -> str:
     return str(value)
 
 
-def form_rows(ctx: Ctx, model: type[BaseModel], obj: dict[str, Any], cb: Callbacks,
+def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callbacks,
               *, skip: set[str], prefix: str = "", hidden: set[int] | None = None,
               by: str | None = None, event: str | None = None,
               toggles: list[Button] | None = None) -> list[list[Button]]:
@@ -246,7 +246,7 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
     return rows
 
 
-def summarize(ctx: Ctx, model: type[BaseModel] | None, obj: dict[str, Any],
+def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
               event: str | None = None, sep: str = " ") -> str:
     """Plain text of an object's non-default fields: "清一色 大对子 闺×1" (an event's, with
     sep ", ": "Flipped tile 5p, East 1 bamboo×1; West flipped chicken×1")."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic_core import PydanticCustomError
-
 
 class ScoringError(ValueError):
     """An invalid hand record. `field` is a path like ``events[1].winners[0].seat``.
@@ -32,11 +30,20 @@ class IncompleteHand(ScoringError):
     hand while it is being entered, lets it pass until the preview."""
 
 
-def invalid(template: str, **params: object) -> PydanticCustomError:
-    """A model validator's refusal. Pydantic reports it at the field's path; the template and
-    params ride in its context so `validation` raises them as a `ScoringError` unchanged
-    (extracted for translation like `ScoringError`'s template)."""
-    return PydanticCustomError("scoring", template, {"template": template, **params})
+class Invalid(ValueError):
+    """A validator's refusal, not yet placed: `scoring.schema` reports it at the path of the
+    value or model the validator checked."""
+
+    def __init__(self, template: str, params: dict[str, object]) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(format_message(template, params))
+
+
+def invalid(template: str, **params: object) -> Invalid:
+    """`raise invalid(...)` in a model's validator (extracted for translation like
+    `ScoringError`'s template)."""
+    return Invalid(template, params)
 
 
 def format_message(template: str, params: dict[str, object]) -> str:

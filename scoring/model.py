@@ -1,7 +1,8 @@
 """The hand record as typed data: common fields and the event types every variant shares.
 
 Variants subclass `WinnerBase` for their winner features and list the event models they accept;
-`scoring.validation` turns raw JSON into these models and pydantic errors into `ScoringError`s.
+`scoring.validation` turns raw JSON into these models (`scoring.schema`) and their complaints
+into `ScoringError`s.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
-
 from .errors import invalid
+from .schema import AfterValidator, Field, model_validator
+from .schema import StrictModel as _Record
 
 SEATS = (0, 1, 2, 3)
 
@@ -34,13 +35,9 @@ def only_by(*kinds: str) -> dict[str, Any]:
     return {"win_by": list(kinds)}
 
 
-class StrictModel(BaseModel):
-    """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1)."""
-
-    # defer_build: a model's validator is built on first use, not at import (`python -m scoring
-    # score` then builds only the one variant's models it needs).
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False,
-                              defer_build=True)
+class StrictModel(_Record):
+    """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1);
+    see `scoring.schema`. A model's checks are built on first use, not at import."""
 
 
 class RulesBase(StrictModel):

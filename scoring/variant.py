@@ -13,11 +13,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar, Union
 
-from pydantic import Field, TypeAdapter
-
 from .errors import IncompleteHand, ScoringError
 from .model import Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from .outcome import Outcome
+from .schema import Field, TypeAdapter
 
 Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
 
@@ -34,10 +33,10 @@ class Variant:
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
 
-    _adapter: ClassVar[TypeAdapter[Any] | None] = None
+    _adapter: ClassVar[TypeAdapter | None] = None
 
     @classmethod
-    def events_adapter(cls) -> TypeAdapter[Any]:
+    def events_adapter(cls) -> TypeAdapter:
         if cls.__dict__.get("_adapter") is None:
             union = Union[tuple(cls.events)]  # noqa: UP007 - built at run time
             cls._adapter = TypeAdapter(list[Annotated[union, Field(discriminator="type")]])

@@ -12,10 +12,9 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from pydantic import Field, ValidationError
-
 from ..errors import ScoringError
 from ..model import Seat, StrictModel, WinBy
+from ..schema import Field, ValidationError
 from ..validation import _msg, _raise, parse_record
 from ..variant import Variant, get_variant
 from .engine import Group, Holding, Reading, readings, waiting

@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from annotated_types import Ge, Le
-from pydantic import Field
-
 from ..errors import ScoringError
 from ..model import (
     SEATS,
@@ -30,6 +27,7 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
+from ..schema import Field, Ge, Le
 from ..variant import Variant, describe, register
 
 Form = Literal["standard", "seven_pairs", "all_pungs", "orphans", "thirteen_waves"]

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
-
 from ..errors import IncompleteHand, ScoringError, invalid
 from ..model import (
     SEATS,
@@ -24,6 +22,7 @@ from ..model import (
 )
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
+from ..schema import BeforeValidator, Field, model_validator
 from ..variant import Variant, describe, register
 
 LADDER = (2, 5, 10)  # 平胡 2, 闺自摸 5, then doubling
@@ -79,7 +78,7 @@ FLOWER_CAT = "flower_cat"  # 花猫: still holding three suits at the end, never
 
 
 def _ready_entry(value: object) -> object:
-    """Only a hand (an object), null or "flower_cat": say so in one sentence, not pydantic's
+    """Only a hand (an object), null or "flower_cat": say so in one sentence, not a
     union of three errors."""
     if value is not None and value != FLOWER_CAT and not isinstance(value, (dict, ReadyHand)):
         raise invalid("must be a ready hand (an object), null for not ready, or \"flower_cat\" "
