@@ -89,7 +89,20 @@ async def run_echo(settings: Settings, stop: asyncio.Event) -> None:
         await app.stop()
 
 
+def lift_overall_limit() -> None:
+    """LOADBOT_NO_RATE_LIMIT=1: no 30 requests/s overall cap (retry_after is still obeyed), to
+    measure what the bot itself can do apart from Telegram's send limit."""
+    import telegram.ext
+
+    import bot.app
+
+    bot.app.rate_limiter = lambda: telegram.ext.AIORateLimiter(  # type: ignore[assignment]
+        overall_max_rate=0, group_max_rate=0, max_retries=5)
+
+
 async def run_app(settings: Settings, stop: asyncio.Event) -> None:
+    if os.environ.get("LOADBOT_NO_RATE_LIMIT"):
+        lift_overall_limit()
     store = await Store.open(settings.database_url)
     count_sql(store)
     try:
