@@ -33,14 +33,8 @@ from .common import (
     send,
     store_of,
 )
-from .export import (
-    CsvWriter,
-    ExportedHand,
-    ImportError_,
-    JsonWriter,
-    fit_for_upload,
-    parse_import,
-)
+from .export import ImportError_, parse_import
+from .export_cache import cache_root, export_files
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -400,26 +394,13 @@ async def cmd_export(update: Update, context: Context) -> None:
         return
     names = [n or "?" for n in await seat_names(store, session)]
     base = f"mjledger-{session.variant}-{session.id}"
+    settings = context.application.bot_data.get("settings")
+    root = cache_root(getattr(settings, "export_dir", None),
+                      store.engine.url.render_as_string(hide_password=True))
     with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
-        csv_path, json_path = Path(tmp, f"{base}.csv"), Path(tmp, f"{base}.json")
-        # Streamed, in a worker thread with its own connection: a batch of hands at a time
-        # from the database to the files, so a long session neither fills memory nor holds up
-        # the other chats.
-        with csv_path.open("w", encoding="utf-8-sig", newline="") as csv_file, \
-                json_path.open("w", encoding="utf-8") as json_file:
-            as_csv = CsvWriter(csv_file, names, session.stake_cents)
-            as_json = JsonWriter(json_file, session.variant, session.rules, session.stake_cents, names)
-
-            def write(batch: list[Any]) -> None:
-                hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
-                         for h in batch]
-                as_csv.write(hands)
-                as_json.write(hands)
-
-            await store.consume_hands_off_loop(session.id, write)
-            as_json.close()
-        csv_path = await asyncio.to_thread(fit_for_upload, csv_path)
-        json_path = await asyncio.to_thread(fit_for_upload, json_path)
+        # From the session's cached export, which gains only the hands entered since the last
+        # /export; file work in worker threads, so the other chats are not held up.
+        csv_path, json_path = await export_files(store, session, names, root, Path(tmp), base)
         with csv_path.open("rb") as f:
             await context.bot.send_document(sc.chat_id, InputFile(f, filename=csv_path.name))
         with json_path.open("rb") as f:
