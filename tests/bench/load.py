@@ -13,9 +13,24 @@ update, once its statements have settled):
   table    `/table`
 and for the echo bot `message` (a text, answered with a message) and `tap` (a button, answered
 with an edit and a callback answer). Then, with --concurrent N, N chats enter hands at once
-(each chat in order, /hu then Confirm) and the latency of every update is taken (p50/p99):
-once as a burst (no pauses: throughput-bound), and with --think S once more with players
-pausing about S seconds before each update, as at a real table.
+(each chat in order, /hu then Confirm; a player sends the next update when the bot answered the
+last) and the latency of every update is taken (p50/p90/p99, from injecting the update to the
+bot's message in that chat or its answer to the button):
+  no pauses  every chat sends its next update the moment the last is answered: N updates are
+             always in flight (a stress test; no table plays like this)
+  paced      (--think S) a player pauses about S seconds (0.5-1.5x) before each update
+  waves      (--think S) every round, all N chats send /hu in the same instant, each player
+             reads the preview for about S seconds and taps Confirm; the next round starts when
+             every chat is done: "N chats entering hands at once"
+Each scenario also reports the cores busy in the bot, in this process (the fake Bot API server
+and the players) and in the rest of the machine (the database server, other work), and the Bot
+API calls per update.
+
+Every update here is answered by one call naming its chat (the preview message, the edit on
+Confirm) besides the callback answer, and the bot sends at most 30 such calls a second overall
+(Telegram's limit; AIORateLimiter in bot/app.py). So N chats that keep an update in flight all
+the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). --no-rate-limit lifts
+that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
 """
 

@@ -9,7 +9,9 @@ schema revision ("0001") and then brought to the newest one by the bot itself, s
 migrations run their backfill on the generated history (the time is reported as `open`).
 Each size is then measured in a fresh process (the real application over the fake Bot API in
 that process): every command's wall time and the process's peak resident memory while it ran
-(sampled every 5 ms). The 100 000-hand process also times a /table in a small chat while a
+(sampled every 5 ms). /export runs twice: first with no export cache (it writes the session's
+cache: reads every hand), then after one more hand was stored (`/export +1`: reads that hand,
+copies the cached body). The 100 000-hand process also times a /table in a small chat while a
 100 000-hand /stats runs in another chat.
 """
 
@@ -221,7 +223,7 @@ async def measure_size(url: str, size: int) -> dict[str, Any]:
     out: dict[str, Any] = {"size": size, "commands": {}}
     async with FakeTelegram() as tg:
         settings = Settings(token=tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url,
-                            database_url=url)
+                            database_url=url, export_dir=tempfile.mkdtemp(prefix="scale-exports-"))
         began = time.perf_counter()
         async with serve(settings, poll_timeout=1):
             out["open_s"] = time.perf_counter() - began
@@ -233,10 +235,28 @@ async def measure_size(url: str, size: int) -> dict[str, Any]:
             for variant, (chat, user) in chats.items():
                 for cmd in COMMANDS:
                     out["commands"][f"{variant} {cmd}"] = await timed(tg, chat, user, cmd)
+                    if cmd == "/export":  # the first /export writes the session's export cache
+                        await add_hand(url, variant, size)
+                        out["commands"][f"{variant} /export +1"] = await timed(tg, chat, user, cmd)
             if size >= 100_000:
                 out["interference"] = await interference(tg, chats["luzhou"])
         assert not tg.internal_errors, tg.internal_errors
     return out
+
+
+async def add_hand(url: str, variant: str, size: int) -> None:
+    """One more hand in the chat's session (as if entered since the last /export)."""
+    from db import Store
+
+    store = await Store.open(url)
+    try:
+        session = await store.running_session(chat_id(variant, size))
+        assert session is not None
+        last = (await store.history(session.id, limit=1))[0]
+        await store.record_hand(session.id, last.record, last.outcome, entered_by=None,
+                                idempotency_key=f"bench:{variant}:{size}:{time.time_ns()}")
+    finally:
+        await store.close()
 
 
 async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
