@@ -51,7 +51,15 @@ class Meta:
     json_bytes: int = 0
     csv_raw: int = 0  # their uncompressed sizes
     json_raw: int = 0
+    voided: list[int] = field(default_factory=list)  # seqs written as voided, ascending
+    # the state before each append (these fields), so a hand voided after it was written
+    # costs re-reading the hands from the append that wrote it, not the whole history
+    marks: list[dict[str, Any]] = field(default_factory=list)
     version: int = CACHE_VERSION
+
+
+MARKED = ("last_seq", "totals", "hands", "csv_bytes", "json_bytes", "csv_raw", "json_raw")
+MAX_MARKS = 256
 
 
 def content_key(started_at: str, variant: str, rules: dict[str, Any], stake_cents: int,
@@ -140,6 +148,12 @@ class SessionCache:
         with self.json_path.open("ab") as f:
             f.write(json_gz)
         m = self.meta
+        if hands:
+            m.marks.append({**{k: getattr(m, k) for k in MARKED}, "voided": len(m.voided)})
+            if len(m.marks) > MAX_MARKS:  # thin out the older half
+                half = len(m.marks) // 2
+                m.marks = m.marks[:half:2] + m.marks[half:]
+        m.voided += [h.seq for h in hands if h.voided]
         m.totals = writer.totals
         m.hands += len(hands)
         m.last_seq = hands[-1].seq if hands else m.last_seq
@@ -148,6 +162,22 @@ class SessionCache:
         m.csv_raw += len(csv_raw)
         m.json_raw += len(json_raw)
         return sum(1 for h in hands if not h.voided)
+
+    def rewind(self, seq: int) -> None:
+        """Back to the state before the append that wrote hand `seq` (to write it again)."""
+        m = self.meta
+        marks = [i for i, mark in enumerate(m.marks) if mark["last_seq"] < seq]
+        if not marks:
+            self.reset()
+            return
+        i = marks[-1]
+        mark = m.marks[i]
+        for k in MARKED:
+            setattr(m, k, list(mark[k]) if k == "totals" else mark[k])
+        m.voided, m.marks = m.voided[:mark["voided"]], m.marks[:i]
+        for path, length in ((self.csv_path, m.csv_bytes), (self.json_path, m.json_bytes)):
+            with path.open("ab") as f:
+                f.truncate(length)
 
     def save(self, live_mark: int) -> None:
         self.meta.live_mark = live_mark
@@ -225,8 +255,11 @@ async def export_files(store: Any, session: Any, players: Sequence[str], root: P
             had = 0
         live_new = await _append(store, cache, session.id, hand_count)
         if had and live - cache.meta.live_mark != live_new:
-            # a hand already written was voided since: write the history again
-            await asyncio.to_thread(cache.reset)
+            # a hand already written was voided since: write again from the append that wrote
+            # the first such hand (the whole history when that cannot be told)
+            voided = await store.voided_seqs(session.id)
+            stale = sorted(set(voided) - set(cache.meta.voided))
+            await asyncio.to_thread(cache.rewind, stale[0] if stale else 1)
             await _append(store, cache, session.id, hand_count)
         await asyncio.to_thread(cache.save, live)
         return await asyncio.to_thread(cache.write_files, out_dir, base, session.variant, session.rules)

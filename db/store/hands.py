@@ -292,6 +292,15 @@ class HandsMixin(StoreCore):
             raise NotFound(f"there is no session {session_id}")
         return int(row[0] or 0), int(row[1] or 0)
 
+    async def voided_seqs(self, session_id: int) -> list[int]:
+        """The seqs of the session's voided hands, ascending (read from the voids: they are few)."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(M.Hand.seq).select_from(M.HandVoid)
+                .join(M.Hand, M.Hand.id == M.HandVoid.hand_id)
+                .where(M.Hand.session_id == session_id).order_by(M.Hand.seq))
+            return [int(r[0]) for r in rows]
+
     async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
         row = (await s.execute(select(M.Hand, M.HandVoid)
                                .outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)

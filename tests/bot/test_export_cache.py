@@ -104,3 +104,23 @@ def test_import_reads_a_gzipped_export_and_refuses_a_gzip_bomb(tmp_path: Path) -
         parse_import(bomb)
     with pytest.raises(ImportError_, match="not a JSON file"):
         parse_import(b"\x1f\x8b not really gzip")
+
+
+def test_a_hand_voided_after_it_was_written_is_written_again_from_its_batch(tmp_path: Path) -> None:
+    hands = many(30)
+    c = cache(tmp_path)
+    for start, end in [(0, 10), (10, 20), (20, 30)]:
+        c.append(hands[start:end])
+    c.save(0)
+    voided = [*hands[:14], ExportedHand(15, hands[14].record, hands[14].outcome, True, "late"),
+              *hands[15:]]
+    c = cache(tmp_path)
+    c.rewind(15)
+    assert c.meta.last_seq == 10  # hands 11-20 are written again, 1-10 kept
+    c.append(voided[10:])
+    c.save(0)
+    csv_data, json_data, _ = files(c, tmp_path / "out")
+    want_csv, want_json = expected(voided)
+    assert csv_data == want_csv and json.loads(json_data) == json.loads(want_json)
+    c.rewind(1)
+    assert c.meta.hands == 0 and c.csv_path.stat().st_size == 0

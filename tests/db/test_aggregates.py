@@ -183,6 +183,7 @@ async def test_export_reads_a_span_of_hands_and_the_live_count(store: Store) -> 
     assert await store.export_mark(s.id) == (6, 6)
     await store.void_hand(ids[-1], by=None, reason="typo")
     assert await store.export_mark(s.id) == (6, 5)
+    assert await store.voided_seqs(s.id) == [6]
     seen: list[int] = []
     await store.consume_hands_off_loop(s.id, lambda b: seen.extend(h.seq for h in b), batch=2,
                                        after=2, upto=5)

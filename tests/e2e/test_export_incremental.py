@@ -1,5 +1,5 @@
 """/export keeps each session's export and adds only the hands entered since the last one; a
-hand undone after it was exported makes the next /export write the history again."""
+hand undone after it was exported makes the next /export write again from that hand's batch."""
 
 from __future__ import annotations
 
@@ -64,6 +64,6 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
     rows, doc = await export(table, tg, carol)
     assert [h["voided"] for h in doc["hands"]] == [False, False, True]
     assert doc["hands"][2]["void_reason"] == "typo"
-    assert reads[2:] == [3, 0]  # nothing new after hand 3, then the whole history again
+    assert reads[2:] == [3, 2]  # nothing new after hand 3, then hand 3 again (not 1 and 2)
     totals = await store.totals(session.id)
     assert [int(r[5]) for r in rows[-4:]] == list(totals)
