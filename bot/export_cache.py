@@ -238,13 +238,33 @@ def _gunzip(path: Path) -> bytes:
 ON_LOOP = 2_000
 
 
+def cache_for(root: Path, session: Any, players: Sequence[str]) -> SessionCache:
+    key = content_key(str(session.started_at), session.variant, session.rules, session.stake_cents,
+                      players)
+    return SessionCache(root, session.id, key, players, session.stake_cents)
+
+
+async def hands_to_write(store: Any, session: Any, players: Sequence[str], root: Path) -> int:
+    """About how many hands the next export must read (those its cache does not hold yet):
+    a long wait ahead when it is many."""
+    cache = cache_for(root, session, players)
+
+    def held() -> int:
+        try:
+            meta = Meta(**json.loads(cache.meta_path.read_text()))
+        except (OSError, ValueError, TypeError):
+            return 0
+        return meta.last_seq if meta.key == cache.key and meta.version == CACHE_VERSION else 0
+
+    hand_count, _ = await store.export_mark(session.id)
+    return max(0, hand_count - await asyncio.to_thread(held))
+
+
 async def export_files(store: Any, session: Any, players: Sequence[str], root: Path, out_dir: Path,
                        base: str) -> tuple[Path, Path]:
     """The session's CSV and JSON export files in `out_dir`, from its cache brought up to date:
     only hands entered since the last /export are read, unless the cache must be rebuilt."""
-    cache = SessionCache(root, session.id, content_key(
-        str(session.started_at), session.variant, session.rules, session.stake_cents, players),
-        players, session.stake_cents)
+    cache = cache_for(root, session, players)
     lock = await asyncio.to_thread(cache.acquire)
     try:
         meta = await asyncio.to_thread(cache.load)

@@ -34,7 +34,7 @@ from .common import (
     store_of,
 )
 from .export import ImportError_, parse_import
-from .export_cache import cache_root, export_files
+from .export_cache import ON_LOOP, cache_root, export_files, hands_to_write
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -393,10 +393,24 @@ async def cmd_export(update: Update, context: Context) -> None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store, session)]
-    base = f"mjledger-{session.variant}-{session.id}"
     settings = context.application.bot_data.get("settings")
     root = cache_root(getattr(settings, "export_dir", None),
                       store.engine.url.render_as_string(hide_password=True))
+    pending = await hands_to_write(store, session, names, root)
+    if pending <= ON_LOOP:
+        await _send_export(context, sc, session, names, root)
+        return
+    # The first export of a long session reads every hand (seconds): say so, and write the
+    # files in the background, so this chat's next updates need not wait for them either.
+    await reply(update, context, "⏳ " + esc(sc.t(
+        "Preparing the export of {n} hands; the files follow when they are ready.", n=pending)))
+    context.application.create_task(_send_export(context, sc, session, names, root), update=update)
+
+
+async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str],
+                       root: Path) -> None:
+    store = store_of(context)
+    base = f"mjledger-{session.variant}-{session.id}"
     with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
         # From the session's cached export, which gains only the hands entered since the last
         # /export; file work in worker threads, so the other chats are not held up.

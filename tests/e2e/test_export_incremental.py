@@ -67,3 +67,25 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
     assert reads[2:] == [3, 2]  # nothing new after hand 3, then hand 3 again (not 1 and 2)
     totals = await store.totals(session.id)
     assert [int(r[5]) for r in rows[-4:]] == list(totals)
+
+
+async def test_a_long_first_export_answers_at_once_and_sends_the_files_after(
+        bot: object, table: Table, tg: FakeTelegram, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bot.ledger
+
+    monkeypatch.setattr(bot.ledger, "ON_LOOP", 1)  # "long": more than one hand to write
+    alice, bob, carol, dan = table.players
+    await table.seat_everyone("luzhou")
+    await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
+    await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
+    notice = await table.say(carol, "/export")
+    assert "Preparing the export of 2 hands" in notice.text
+    def files() -> list:
+        docs = [m for m in tg.messages(table.chat_id) if m.file is not None and m.file.upload]
+        return docs if len(docs) >= 2 else []
+
+    docs = await tg.wait_for(files, 10)
+    assert [d.file.upload.filename.rsplit(".", 1)[1] for d in docs] == ["csv", "json"]
+    assert [h["seq"] for h in json.loads(docs[1].file.upload.data)["hands"]] == [1, 2]
+    rows, doc = await export(table, tg, carol)  # now held in the cache: the files at once
+    assert [h["seq"] for h in doc["hands"]] == [1, 2] and len(rows) == 9
