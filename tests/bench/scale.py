@@ -11,8 +11,9 @@ Each size is then measured in a fresh process (the real application over the fak
 that process): every command's wall time and the process's peak resident memory while it ran
 (sampled every 5 ms). /export runs twice: first with no export cache (it writes the session's
 cache: reads every hand), then after one more hand was stored (`/export +1`: reads that hand,
-copies the cached body). The 100 000-hand process also times a /table in a small chat while a
-100 000-hand /stats runs in another chat.
+copies the cached body; the median of three such). The 100 000-hand process also times a
+/table in a small chat while a 100 000-hand /stats, then a 100 000-hand /export without its
+cache, runs in another chat.
 """
 
 from __future__ import annotations
@@ -237,8 +238,12 @@ async def measure_size(url: str, size: int) -> dict[str, Any]:
                 for cmd in COMMANDS:
                     out["commands"][f"{variant} {cmd}"] = await timed(tg, chat, user, cmd)
                     if cmd == "/export":  # the first /export writes the session's export cache
-                        await add_hand(url, variant, size)
-                        out["commands"][f"{variant} /export +1"] = await timed(tg, chat, user, cmd)
+                        again = []
+                        for _ in range(3):  # the median of three: one more hand each time
+                            await add_hand(url, variant, size)
+                            again.append(await timed(tg, chat, user, cmd))
+                        again.sort(key=lambda r: r["seconds"])
+                        out["commands"][f"{variant} /export +1"] = again[1]
             if size >= 100_000:
                 out["interference"] = await interference(tg, chats["luzhou"], settings.export_dir)
         assert not tg.internal_errors, tg.internal_errors
