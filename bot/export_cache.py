@@ -233,9 +233,12 @@ def _gunzip(path: Path) -> bytes:
 
 # -- bringing a cache up to date ------------------------------------------------------------------
 
-# Fewer new hands than this are read on the event loop (a short read); more, in a worker thread
-# with its own connection (the first export of a long session).
-ON_LOOP = 2_000
+# Up to this many new hands are read on the event loop (a short read: decoding them holds the
+# loop a few milliseconds); more, in a worker thread with its own connection.
+ON_LOOP = 200
+# An export that must read more hands than this takes seconds: /export says so first and sends
+# the files from a background task.
+LONG_EXPORT = 2_000
 
 
 def cache_for(root: Path, session: Any, players: Sequence[str]) -> SessionCache:

@@ -35,7 +35,7 @@ from .common import (
     store_of,
 )
 from .export import ImportError_, parse_import
-from .export_cache import ON_LOOP, cache_root, export_files, hands_to_write
+from .export_cache import LONG_EXPORT, cache_root, export_files, hands_to_write
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -398,7 +398,7 @@ async def cmd_export(update: Update, context: Context) -> None:
     root = cache_root(getattr(settings, "export_dir", None),
                       store.engine.url.render_as_string(hide_password=True))
     pending = await hands_to_write(store, session, names, root)
-    if pending <= ON_LOOP:
+    if pending <= LONG_EXPORT:
         await _send_export(context, sc, session, names, root)
         return
     # The first export of a long session reads every hand (seconds): say so, and write the
