@@ -167,8 +167,9 @@ async def hu_photo(update: Update, context: Context) -> None:
     except PhotoError as exc:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
+    unsure = [reading.names[i] for i in reading.uncertain]
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
-    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names)
+    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names, unsure)
     note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
                            "got wrong, then tap Done.", n=len(reading.names)))
     if draft["step"] == "main":

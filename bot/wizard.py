@@ -155,6 +155,7 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
     if step == "how":
         _press_how(draft, ctx, op, a)
         wizard_reading.open_photo(draft, ctx)  # a photo's tiles: straight to the keyboard
+        wizard_reading.reread(draft, ctx)  # tiles read under another way of winning
     elif step in ("form", "tile"):
         return _press_form(draft, ctx, op, a, b)
     elif step == "preview":

@@ -2,14 +2,18 @@
 filling the winner's features, the other readings one tap away, and the reading named on every
 later screen (preview included). Also the readings of tiles typed on a /hu line.
 
-Draft keys (plain JSON): `keys` = {"w": winner index, "state": keyboard state} while the keyboard
-is open (step "keys"); `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
-"chosen", "state"}} once tiles were read; `photo` = tiles a photo showed, waiting for the winner's
-keyboard to open with them.
+Draft keys (plain JSON): `keys` = {"use": "win", "w": winner index, "state": keyboard state}
+while the keyboard is open (step "keys"; other uses: KeyUse, KEY_USES); `held` = {seat: keyboard
+state} left with Back; `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
+"chosen", "total", "state", "by"}} once tiles were read; `photo` (and `unsure`) = tiles a photo
+showed, waiting for the winner's keyboard to open with them; `words` = {seat: features} a
+photo's caption named (杠上花 …), kept over any reading.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scoring import ScoringError
@@ -52,9 +56,12 @@ def open_keys(draft: dict[str, Any], ctx: Any, index: int) -> None:
         raise forms.FormError(str(index))
     seat = str(winners[index]["seat"])
     photo = draft.pop("photo", None)
-    before = (draft.get("reads") or {}).get(seat, {}).get("state")
+    before = ((draft.get("held") or {}).get(seat)  # left with Back, not read yet
+              or (draft.get("reads") or {}).get(seat, {}).get("state"))
     state = new_state(photo) if photo is not None else before or new_state()
-    draft["keys"] = {"w": index, "state": state}
+    if photo is not None:
+        state["unsure"] = [x for x in draft.pop("unsure", []) if x in state["hand"]]
+    draft["keys"] = {"use": "win", "w": index, "state": state}
     draft["step"] = "keys"
 
 
@@ -67,34 +74,69 @@ def open_photo(draft: dict[str, Any], ctx: Any) -> None:
         open_keys(draft, ctx, 0)
 
 
+@dataclass(frozen=True)
+class KeyUse:
+    """What an open keyboard is for. The wizard's step "keys" shows `draft["keys"]` = {"use":
+    name, "state": …, plus the use's own keys}; KEY_USES[name] says how many tiles, the title,
+    and what Done (raise ReadRefused to stay on the keyboard) and Back do; both must leave the
+    step "keys". The /hand wizard's winner is "win"; another screen (查叫 by tiles) registers
+    its own, opens the keyboard by setting draft["keys"] and step "keys", and the existing
+    handler (hands.on_key: k: callbacks, coalesced edits) does the rest."""
+
+    spec: Callable[[dict[str, Any], Any], KeySpec]
+    title: Callable[[dict[str, Any], Any], str]
+    done: Callable[[dict[str, Any], Any, dict[str, Any]], None]
+    back: Callable[[dict[str, Any], Any, dict[str, Any]], None]
+
+
+def _win_seat(draft: dict[str, Any]) -> str:
+    return str(draft["pending"]["winners"][draft["keys"]["w"]]["seat"])
+
+
+def _win_title(draft: dict[str, Any], ctx: Any) -> str:
+    seat = int(_win_seat(draft))
+    return ctx.t("Tiles of {seat}", seat=seat_label(ctx.t, seat, ctx.names, html_out=False))
+
+
+def _win_done(draft: dict[str, Any], ctx: Any, state: dict[str, Any]) -> None:
+    _read(draft, ctx, draft["keys"]["w"], state)
+    (draft.get("held") or {}).pop(_win_seat(draft), None)
+    draft.update(step="form", keys=None)
+
+
+def _win_back(draft: dict[str, Any], ctx: Any, state: dict[str, Any]) -> None:
+    draft.setdefault("held", {})[_win_seat(draft)] = state  # kept for the next "Enter tiles"
+    draft.update(step="form", keys=None)
+
+
+KEY_USES: dict[str, KeyUse] = {
+    "win": KeyUse(lambda draft, ctx: spec_for(ctx), _win_title, _win_done, _win_back)}
+
+
 def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
-    """One key of the open keyboard. Done reads the tiles (ReadRefused if they do not win) and
-    goes back to the win's form with the best reading; Back goes there unchanged. KeyRefused
-    for a key that does not fit; FormError when no keyboard is open."""
-    if draft.get("step") != "keys" or not draft.get("keys"):
+    """One key of the open keyboard. For a winner, Done reads the tiles (ReadRefused if they do
+    not win) and goes back to the win's form with the best reading; Back goes there unchanged.
+    KeyRefused for a key that does not fit; FormError when no keyboard is open."""
+    keys = draft.get("keys")
+    if draft.get("step") != "keys" or not keys or keys.get("use", "win") not in KEY_USES:
         raise forms.FormError(op)
-    if "ready" in draft["keys"]:  # a seat's 13 tiles at an exhausted wall (查叫)
+    if "ready" in keys:  # a seat's 13 tiles at an exhausted wall (查叫)
         from . import wizard_ready
 
         wizard_ready.key_press(draft, ctx, op, arg)
         return
-    keys = draft["keys"]
+    use = KEY_USES[keys.get("use", "win")]
     state = keys["state"]
     before = _copy(state)
     try:
-        action = press_key(state, spec_for(ctx), op, arg)
-    except KeyRefused:
-        keys["state"] = before
+        action = press_key(state, use.spec(draft, ctx), op, arg)
+        if action == "done":
+            use.done(draft, ctx, state)
+        elif action == "back":
+            use.back(draft, ctx, state)
+    except (KeyRefused, ReadRefused):
+        keys["state"] = before  # as it was: the player corrects and taps Done again
         raise
-    if action == "back":
-        draft.update(step="form", keys=None)
-    elif action == "done":
-        try:
-            _read(draft, ctx, keys["w"], state)
-        except ReadRefused:
-            keys["state"] = before  # as it was: the player corrects and taps Done again
-            raise
-        draft.update(step="form", keys=None)
 
 
 def _copy(state: dict[str, Any]) -> dict[str, Any]:
@@ -121,8 +163,26 @@ def _read(draft: dict[str, Any], ctx: Any, index: int, state: dict[str, Any]) ->
                 for r in result["readings"][:MAX_READINGS]]
     draft.setdefault("reads", {})[str(seat)] = {
         "tiles": notation(state, spec), "readings": readings, "chosen": 0, "state": state,
-        "total": len(result["readings"])}
+        "total": len(result["readings"]), "by": pending.get("by")}
     _apply(draft, ctx, seat, 0)
+
+
+def reread(draft: dict[str, Any], ctx: Any) -> None:
+    """The way of winning changed (Back to "how", another choice): tiles read under the old one
+    are read again, as features such as 自摸 or 门清 depend on it."""
+    pending = draft.get("pending")
+    if draft.get("step") != "form" or not pending or pending.get("type") != "win":
+        return
+    for i, w in enumerate(pending["winners"]):
+        read = (draft.get("reads") or {}).get(str(w["seat"]))
+        if read and read.get("state") and read.get("by") != pending.get("by"):
+            try:
+                _read(draft, ctx, i, read["state"])
+            except ReadRefused as exc:  # not a win this way: the tiles wait to be corrected
+                draft["reads"].pop(str(w["seat"]))
+                draft.setdefault("held", {})[str(w["seat"])] = read["state"]
+                pending["winners"][i] = forms.blank(ctx.variant.Winner, seat=w["seat"])
+                draft["error"] = exc.text
 
 
 def _kongs(draft: dict[str, Any], ctx: Any, seat: int, state: dict[str, Any]) -> None:
@@ -169,7 +229,8 @@ def forget(draft: dict[str, Any], event: dict[str, Any]) -> None:
         (draft.get("reads") or {}).pop(str(w["seat"]), None)
 
 
-def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str]) -> dict[str, Any]:
+def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],
+                unsure: list[str] | None = None) -> dict[str, Any]:
     """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
     most one), the keyboard opens at once with the tiles; else the wizard asks who won first."""
     from .oneline import TILES
@@ -177,6 +238,7 @@ def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str]) -> dic
 
     draft = new_draft()
     draft["photo"] = list(tiles)
+    draft["unsure"] = list(unsure or [])  # tiles the detector was not sure of
     if not events:
         return draft
     event = events[0]
@@ -215,9 +277,8 @@ def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | N
 
 def keys_view(draft: dict[str, Any], ctx: Any) -> Screen:
     keys = draft["keys"]
-    seat = draft["pending"]["winners"][keys["w"]]["seat"]
-    title = ctx.t("Tiles of {seat}", seat=seat_label(ctx.t, seat, ctx.names, html_out=False))
-    return keys_screen(keys["state"], spec_for(ctx), ctx.t, _key_cb, title)
+    use = KEY_USES[keys.get("use", "win")]
+    return keys_screen(keys["state"], use.spec(draft, ctx), ctx.t, _key_cb, use.title(draft, ctx))
 
 
 def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
@@ -244,6 +305,9 @@ def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
             + esc(which))
         if any(w.get(k) != v for k, v in reading["winner"].items()):
             line += esc(t(", then changed by hand"))
+        if draft.get("step") == "form" and len(read["readings"]) > 1:
+            line += "\n" + esc(t("Another reading: tap its number below (beside it, what the "
+                                  "win collects)."))
         lines.append(line)
     return lines
 
@@ -259,7 +323,8 @@ def winner_rows(draft: dict[str, Any], ctx: Any, cb: Any) -> list[list[Button]]:
         read = reads.get(str(w["seat"]))
         rows.append([Button("🀄 " + (t("Correct the tiles") if read else t("Enter tiles")) + who,
                             cb("kt", i))])
-        if read and len(read["readings"]) > 1:
-            rows.append([Button(("✅ " if j == read["chosen"] else "") + f"{j + 1} · {r['value']}",
-                                cb("kr", w["seat"], j)) for j, r in enumerate(read["readings"])])
+        if read and len(read["readings"]) > 1:  # three a row: "✅ 1 · 120" fits a phone so
+            keys = [Button(("✅ " if j == read["chosen"] else "") + f"{j + 1} · {r['value']}",
+                           cb("kr", w["seat"], j)) for j, r in enumerate(read["readings"])]
+            rows += [keys[k:k + 3] for k in range(0, len(keys), 3)]
     return rows

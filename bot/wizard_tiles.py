@@ -10,12 +10,19 @@ plain JSON, kept in the caller's draft; three pure functions work on it:
     notation(state, spec) -> "123m456p[555s]+7z"                    # what scoring.tiles reads
 
 `cb(op, arg)` makes a button's callback data (at most 64 bytes with the caller's prefix); ops:
-`t` a tile (arg "5m", "7z", "3f"), `a` the same tile again, `x` backspace, `g` melds on/off,
-`k` the next tile is a concealed kong, `r` the next tile is taken out, `i` the next tile is the
-turned indicator (cixi's 龙 / feibao's 精), `d` done, `b` back. A `KeyRefused` carries a msgid
-and its params for the caller to translate and show as the callback's answer; the state is then
-unchanged. "done" means the tile count is right for `want` (14 plus one per kong); whether the
-tiles win is scoring's call (`scoring.tiles.analyze` / `waits` on `notation`).
+`t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: Luzhou's 红中, and once the
+turned tile is known Cixi's 龙 / Feibao's 正精 and 副精), `a` the same tile again, `x` backspace,
+`g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken out, `i` the
+next tile is the turned indicator (state["indicator"], for `analyze`/`waits`), `d` done, `b` back.
+Optional state["unsure"]: tiles a photo was unsure of, named above the keys until taken out.
+
+The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
+shows `keys_screen`; many quick taps should go through bot/throttle.py (the /hand wizard's
+handler, bot/hands.py `on_key`, answers each tap at once and coalesces the edits).
+A `KeyRefused` carries a msgid and its params (`refusal_text(t, exc)` translates it) for the
+callback's answer; the state is then unchanged. "done" means the tile count is right for `want`
+(14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /
+`waits` on `notation`).
 
 Tiles keep the order they were tapped in; with `spec.want == 14` the last tile tapped into the
 hand is the winning tile (`+` in the notation), unless the hand came from a photo and no tile has
@@ -49,6 +56,9 @@ FLOWER_LABELS = (N_("Spr"), N_("Sum"), N_("Aut"), N_("Wtr"), N_("Plum"), N_("Orc
 SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 # jokers follow a turned tile here (the indicator); Luzhou's are always 红中
 INDICATOR_VARIANTS = frozenset({"cixi", "feibao"})
+# the joker keys, once the turned tile is known: Cixi's 龙 follows it; Feibao's 正精 is the turned
+# tile itself and its 副精 the next
+JOKER_KEYS = {"cixi": (N_("Dragon {tile}"),), "feibao": (N_("Jing {tile}"), N_("Next jing {tile}"))}
 HONOUR_VARIANTS = frozenset({"cixi", "feibao", "hainan"})
 
 Cb = Callable[[str, str], str]
@@ -197,6 +207,8 @@ def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
         at = len(state["hand"]) - 1 - state["hand"][::-1].index(tile)
         state["hand"].pop(at)
         _drop_last(state["log"], "h")
+        if tile in state.get("unsure", []):
+            state["unsure"].remove(tile)  # checked: taken out
         state["mode"] = "hand"
         if at == len(state["hand"]):
             state["win"] = False  # the winning tile went: the next tap is the winning one
@@ -396,6 +408,9 @@ def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> st
         lines.append(f"<code>{esc(code)}</code>")
     n = count(state)
     lines.append(esc(t("{count} of {want} tiles", count=n, want=spec.want)))
+    if state.get("unsure"):  # read from a photo with little confidence: worth a look
+        lines.append("❓ " + esc(t("The photo was unsure of: {tiles}", tiles=" ".join(
+            tile_label(t, x) for x in state["unsure"]))))
     if spec.indicator:
         ind = state.get("indicator")
         lines.append(esc(t("Turned: {tile}", tile=tile_label(t, ind) if ind else "—"))
@@ -433,8 +448,8 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
         rows += [keys[:5], keys[5:]]
     if spec.honours:
         rows.append([Button(tile_label(t, x), cb("t", x)) for x in HONOURS])
-    elif spec.variant == "luzhou":  # 红中, the ghost, beside the controls
-        rows[-1].append(Button("🀄 " + t("Rd"), cb("t", "7z")))
+    elif spec.variant == "luzhou":  # 红中, the ghost, beside the last suit's 6–9
+        rows[-1].append(Button("🀄 " + t("Ghost"), cb("t", "7z")))
     if spec.flowers:
         keys = [Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
                 for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)
@@ -446,9 +461,16 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
                 Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
                 Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))]
     rows.append(controls)
-    last_row = [Button("◀ " + t("Back"), cb("b", "")),
-                Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", ""))]
-    if spec.indicator:
-        last_row.append(Button(("✅ " if mode == "indicator" else "") + t("Turned"), cb("i", "")))
-    rows.append([*last_row, Button("✔ " + t("Done"), cb("d", ""), "primary")])
+    if spec.indicator:  # the turned tile, then a key for each joker it makes
+        ind = state.get("indicator")
+        row = [Button(("✅ " if mode == "indicator" else "") + t("Turned")
+                      + (" " + tile_label(t, ind) if ind else ""), cb("i", ""))]
+        if ind is not None:
+            tiles = [_next(ind)] if spec.variant == "cixi" else [ind, _next(ind)]
+            row += [Button("🃏" + t(name, tile=tile_label(t, x)), cb("t", x))
+                    for name, x in zip(JOKER_KEYS[spec.variant], tiles, strict=True)]
+        rows.append(row)
+    rows.append([Button("◀ " + t("Back"), cb("b", "")),
+                 Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", "")),
+                 Button("✔ " + t("Done"), cb("d", ""), "primary")])
     return Screen(text, rows)

@@ -4,8 +4,9 @@ wide at 2×), to look at it and to list labels too wide for their button. Not a 
     .venv/bin/python -m tests.bot.keyboard_png OUT.png [VARIANT] [LANG]
 
 Text in Noto Sans CJK (the noto-cjk-sans-otc package the charts use); symbols it lacks from
-DejaVu Sans. The Unicode mahjong tiles (🀇…) are in neither: they show as boxes here, as on a
-phone without a font for them (the notation line under them reads the same hand).
+DejaVu Sans, and the Unicode mahjong tiles (🀇…) from Symbola where it is installed (Debian's
+fonts-symbola); without it they show as boxes, as on a phone without a font for them (the
+notation line under them reads the same hand).
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ GAP = 4 * SCALE
 TEXT_PT = 15 * SCALE
 BUTTON_PT = 14 * SCALE
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+SYMBOLA = "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"  # Debian's fonts-symbola
 
 
-def _fonts(cjk: str, size: int) -> tuple[ImageFont.FreeTypeFont, ImageFont.FreeTypeFont]:
-    return ImageFont.truetype(cjk, size), ImageFont.truetype(DEJAVU, size)
+def _fonts(cjk: str, size: int) -> tuple[ImageFont.FreeTypeFont, ...]:
+    extra = [ImageFont.truetype(f, size) for f in (DEJAVU, SYMBOLA) if Path(f).exists()]
+    return (ImageFont.truetype(cjk, size), *extra)
 
 
 def _has(font: ImageFont.FreeTypeFont, ch: str) -> bool:

@@ -152,3 +152,70 @@ def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     assert ("Turned" in " ".join(labels) or "翻牌" in " ".join(labels)) == (
         variant in ("cixi", "feibao"))
     assert len([x for x in labels if x in ("Spr", "春")]) == (variant == "hainan")
+
+
+@pytest.mark.parametrize(("variant", "jokers"), [
+    ("cixi", {"🃏龙 6万": "k:t:6m"}),  # Cixi's 龙 follows the turned tile
+    ("feibao", {"🃏正精 北": "k:t:4z", "🃏副精 东": "k:t:1z"}),  # Feibao's 精: it and the next
+])
+def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, str]) -> None:
+    spec = KeySpec(variant)
+    t = translator("zh-Hans")
+    s = new_state()
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    assert not [b for row in view.rows for b in row if b.text.startswith("🃏")]
+    run(spec, "i " + ("5m" if variant == "cixi" else "4z"), s)
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    keys = {b.text: b.data for row in view.rows for b in row if b.text.startswith("🃏")}
+    assert keys == jokers
+    assert "百搭（*）" in view.text
+
+
+def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
+    """South's self-drawn win, its tiles entered on the keyboard and Done."""
+    from bot import wizard_reading
+    from bot.wizard import Ctx, new_draft, press
+    from scoring import get_variant
+
+    ctx = Ctx(variant=get_variant(variant), lang="en", names=["A", "B", "C", "D"],
+              base={"variant": variant, "rules": {}, "dealer": 0})
+    draft = new_draft()
+    press(draft, ctx, "wz", "1")
+    press(draft, ctx, "kt", "0")
+    for tile in tiles:
+        wizard_reading.key_press(draft, ctx, "t", tile)
+    wizard_reading.key_press(draft, ctx, "d")
+    return ctx, draft
+
+
+def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
+    """What a reading is worth depends on how the hand was won: changed on the "how" screen
+    (Back, then a discard), the tiles are valued again."""
+    from bot.wizard import press
+
+    tiles = "111m234m567m888m9m+9m"
+    ctx, draft = _entered("hainan", ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m",
+                                     "8m", "8m", "9m", "9m"])
+    value = {by: analyze({"variant": "hainan", "tiles": tiles, "seat": 1, "by": by})["value"]
+             for by in ("self_draw", "discard")}
+    assert value["self_draw"] != value["discard"]
+    assert draft["reads"]["1"]["readings"][0]["value"] == value["self_draw"]
+    press(draft, ctx, "b")  # back to "how"
+    press(draft, ctx, "hd", "3")  # off North's discard
+    assert draft["step"] == "form"
+    assert draft["reads"]["1"]["readings"][0]["value"] == value["discard"]
+
+
+def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -> None:
+    """Guiyang's 平胡 may not win off a plain discard: changed to one, the reading goes, the
+    refusal is shown, and the tiles stay for the keyboard."""
+    from bot.wizard import press
+
+    tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
+    ctx, draft = _entered("guiyang", tiles)
+    press(draft, ctx, "b")
+    press(draft, ctx, "hd", "3")
+    assert "1" not in draft["reads"] and draft["error"] and "平胡" in draft["error"]
+    assert draft["pending"]["winners"][0] == {**draft["pending"]["winners"][0], "seat": 1}
+    press(draft, ctx, "kt", "0")
+    assert draft["keys"]["state"]["hand"] == tiles

@@ -198,7 +198,9 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     await seat(table, "guiyang")
     # taken from further away: the detector reads the 6m as a 5m (the detector is deterministic)
     data = render(Scene(GUIYANG_HAND, tile_width=44, margin=3.0))
-    detected = read_tiles(data).names
+    reading = read_tiles(data)
+    detected = reading.names
+    unsure = " ".join(detected[i] for i in reading.uncertain)
     assert Counter(detected) != Counter(GUIYANG_HAND), "the photo is read right: pick another"
     if by_reply:  # /hu answering the photo, no words: the wizard asks who won first
         photo = await tg.send_photo(table.chat, alice, data)
@@ -215,6 +217,7 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     assert "Tiles of South Bob" in shown.text, shown.text
     assert f"<code>{tile_string(detected)}</code>" in shown.raw_text, shown.raw_text
     assert "Payments" not in shown.text  # nothing scored before the tiles are checked
+    assert not unsure or f"The photo was unsure of: {unsure}" in shown.text, shown.text
     presses = correction_keys(detected, GUIYANG_HAND)
     answers = await keys(table, alice, wiz.message_id, [*presses, "d"])
     assert not any(a.get("text") for a in answers), answers
@@ -303,3 +306,51 @@ async def test_without_the_photo_extra_the_chat_learns_how_to_enable_it(
     assert not tg.requests_for("getFile")
     session = await store.running_session(table.chat_id)
     assert await store.history(session.id, limit=1) == []
+
+
+async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_limit(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """A tap every 0.2 s for about three seconds: the message follows along, at most one edit a
+    second (the fake answers 429 to anything faster, and none comes), and ends on the last tap."""
+    table = Table(tg, tg.group("paced"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    tg.limit_edits(interval=1.0)
+    before = len(tg.requests_for("editMessageText"))
+    presses = taps_for("123m456m789m11s55s+5s")
+    for p in presses:
+        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await asyncio.sleep(0.2)
+    await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
+                      in table.message(wiz.message_id).raw_text, 10)
+    tg.assert_callbacks_answered()
+    edits = tg.requests_for("editMessageText")[before:]
+    assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
+    assert 2 <= len(edits) <= len(presses) * 0.2 + 2, len(edits)
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # retry_after's type
+async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """Telegram says "too many requests" to two edits: they wait, and the message still ends on
+    the last tap."""
+    table = Table(tg, tg.group("too many"), players(tg, "en"))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
+    await table.tap(alice, wiz, "Enter tiles")
+    await asyncio.sleep(1.0)
+    tg.fail_next("editMessageText", times=2, retry_after=1)
+    presses = taps_for("123m456m789m11s55s+5s")
+    for p in presses:
+        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await asyncio.sleep(0.1)
+    await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
+                      in table.message(wiz.message_id).raw_text, 15)
+    assert [r.status for r in tg.requests_for("editMessageText")].count(429) == 2
+    await table.press(alice, wiz.message_id, "k:d")
+    await screen_with(table, wiz.message_id, "Confirm")
