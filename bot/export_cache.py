@@ -29,7 +29,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .export import CSV_HEADER, FORMAT, MAX_UPLOAD_BYTES, CsvWriter, ExportedHand, _hand_json, _header
+from .export import CSV_HEADER, FORMAT, CsvWriter, ExportedHand, _hand_json, _header
+from .limits import MAX_IMPORT_BYTES
+
+# Files up to this size unpacked go out plain; larger ones gzipped, as stored (unpacking and
+# sending them plain would cost in proportion to the history). /import takes files this large.
+PLAIN_LIMIT = MAX_IMPORT_BYTES
 
 CACHE_VERSION = 1
 
@@ -199,7 +204,7 @@ class SessionCache:
     JSON_TAIL = b"\n]}\n"
 
     def write_files(self, out_dir: Path, base: str, variant: str, rules: dict[str, Any],
-                    limit: int = MAX_UPLOAD_BYTES) -> tuple[Path, Path]:
+                    limit: int = PLAIN_LIMIT) -> tuple[Path, Path]:
         """The CSV and JSON files to send, in `out_dir`: plain while small (up to `limit` bytes
         unpacked, so unpacking costs at most that much), else gzipped (the body copied as it
         is, between a header member and a tail member)."""
