@@ -58,6 +58,7 @@ class Settings:
     webhook_secret: str | None = None
     listen: str = "0.0.0.0"
     port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
+    export_dir: str | None = None  # /export's per-session cache (default: the temp directory)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -87,4 +88,5 @@ class Settings:
             webhook_secret=env.get("WEBHOOK_SECRET") or None,
             listen=env.get("LISTEN", "0.0.0.0"),
             port=port,
+            export_dir=env.get("EXPORT_DIR") or None,
         )

@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import shutil
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,11 +84,13 @@ class CsvWriter:
     """One row per hand and seat, written a batch of hands at a time (running totals carried
     over); voided hands are listed and count nothing."""
 
-    def __init__(self, out: IO[str], players: Sequence[str], stake_cents: int) -> None:
+    def __init__(self, out: IO[str], players: Sequence[str], stake_cents: int, *,
+                 totals: Sequence[int] = (0, 0, 0, 0), header: bool = True) -> None:
         self.players, self.stake_cents = list(players), stake_cents
         self.writer = csv.writer(out)
-        self.totals = [0, 0, 0, 0]
-        self.writer.writerow(CSV_HEADER)
+        self.totals = list(totals)  # carried over from the rows before (a cached export)
+        if header:
+            self.writer.writerow(CSV_HEADER)
 
     def write(self, hands: Sequence[ExportedHand]) -> None:
         for hand in hands:
@@ -145,6 +148,8 @@ def parse_import(data: bytes) -> ImportedSession:
     CPU-bound: call it off the event loop."""
     if len(data) > MAX_IMPORT_BYTES:
         raise ImportError_("the file is larger than {max} bytes", max=MAX_IMPORT_BYTES)
+    if data[:2] == GZIP_MAGIC:  # a long session's export comes gzipped
+        data = _gunzip_bounded(data, MAX_IMPORT_BYTES)
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -180,6 +185,26 @@ def parse_import(data: bytes) -> ImportedSession:
         hands.append(_hand(i + 1, item, doc.get("variant"), players, seen))
     return ImportedSession(variant.name, rules, stake,
                            (players[0], players[1], players[2], players[3]), tuple(hands))
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _gunzip_bounded(data: bytes, limit: int) -> bytes:
+    """Every member of a gzip stream, refused once it unpacks to more than `limit` bytes."""
+    out, rest = bytearray(), data
+    try:
+        while rest:
+            unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += unpack.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or unpack.unconsumed_tail:
+                raise ImportError_("the file is larger than {max} bytes", max=limit)
+            if not unpack.eof:
+                raise ImportError_("it is not a JSON file")
+            rest = unpack.unused_data
+    except zlib.error:
+        raise ImportError_("it is not a JSON file") from None
+    return bytes(out)
 
 
 def _players(value: Any) -> list[str]:

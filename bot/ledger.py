@@ -34,14 +34,8 @@ from .common import (
     stale_button,
     store_of,
 )
-from .export import (
-    CsvWriter,
-    ExportedHand,
-    ImportError_,
-    JsonWriter,
-    fit_for_upload,
-    parse_import,
-)
+from .export import ImportError_, parse_import
+from .export_cache import LONG_EXPORT, cache_root, export_files, hands_to_write
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -400,27 +394,28 @@ async def cmd_export(update: Update, context: Context) -> None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store, session)]
+    settings = context.application.bot_data.get("settings")
+    root = cache_root(getattr(settings, "export_dir", None),
+                      store.engine.url.render_as_string(hide_password=True))
+    pending = await hands_to_write(store, session, names, root)
+    if pending <= LONG_EXPORT:
+        await _send_export(context, sc, session, names, root)
+        return
+    # The first export of a long session reads every hand (seconds): say so, and write the
+    # files in the background, so this chat's next updates need not wait for them either.
+    await reply(update, context, "⏳ " + esc(sc.t(
+        "Preparing the export of {n} hands; the files follow when they are ready.", n=pending)))
+    context.application.create_task(_send_export(context, sc, session, names, root), update=update)
+
+
+async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str],
+                       root: Path) -> None:
+    store = store_of(context)
     base = f"mjledger-{session.variant}-{session.id}"
     with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
-        csv_path, json_path = Path(tmp, f"{base}.csv"), Path(tmp, f"{base}.json")
-        # Streamed, in a worker thread with its own connection: a batch of hands at a time
-        # from the database to the files, so a long session neither fills memory nor holds up
-        # the other chats.
-        with csv_path.open("w", encoding="utf-8-sig", newline="") as csv_file, \
-                json_path.open("w", encoding="utf-8") as json_file:
-            as_csv = CsvWriter(csv_file, names, session.stake_cents)
-            as_json = JsonWriter(json_file, session.variant, session.rules, session.stake_cents, names)
-
-            def write(batch: list[Any]) -> None:
-                hands = [ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason)
-                         for h in batch]
-                as_csv.write(hands)
-                as_json.write(hands)
-
-            await store.consume_hands_off_loop(session.id, write)
-            as_json.close()
-        csv_path = await asyncio.to_thread(fit_for_upload, csv_path)
-        json_path = await asyncio.to_thread(fit_for_upload, json_path)
+        # From the session's cached export, which gains only the hands entered since the last
+        # /export; file work in worker threads, so the other chats are not held up.
+        csv_path, json_path = await export_files(store, session, names, root, Path(tmp), base)
         with csv_path.open("rb") as f:
             await context.bot.send_document(sc.chat_id, InputFile(f, filename=csv_path.name))
         with json_path.open("rb") as f:

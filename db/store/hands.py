@@ -220,11 +220,11 @@ class HandsMixin(StoreCore):
             return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
 
     async def iter_hands(self, session_id: int, *, batch: int = 2_000,
-                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
-        """Every hand of the session in order, `batch` at a time, each batch its own short read:
-        an export of any length holds one batch in memory."""
+                         include_voided: bool = True, after: int = 0,
+                         upto: int | None = None) -> AsyncIterator[list[RecordedHand]]:
+        """Every hand of the session in order (those with `after` < seq <= `upto`), `batch` at
+        a time, each batch its own short read: an export of any length holds one batch in memory."""
         hand, void = M.Hand.__table__, M.HandVoid.__table__
-        after = 0
         while True:
             # Plain rows, not ORM objects: building those costs more than reading (export).
             stmt = (select(hand, void.c.reason, void.c.voided_by, void.c.voided_at)
@@ -232,6 +232,8 @@ class HandsMixin(StoreCore):
                     .where(hand.c.session_id == session_id, hand.c.seq > after))
             if not include_voided:
                 stmt = stmt.where(hand.c.voided.is_(False))
+            if upto is not None:
+                stmt = stmt.where(hand.c.seq <= upto)
             async with self.engine.connect() as conn:
                 rows = (await conn.execute(stmt.order_by(hand.c.seq).limit(batch))).all()
             hands = [RecordedHand(
@@ -245,14 +247,17 @@ class HandsMixin(StoreCore):
             after = hands[-1].seq
 
     async def consume_hands_off_loop(self, session_id: int, consume: Callable[[list[RecordedHand]], None],
-                                     *, batch: int = 2_000) -> int:
-        """Feed every hand of the session, in order and `batch` at a time, to `consume`, all in a
-        worker thread with its own connection: reading, decoding and whatever `consume` does
-        (writing an export) leave this event loop free for the other chats. Returns the count."""
+                                     *, batch: int = 2_000, after: int = 0,
+                                     upto: int | None = None) -> int:
+        """Feed every hand of the session (`after` < seq <= `upto`), in order and `batch` at a
+        time, to `consume`, all in a worker thread with its own connection: reading, decoding
+        and whatever `consume` does (writing an export) leave this event loop free for the
+        other chats. Returns the count."""
+        span = {"after": after, "upto": upto}
         url = self.engine.url
         if self._sqlite and url.database in (None, "", ":memory:"):  # one shared connection
             count = 0
-            async for hands in self.iter_hands(session_id, batch=batch):
+            async for hands in self.iter_hands(session_id, batch=batch, **span):
                 await asyncio.to_thread(consume, hands)
                 count += len(hands)
             return count
@@ -265,7 +270,7 @@ class HandsMixin(StoreCore):
             engine = make_engine(url, poolclass=NullPool)
             count = 0
             try:
-                async for hands in type(self)(engine).iter_hands(session_id, batch=batch):
+                async for hands in type(self)(engine).iter_hands(session_id, batch=batch, **span):
                     consume(hands)
                     count += len(hands)
             finally:
@@ -273,6 +278,28 @@ class HandsMixin(StoreCore):
             return count
 
         return await asyncio.to_thread(asyncio.run, read())
+
+    async def export_mark(self, session_id: int) -> tuple[int, int]:
+        """(hands entered, hands not voided) in the session, from its running aggregates (one
+        short read at any length): an export cache that wrote hands up to some seq knows from
+        these whether a hand it already wrote was voided since."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(
+                select(M.Session.hand_count, M.SeatStats.hands)
+                .outerjoin(M.SeatStats, (M.SeatStats.session_id == M.Session.id) & (M.SeatStats.seat == 0))
+                .where(M.Session.id == session_id))).first()
+        if row is None:
+            raise NotFound(f"there is no session {session_id}")
+        return int(row[0] or 0), int(row[1] or 0)
+
+    async def voided_seqs(self, session_id: int) -> list[int]:
+        """The seqs of the session's voided hands, ascending (read from the voids: they are few)."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(M.Hand.seq).select_from(M.HandVoid)
+                .join(M.Hand, M.Hand.id == M.HandVoid.hand_id)
+                .where(M.Hand.session_id == session_id).order_by(M.Hand.seq))
+            return [int(r[0]) for r in rows]
 
     async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
         row = (await s.execute(select(M.Hand, M.HandVoid)

@@ -13,9 +13,24 @@ update, once its statements have settled):
   table    `/table`
 and for the echo bot `message` (a text, answered with a message) and `tap` (a button, answered
 with an edit and a callback answer). Then, with --concurrent N, N chats enter hands at once
-(each chat in order, /hu then Confirm) and the latency of every update is taken (p50/p99):
-once as a burst (no pauses: throughput-bound), and with --think S once more with players
-pausing about S seconds before each update, as at a real table.
+(each chat in order, /hu then Confirm; a player sends the next update when the bot answered the
+last) and the latency of every update is taken (p50/p90/p99, from injecting the update to the
+bot's message in that chat or its answer to the button):
+  no pauses  every chat sends its next update the moment the last is answered: N updates are
+             always in flight (a stress test; no table plays like this)
+  paced      (--think S) a player pauses about S seconds (0.5-1.5x) before each update
+  waves      (--think S) every round, all N chats send /hu in the same instant, each player
+             reads the preview for about S seconds and taps Confirm; the next round starts when
+             every chat is done: "N chats entering hands at once"
+Each scenario also reports the cores busy in the bot, in this process (the fake Bot API server
+and the players) and in the rest of the machine (the database server, other work), and the Bot
+API calls per update.
+
+Every update here is answered by one call naming its chat (the preview message, the edit on
+Confirm) besides the callback answer, and the bot sends at most 30 such calls a second overall
+(Telegram's limit; AIORateLimiter in bot/app.py). So N chats that keep an update in flight all
+the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). --no-rate-limit lifts
+that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
 """
 
@@ -26,6 +41,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import signal
 import statistics
 import sys
@@ -99,6 +115,39 @@ async def start_child(tg: FakeTelegram, kind: str, db_url: str | None) -> Child:
     return child
 
 
+class Waiters:
+    """The bot's answers the players wait for, found as each request is recorded: a chat's next
+    sent message, a query's answer. (FakeTelegram.wait_for re-runs every waiter's predicate over
+    the recorded requests on every request; with 50 chats waiting that cost the driver, which
+    shares the machine with the bot, more CPU than the bot spent.)"""
+
+    def __init__(self, tg: FakeTelegram) -> None:
+        self.pending: dict[tuple[str, str], asyncio.Future[Any]] = {}
+        tg.observers.append(self.seen)
+
+    def expect(self, method: str, key: object) -> asyncio.Future[Any]:
+        future = asyncio.get_running_loop().create_future()
+        self.pending[(method, str(key))] = future
+        return future
+
+    def seen(self, r: Any) -> None:
+        if not r.ok:
+            return
+        key = r.params.get("callback_query_id" if r.method == "answerCallbackQuery" else "chat_id")
+        future = self.pending.pop((r.method, str(key)), None)
+        if future is not None and not future.done():
+            future.set_result(r)
+
+
+def waiters(tg: FakeTelegram) -> Waiters:
+    """One Waiters per fake server."""
+    found = getattr(tg, "_load_waiters", None)
+    if found is None:
+        found = Waiters(tg)
+        tg._load_waiters = found  # type: ignore[attr-defined]
+    return found
+
+
 @dataclass
 class Driver:
     """Players in one chat; every action waits for the bot's answer."""
@@ -113,18 +162,20 @@ class Driver:
         return int(self.chat["id"])
 
     async def say(self, user: dict[str, Any], words: str, method: str = "sendMessage") -> Any:
-        start, began = len(self.tg.requests), time.perf_counter()
+        """Write `words`; the latency runs until the bot's next `method` in this chat."""
+        answered = waiters(self.tg).expect(method, self.chat_id)
+        began = time.perf_counter()
         await self.tg.send_message(self.chat, user, words)
-        req = await self.tg.wait_for_request(
-            method, TIMEOUT, after=start,
-            where=lambda r: r.ok and str(r.params.get("chat_id")) == str(self.chat_id))
+        req = await asyncio.wait_for(answered, TIMEOUT)
         self.latencies.append(time.perf_counter() - began)
         return self.tg.message(self.chat_id, req.result["message_id"])
 
     async def press(self, user: dict[str, Any], message_id: int, data: str) -> dict[str, Any]:
+        """Press a button; the latency runs until the bot answers the query."""
         began = time.perf_counter()
         qid = await self.tg.press(self.chat_id, message_id, user, data)
-        await self.tg.wait_for(lambda: qid in self.tg.callback_answers, TIMEOUT)
+        if qid not in self.tg.callback_answers:  # never answered before press() returned
+            await asyncio.wait_for(waiters(self.tg).expect("answerCallbackQuery", qid), TIMEOUT)
         self.latencies.append(time.perf_counter() - began)
         return self.tg.callback_answers[qid]
 
@@ -194,18 +245,40 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
                 await meter.measure("table", d.say(d.players[1], "/table"))
         result: dict[str, Any] = {"per_update": meter.per_update()}
         if concurrent:
-            result["concurrent"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4))
+            result["concurrent"] = await concurrent_entry(tg, child, concurrent, max(2, rounds // 4))
             if think:
-                result["paced"] = await concurrent_entry(tg, concurrent, max(2, rounds // 4), think)
+                result["paced"] = await concurrent_entry(tg, child, concurrent, max(2, rounds // 4),
+                                                         think)
+                result["waves"] = await concurrent_entry(tg, child, concurrent, max(2, rounds // 4),
+                                                         think, wave=True)
         return result
     finally:
         await child.stop()
 
 
-async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int,
-                           think: float = 0.0) -> dict[str, Any]:
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, all cores (Linux /proc/stat)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [float(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return 0.0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields) - idle) / tick, sum(fields) / tick
+
+
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: int,
+                           think: float = 0.0, wave: bool = False) -> dict[str, Any]:
     """`chats` chats enter hands at once, each in order; with `think`, a player pauses about
-    that long (0.5-1.5x, at random) before each update, as people at a table do."""
+    that long (0.5-1.5x, at random) before each update, as people at a table do. With `wave`,
+    every round all chats send their /hu in the same instant, the player pauses (`think`)
+    reading the preview, taps Confirm, and the next round starts when every chat is done."""
     rng = random.Random(50)
     drivers = [make_chat(tg, 1000 + n) for n in range(chats)]
     await asyncio.gather(*(d.seat_everyone() for d in drivers))
@@ -224,14 +297,45 @@ async def concurrent_entry(tg: FakeTelegram, chats: int, rounds: int,
             await pause()
             await d.tap(who, preview.message_id, "Confirm")
 
+    async def hand(d: Driver, r: int) -> None:
+        who = d.players[r % 4]
+        preview = await d.say(who, "/hu 1 zimo")
+        await pause()  # reading the preview
+        await d.tap(who, preview.message_id, "Confirm")
+
+    async def waves() -> None:
+        for r in range(rounds):  # every chat starts its hand in the same instant
+            await asyncio.gather(*(hand(d, r) for d in drivers))
+
+    bot_before, driver_before, machine_before = await child.counters(), own_cpu(), machine_busy()
+    first_request = len(tg.requests)
     began = time.perf_counter()
-    await asyncio.gather(*(play(d) for d in drivers))
+    if wave:
+        await waves()
+    else:
+        await asyncio.gather(*(play(d) for d in drivers))
     wall = time.perf_counter() - began
+    bot_after, driver_after, machine_after = await child.counters(), own_cpu(), machine_busy()
     lat = sorted(x for d in drivers for x in d.latencies)
-    return {"chats": chats, "think_s": think, "updates": len(lat), "wall_s": wall,
+    calls: dict[str, int] = defaultdict(int)
+    for r in tg.requests[first_request:]:
+        if r.method != "getUpdates":
+            calls[r.method] += 1
+    bot_cpu, driver_cpu = bot_after["cpu"] - bot_before["cpu"], driver_after - driver_before
+    machine_cpu = machine_after[0] - machine_before[0]
+    return {"chats": chats, "think_s": think, "wave": wave, "updates": len(lat), "wall_s": wall,
             "updates_per_s": len(lat) / wall,
-            "p50_ms": 1000 * lat[len(lat) // 2], "p99_ms": 1000 * lat[int(len(lat) * 0.99)],
-            "max_ms": 1000 * lat[-1]}
+            "p50_ms": 1000 * lat[len(lat) // 2], "p90_ms": 1000 * lat[int(len(lat) * 0.9)],
+            "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "max_ms": 1000 * lat[-1],
+            # cores busy on average during the run: the bot process, this process (the fake
+            # Bot API server and the players), and the rest of the machine (the database
+            # server, anything else running)
+            "cores_bot": bot_cpu / wall, "cores_driver": driver_cpu / wall,
+            "cores_rest": max(0.0, machine_cpu - bot_cpu - driver_cpu) / wall,
+            "bot_cpu_ms_per_update": 1000 * bot_cpu / len(lat),
+            # Bot API calls per update; those naming a chat share Telegram's ~30/s overall
+            # limit, which the bot's rate limiter keeps (bot/app.py rate_limiter)
+            "calls_per_update": {m: n / len(lat) for m, n in sorted(calls.items())}}
 
 
 async def measure_echo(tg: FakeTelegram, chats: int, rounds: int) -> dict[str, Any]:
@@ -294,7 +398,9 @@ async def run(backend: str, chats: int, rounds: int, concurrent: int,
 
 
 def show(result: dict[str, Any]) -> str:
-    lines = [f"== {result['backend']}: {result['chats']} chats x {result['rounds']} rounds"]
+    limit = ("without the 30/s overall send cap" if os.environ.get("LOADBOT_NO_RATE_LIMIT")
+             else "with the 30/s overall send cap")
+    lines = [f"== {result['backend']}: {result['chats']} chats x {result['rounds']} rounds, bot {limit}"]
     for who in ("echo", "app"):
         for kind, v in result[who]["per_update"].items():
             lines.append(f"{who:5} {kind:8} cpu {1000 * v['cpu']:6.2f} ms/update  statements "
@@ -302,13 +408,20 @@ def show(result: dict[str, Any]) -> str:
                          f"checkouts {v['checkouts']:4.1f}  (n={int(v['updates'])})")
     lines.append("cpu ratio vs echo: " + ", ".join(f"{k} {v:.1f}x"
                                                  for k, v in result["cpu_ratio_vs_echo"].items()))
-    for key in ("concurrent", "paced"):
+    for key in ("concurrent", "paced", "waves"):
         if key in result["app"]:
             c = result["app"][key]
             how = f", a pause of ~{c['think_s']:g} s before each" if c["think_s"] else ", no pauses"
+            if c.get("wave"):
+                how = (f", in waves: every chat's /hu in the same instant, Confirm after reading "
+                       f"~{c['think_s']:g} s")
             lines.append(f"{c['chats']} chats at once{how}: {c['updates']} updates in "
                          f"{c['wall_s']:.1f} s ({c['updates_per_s']:.1f}/s), p50 {c['p50_ms']:.0f} ms, "
-                         f"p99 {c['p99_ms']:.0f} ms, max {c['max_ms']:.0f} ms")
+                         f"p90 {c['p90_ms']:.0f} ms, p99 {c['p99_ms']:.0f} ms, max {c['max_ms']:.0f} ms"
+                         f"; cores busy: bot {c['cores_bot']:.2f}, fake server + players "
+                         f"{c['cores_driver']:.2f}, rest (database, others) {c['cores_rest']:.2f}; "
+                         f"bot {c['bot_cpu_ms_per_update']:.1f} ms CPU/update; Bot API calls/update: "
+                         + ", ".join(f"{m} {n:.2f}" for m, n in c["calls_per_update"].items()))
     return "\n".join(lines)
 
 
@@ -320,8 +433,13 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=0)
     parser.add_argument("--think", type=float, default=0.0,
                         help="also run the chats at once with pauses of about this many seconds")
+    parser.add_argument("--no-rate-limit", action="store_true",
+                        help="the bot without its 30 requests/s overall cap (Telegram's own send "
+                             "limit), to see what the bot itself can do")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
+    if args.no_rate_limit:
+        os.environ["LOADBOT_NO_RATE_LIMIT"] = "1"  # read by tests/bench/loadbot.py
     result = asyncio.run(run(args.db, args.chats, args.rounds, args.concurrent, args.think))
     print(show(result))
     if args.json:

@@ -7,6 +7,8 @@ Application that answers every message with a message carrying one button, and e
 with an edit of that message and a callback answer — the least any bot does per update.
 On SIGUSR1 it writes one JSON line to stdout with its counters so far: CPU seconds, SQL
 statements (cursor executions), transactions begun and connections checked out. SIGTERM stops it.
+LOADBOT_NO_RATE_LIMIT=1 lifts the bot's 30 requests/s overall cap; LOADBOT_NO_GC_FREEZE=1 leaves
+the start-up objects to the garbage collector (as before bot.app.freeze_startup_objects).
 """
 
 from __future__ import annotations
@@ -89,7 +91,24 @@ async def run_echo(settings: Settings, stop: asyncio.Event) -> None:
         await app.stop()
 
 
+def lift_overall_limit() -> None:
+    """LOADBOT_NO_RATE_LIMIT=1: no 30 requests/s overall cap (retry_after is still obeyed), to
+    measure what the bot itself can do apart from Telegram's send limit."""
+    import telegram.ext
+
+    import bot.app
+
+    bot.app.rate_limiter = lambda: telegram.ext.AIORateLimiter(  # type: ignore[assignment]
+        overall_max_rate=0, group_max_rate=0, max_retries=5)
+
+
 async def run_app(settings: Settings, stop: asyncio.Event) -> None:
+    if os.environ.get("LOADBOT_NO_RATE_LIMIT"):
+        lift_overall_limit()
+    if os.environ.get("LOADBOT_NO_GC_FREEZE"):  # the bot as it was before it froze its start-up
+        import bot.app
+
+        bot.app._frozen = True
     store = await Store.open(settings.database_url)
     count_sql(store)
     try:

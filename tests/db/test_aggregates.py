@@ -169,6 +169,28 @@ async def test_hands_read_in_a_worker_thread_with_its_own_connection(store: Stor
     assert threads and threading.get_ident() not in threads
 
 
+async def test_export_reads_a_span_of_hands_and_the_live_count(store: Store) -> None:
+    """What the export cache reads: the hands after the last one it holds (up to a mark), and
+    from the aggregates how many hands are entered and how many are not voided."""
+    rng = random.Random(5)
+    s = await seated_session(store, chat_id=-82)
+    assert await store.export_mark(s.id) == (0, 0)
+    ids = []
+    for i in range(6):
+        record, outcome = luzhou_hand(rng)
+        ids.append((await store.record_hand(s.id, record, outcome, entered_by=None,
+                                            idempotency_key=f"x{i}")).id)
+    assert await store.export_mark(s.id) == (6, 6)
+    await store.void_hand(ids[-1], by=None, reason="typo")
+    assert await store.export_mark(s.id) == (6, 5)
+    assert await store.voided_seqs(s.id) == [6]
+    seen: list[int] = []
+    await store.consume_hands_off_loop(s.id, lambda b: seen.extend(h.seq for h in b), batch=2,
+                                       after=2, upto=5)
+    assert seen == [3, 4, 5]
+    assert [h.seq async for b in store.iter_hands(s.id, after=4) for h in b] == [5, 6]
+
+
 async def test_an_imported_session_has_its_aggregates(store: Store) -> None:
     from db import HandToImport
 

@@ -89,6 +89,7 @@ class FakeTelegram:
       expire_callbacks(*query_ids)                     queries a dead bot process never answered
       commands {(scope json, language_code): [BotCommand]}, webhook (setWebhook's params or None)
       internal_errors: the fake's own failures (should stay empty)
+      observers: callables given each RecordedRequest as it is recorded (load drivers)
 
     Webhook mode: `webhook_target` (e.g. http://127.0.0.1:PORT/telegram) is where injected updates
     go once the bot called setWebhook (its https URL cannot be reached from tests);
@@ -105,6 +106,9 @@ class FakeTelegram:
         self.bot_user: dict[str, Any] = {"id": int(token.split(":")[0]), "is_bot": True,
                                          "first_name": first_name, "username": username}
         self.requests: list[RecordedRequest] = []
+        # Called with every recorded request as it is recorded (a load driver waiting on many
+        # chats at once uses this instead of re-scanning `requests` on every change).
+        self.observers: list[Callable[[RecordedRequest], None]] = []
         self.injected: list[dict[str, Any]] = []
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -532,7 +536,10 @@ class FakeTelegram:
             status, body = outcome.code, outcome.body()
         else:
             status, body = 200, {"ok": True, "result": outcome}
-        self.requests.append(RecordedRequest(method, params, files, status, body))
+        recorded = RecordedRequest(method, params, files, status, body)
+        self.requests.append(recorded)
+        for observe in self.observers:
+            observe(recorded)
         await self._notify()
         return web.json_response(body, status=status)
 
