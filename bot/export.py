@@ -4,14 +4,11 @@ that `python -m scoring score` and /import read back."""
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
-import shutil
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any
 
 from scoring import ScoringError, get_variant, score
@@ -29,9 +26,6 @@ from .limits import (
 
 FORMAT = "mjledger-session/1"
 WIND_NAMES = ("East", "South", "West", "North")
-# Telegram takes documents up to 50 MB; an export larger than this is gzipped (smaller, and
-# lighter on memory while it is sent; /import takes files of up to MAX_IMPORT_BYTES anyway).
-MAX_UPLOAD_BYTES = 16 * 2**20
 CSV_HEADER = ["hand", "seat", "wind", "player", "points", "total_points", "money_cents", "voided",
               "dealer"]
 
@@ -126,18 +120,6 @@ def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: i
     buffer = io.StringIO()
     CsvWriter(buffer, players, stake_cents).write(hands)
     return buffer.getvalue()
-
-
-def fit_for_upload(path: Path, limit: int = MAX_UPLOAD_BYTES) -> Path:
-    """The file as it is, or gzipped (`name.gz`) when it is too large to send (blocking I/O:
-    call it from a worker thread)."""
-    if path.stat().st_size <= limit:
-        return path
-    packed = path.with_name(path.name + ".gz")
-    with path.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    path.unlink()
-    return packed
 
 
 def parse_import(data: bytes) -> ImportedSession:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import subprocess
@@ -16,7 +15,6 @@ from bot.export import (
     ExportedHand,
     ImportError_,
     JsonWriter,
-    fit_for_upload,
     parse_import,
     to_csv,
     to_json,
@@ -110,16 +108,6 @@ def test_streamed_files_in_batches_match_the_whole_documents(tmp_path) -> None:
     assert (tmp_path / "x.csv").read_bytes().decode() == to_csv(PLAYERS, all_hands, 50)
     assert json.loads((tmp_path / "x.json").read_text()) == to_json("luzhou", {"cap": 40}, 50,
                                                                      PLAYERS, all_hands)
-
-
-def test_a_file_too_large_to_upload_is_gzipped(tmp_path) -> None:
-    small, big = tmp_path / "a.json", tmp_path / "b.json"
-    small.write_text("[]")
-    big.write_text("[" + ",".join(["1"] * 5000) + "]")
-    assert fit_for_upload(small, limit=100) == small
-    packed = fit_for_upload(big, limit=100)
-    assert packed.name == "b.json.gz" and not big.exists() and packed.stat().st_size < 100 * 50
-    assert json.loads(gzip.decompress(packed.read_bytes())) == [1] * 5000
 
 
 def test_an_import_with_rules_scoring_refuses_says_which() -> None:
