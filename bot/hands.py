@@ -282,8 +282,11 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     if not hand.created:
         await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
         return
-    session = await store.get_session(session.id)
-    totals = await store.totals(session.id)
+    if session_mark(session) == mark:  # the snapshot was the table the hand was added to
+        totals = tuple(t + d for t, d in zip(session.totals, outcome["deltas"], strict=True))
+    else:
+        session = await store.get_session(session.id)
+        totals = await store.totals(session.id)
     # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
