@@ -66,6 +66,7 @@ async def add_to_totals(s: AsyncSession, session_id: int, deltas: Sequence[int])
 
 _EFFECT_COLUMNS = tuple(c.name for c in M.HAND_EFFECTS.c)
 _NO_EFFECT = dict.fromkeys(_EFFECT_COLUMNS)
+_APPLY_EFFECTS = insert(M.HAND_EFFECTS)
 
 
 def _effect(kind: str, session_id: int, **values: Any) -> dict[str, Any]:
@@ -100,7 +101,7 @@ async def add_hand(s: AsyncSession, session_id: int, hand_id: int, seq: int, lev
     if draft is not None:
         rows.append(_effect("draft", session_id, chat_id=draft[0], message_id=draft[1],
                             version=draft[2]))
-    await s.execute(insert(M.HAND_EFFECTS).values(rows))
+    await s.execute(_APPLY_EFFECTS, rows)  # one statement, executed for each row
 
 
 async def _add_patterns(s: AsyncSession, insert: Any, session_id: int, facts: Sequence[Any],
