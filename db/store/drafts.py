@@ -39,7 +39,7 @@ class DraftsMixin(StoreCore):
 
         async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
             if not self._sqlite:  # in turn with confirm_hand (SQLite: the DELETE's write lock)
-                await self._locked_session(s, session_id)
+                await s.execute(_LOCK_SESSION, {"b_session": session_id})
             # Few statements (an entry is opened often): the old entries are deleted and read
             # back in one, the new one is inserted only if the session runs.
             gone = (await s.execute(_CLOSE_SESSION_DRAFTS, {"b_session": session_id})).all()
@@ -167,6 +167,7 @@ class DraftsMixin(StoreCore):
 # Built once (bound parameters): a draft is written on every tap, and building a statement
 # costs more than running it.
 _DRAFTS, _SESSIONS = M.Draft.__table__, M.Session.__table__
+_LOCK_SESSION = select(_SESSIONS.c.id).where(_SESSIONS.c.id == bindparam("b_session")).with_for_update()
 _CLOSE_SESSION_DRAFTS = (delete(_DRAFTS).where(_DRAFTS.c.session_id == bindparam("b_session"))
                          .returning(*_DRAFTS.c))
 _OPEN_DRAFT = _DRAFTS.insert().from_select(
