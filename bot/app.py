@@ -25,7 +25,17 @@ from scoring import all_variants
 from scoring.settlement import format_cents
 
 from . import greeting, hands, ledger, sessions, standings
-from .common import Context, fallback_language, refusal, reply, running_session, scope, send, store_of
+from .common import (
+    Context,
+    fallback_language,
+    refusal,
+    reply,
+    running_session,
+    scope,
+    send,
+    stale_button,
+    store_of,
+)
 from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
@@ -71,6 +81,9 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
 /stats [@name] — statistics; /chart — running totals; /export and /import — files""")
+HELP_READY = N_("Wall ran out (查叫 in Luzhou and Guiyang): /hu 流局 E 111m222m333p44p55p S "
+                "123m456m789p123p4p — each seat still in with its 13 tiles, its ready features or "
+                "不听; a seat left out is not ready.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -88,9 +101,9 @@ HELP_BOOKS = N_(
 async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    text = esc(t(HELP)) + "\n\n" + esc(t(HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
-                                         stake=format_cents(MAX_STAKE_CENTS),
-                                         payment=format_cents(MAX_PAYMENT_CENTS)))
+    text = esc(t(HELP)) + "\n" + esc(t(HELP_READY)) + "\n\n" + esc(t(
+        HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
+        stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant], sc.lang)
@@ -121,7 +134,7 @@ async def guard(update: Update, context: Context) -> None:
             raise ApplicationHandlerStop
         if not query.data or not query.data.isascii():  # the bot's buttons carry ASCII data
             t = await _chat_t(context, query.message.chat.id, query.from_user)
-            await query.answer(t("That button is no longer valid."), show_alert=True)
+            await stale_button(query, t)
             raise ApplicationHandlerStop
         return
     message = update.message
@@ -150,7 +163,7 @@ async def guard(update: Update, context: Context) -> None:
 async def on_unknown_button(update: Update, context: Context) -> None:
     """Data no handler claims (forged, or from an older version of the bot): answered, no change."""
     sc = await scope(update, context)
-    await update.callback_query.answer(sc.t("That button is no longer valid."), show_alert=True)
+    await stale_button(update.callback_query, sc.t)
 
 
 async def on_migrate(update: Update, context: Context) -> None:

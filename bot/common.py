@@ -229,6 +229,14 @@ def parse_amount(text: str, max_cents: int) -> int:
     return cents
 
 
+STALE_BUTTON = N_("That button is no longer valid.")
+
+
+async def stale_button(query: CallbackQuery, t: Any) -> None:
+    """Answer a tap on a button whose screen or offer is gone (the one reply for all of them)."""
+    await query.answer(t(STALE_BUTTON), show_alert=True)
+
+
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None

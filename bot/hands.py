@@ -7,12 +7,13 @@ from contextlib import suppress
 from typing import Any
 
 from telegram import Update
-from telegram.ext import CallbackQueryHandler, CommandHandler
+from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
 from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
+from . import wizard_reading
 from .common import (
     ChatScope,
     Context,
@@ -25,15 +26,22 @@ from .common import (
     scope,
     seat_names,
     send,
+    stale_button,
     store_of,
     wizard_ctx,
 )
 from .forms import FormError
 from .limits import clip
-from .oneline import LineError, parse_wins
+from .oneline import TILES, LineError, parse_wins
+from .photo import PhotoError
+from .photo.chat import error_text, picture_of, read_message_photo
+from .ready_line import read_ready, ready_note
+from .ready_line import refusal as tiles_refusal
 from .render import esc, outcome_lines, totals_block, unit
-from .tiles_line import read_tiles, reading_note
+from .throttle import throttle_of
+from .tiles_line import read_tiles
 from .wizard import Ctx, hand_state, new_draft, press, screen
+from .wizard_tiles import KeyRefused, refusal_text
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -97,6 +105,11 @@ async def cmd_hand(update: Update, context: Context) -> None:
 
 
 async def cmd_hu(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is not None and message.reply_to_message is not None \
+            and picture_of(message.reply_to_message) is not None:
+        await hu_photo(update, context)  # /hu answering a photo of the hand
+        return
     sc = await scope(update, context)
     session = await _running(update, context, sc)
     if session is None:
@@ -104,9 +117,12 @@ async def cmd_hu(update: Update, context: Context) -> None:
     ctx = await wizard_ctx(store_of(context), session, sc.lang)
     try:
         events = parse_wins(ctx.variant, context.args or [], ctx.names)
+        typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
+                 if w.get(TILES)}
         read = read_tiles(ctx.variant, ctx.base, events)
-    except ScoringError as exc:  # tiles that do not make a winning hand
-        await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
+        ready = read_ready(ctx.variant, ctx.base, events)
+    except ScoringError as exc:  # tiles that do not make a winning (or waiting) hand
+        await reply(update, context, "⚠️ " + esc(tiles_refusal(ctx, exc)))
         return
     except LineError as exc:
         kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
@@ -118,10 +134,47 @@ async def cmd_hu(update: Update, context: Context) -> None:
         await reply(update, context, "⚠️ " + esc(ctx.explain(exc)))
         return
     # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
-    # how the hand went on
-    await _open_wizard(update, context, sc, session,
-                       new_draft(events, step="preview" if ended else "main"),
-                       reading_note(sc.t, ctx.names, read))
+    # how the hand went on. The reading taken stays in the draft: every screen names it.
+    draft = new_draft(events, step="preview" if ended else "main")
+    if read:
+        draft["reads"] = wizard_reading.reads_from(read, typed)
+    await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready))
+
+
+async def hu_photo(update: Update, context: Context) -> None:
+    """/hu as a photo's caption, or answering a photo: the tiles seen open in the tile keyboard
+    for correction before anything is scored; the winner and how he won come from the words
+    after /hu, else the wizard asks for them first."""
+    sc = await scope(update, context)
+    session = await _running(update, context, sc)
+    if session is None:
+        return
+    message = update.effective_message
+    words = (message.caption or message.text or "").split()[1:]
+    store = store_of(context)
+    ctx = await wizard_ctx(store, session, sc.lang)
+    events: list[dict[str, Any]] = []
+    try:
+        if words:
+            events = parse_wins(ctx.variant, words, ctx.names)
+    except LineError as exc:
+        kwargs = {k: clip(v) if isinstance(v, str) else v for k, v in exc.kwargs.items()}
+        await reply(update, context, "⚠️ " + esc(sc.t(exc.msgid, **kwargs)) + "\n"
+                    + esc(sc.t("See /help for the one-line format.")))
+        return
+    try:
+        reading = await read_message_photo(context.bot, message)
+    except PhotoError as exc:
+        await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
+        return
+    unsure = [reading.names[i] for i in reading.uncertain]
+    wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
+    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names, unsure)
+    note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
+                           "got wrong, then tap Done.", n=len(reading.names)))
+    if draft["step"] == "main":
+        note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
+    await _open_wizard(update, context, sc, session, draft, note)
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:
@@ -151,7 +204,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     if len(parts) < 3 or parts[1] != str(draft.get("rev")):
         # A screen older than the draft: show the current one instead of refusing forever.
         view = screen(draft, ctx, draft["rev"])
-        await edit(query, view.text, view.rows)
+        await _edit(query, context, view.text, view.rows)
         await query.answer(t("That screen was out of date; here is the current one."),
                            show_alert=True)
         return
@@ -162,7 +215,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     try:
         action = press(draft, ctx, op, a, b)
     except FormError:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     if action == "cancel":
         await _cancel(query, context, sc, saved)
@@ -207,9 +260,21 @@ async def _save_and_show(query: Any, context: Context, sc: ChatScope, saved: Any
     view = screen(draft, ctx, draft["rev"])
     if note:
         view.text += "\n\n⚠️ " + esc(note)
-    await edit(query, view.text, view.rows)
+    await _edit(query, context, view.text, view.rows, spaced=draft["step"] == "keys")
     alert = note or (("⚠️ " + draft["error"]) if draft.get("error") else None)
     await query.answer(alert[:190] if alert else None, show_alert=bool(alert))
+
+
+async def _edit(query: Any, context: Context, text: str, rows: Any = (), *,
+                spaced: bool = False) -> None:
+    """Edit the wizard's message: at once, unless the tile keyboard edited it within the last
+    second (or `spaced`: the keyboard opens), then in turn through the throttle."""
+    throttle = throttle_of(context)
+    message = query.message
+    if spaced or throttle.recent(message.chat.id, message.message_id):
+        await throttle.show_now(context.bot, message.chat.id, message.message_id, text, rows)
+    else:
+        await edit(query, text, rows)
 
 
 async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
@@ -241,7 +306,7 @@ async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> No
         await query.answer(t("Someone changed this hand at the same moment; try again."),
                            show_alert=True)
         return
-    await edit(query, esc(t("Hand entry cancelled.")))
+    await _edit(query, context, esc(t("Hand entry cancelled.")))
     await query.answer()
 
 
@@ -272,7 +337,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)
         return
     except DraftClosed:
-        await edit(query, esc(t("Hand entry cancelled.")))
+        await _edit(query, context, esc(t("Hand entry cancelled.")))
         await query.answer(t("This entry was cancelled; nothing was recorded."), show_alert=True)
         return
     except StaleDraft:
@@ -299,7 +364,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
                           unit(ctx.variant, sc.lang))
     if outcome.get("level_over"):
         lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
-    await edit(query, "\n".join(lines))
+    await _edit(query, context, "\n".join(lines))
     await query.answer(t("Recorded."))
 
 
@@ -334,9 +399,68 @@ async def cmd_undo(update: Update, context: Context) -> None:
     await send(context, sc.chat_id, "\n".join(lines))
 
 
+async def on_key(update: Update, context: Context) -> None:
+    """k:<op>[:<tile>] on the tile keyboard. The tap is answered at once; the message is edited
+    through the throttle (at most once a second, the last state wins), so a quick run of taps
+    neither waits on Telegram nor runs into its limits. The keys carry no screen version: a tap
+    on a keyboard not yet redrawn is still the tile meant."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    message = query.message
+    saved = await _draft_of(store, message.chat.id, message.message_id)
+    if saved is None:
+        await _closed(query, context, sc, message.chat.id, message.message_id)
+        return
+    session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
+        else await store.get_session(saved.session_id)
+    if session.ended_at is not None:
+        await store.delete_draft(saved.chat_id, saved.message_id)
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    if not await may_act(context, sc, session, query.from_user.id):
+        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        return
+    parts = (query.data or "").split(":")
+    op, arg = parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
+    draft = dict(saved.data)
+    mark = session_mark(session) or await store.table_mark(session.id)
+    ctx = await wizard_ctx(store, session, sc.lang)
+    draft["error"] = None
+    try:
+        wizard_reading.key_press(draft, ctx, op, arg)
+    except FormError:
+        view = screen(draft, ctx, draft["rev"])
+        await throttle_of(context).show_now(context.bot, saved.chat_id, saved.message_id,
+                                            view.text, view.rows)
+        await query.answer(t("That screen was out of date; here is the current one."),
+                           show_alert=True)
+        return
+    except KeyRefused as exc:
+        await query.answer(refusal_text(t, exc)[:190])
+        return
+    except wizard_reading.ReadRefused as exc:
+        draft["error"] = exc.text  # shown under the keyboard until the next tap
+        await query.answer(("⚠️ " + exc.text)[:190], show_alert=True)
+    else:
+        await query.answer()
+    draft["rev"] = int(draft["rev"]) + 1
+    draft["table"] = mark
+    try:
+        await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
+                               data=draft, expected_version=saved.version)
+    except StaleDraft:
+        return  # a tap of someone else came first: the screen shows theirs
+    view = screen(draft, ctx, draft["rev"])
+    throttle_of(context).show(context.bot, saved.chat_id, saved.message_id, view.text, view.rows)
+
+
 HANDLERS = [
     CommandHandler("hand", cmd_hand),
     CommandHandler("hu", cmd_hu),
+    MessageHandler((filters.PHOTO | filters.Document.IMAGE)
+                   & filters.CaptionRegex(r"^/hu(@\w+)?(\s|$)"), hu_photo),
+    CallbackQueryHandler(on_key, pattern=r"^k:"),
     CommandHandler("undo", cmd_undo),
     CallbackQueryHandler(on_wizard_button, pattern=r"^h:"),
 ]

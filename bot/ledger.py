@@ -31,6 +31,7 @@ from .common import (
     scope,
     seat_names,
     send,
+    stale_button,
     store_of,
 )
 from .export import (
@@ -201,7 +202,7 @@ async def on_paid_button(update: Update, context: Context) -> None:
     t, store = sc.t, store_of(context)
     numbers = _button_numbers(query.data, 3)
     if numbers is None:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     payer, payee, cents, session_id = numbers
     confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
@@ -213,7 +214,7 @@ async def on_paid_button(update: Update, context: Context) -> None:
     try:
         balances = await store.money_balances(sc.chat_id, session_ids=ids)
     except StoreError:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     open_now = settle({k: v for k, v in balances.items() if v})
     if Transfer(payer, payee, cents) not in open_now:
@@ -247,7 +248,7 @@ async def on_received_button(update: Update, context: Context) -> None:
     t, store = sc.t, store_of(context)
     numbers = _button_numbers(query.data, 1)
     if numbers is None:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     payment_id, session_id = numbers
     try:
@@ -255,7 +256,7 @@ async def on_received_button(update: Update, context: Context) -> None:
     except StoreError:
         payment = None
     if payment is None or payment.chat_id != sc.chat_id:
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     if not await _may_confirm(context, sc, payment.to_person, query.from_user.id):
         await query.answer(t("Only the payee, or a chat admin, can confirm a payment."),

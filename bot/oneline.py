@@ -11,6 +11,7 @@ An unknown word is answered with the closest known words.
 Tiles in place of feature words (shared/spec/tiles.md, read in bot/tiles_line.py): `/hu 南 自摸
 123m456m789p11s 中中中`; the joker indicator of Cixi and Feibao as `龙=5m`, `精=5m` or
 `indicator=5m`.
+An exhausted wall, with 查叫 by tiles (bot/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
 from __future__ import annotations
@@ -186,7 +187,10 @@ def parse_wins(variant: Variant, tokens: list[str],
                 parts.append([])
             if piece.strip():
                 parts[-1].append(piece)
-    return [parse_hu(variant, part, names) for part in parts if part] or [
+    from .ready_line import is_exhausted, parse_exhausted  # 流局 and its 查叫 by tiles
+
+    return [parse_exhausted(variant, part, names) if is_exhausted(part)
+            else parse_hu(variant, part, names) for part in parts if part] or [
         parse_hu(variant, [], names)]
 
 

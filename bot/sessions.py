@@ -25,6 +25,7 @@ from .common import (
     scope,
     seat_names,
     send,
+    stale_button,
     store_of,
 )
 from .forms import Kind
@@ -195,7 +196,7 @@ async def on_new_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     name = query.data.split(":", 1)[1]
     if name not in all_variants():
-        await query.answer(sc.t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, sc.t)
         return
     if await store_of(context).running_session(sc.chat_id) is not None:
         await edit(query, esc(sc.t("A session is already running here: /table shows it, "
@@ -245,7 +246,7 @@ async def on_session_button(update: Update, context: Context) -> None:
             await query.answer()
             return
         elif op != "b":
-            await query.answer(t("That button is no longer valid."), show_alert=True)
+            await stale_button(query, t)
             return
     except StoreError as exc:
         await query.answer(refusal(t, exc)[:190], show_alert=True)
@@ -272,7 +273,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
     specs = forms.fields_of(variant.Rules)
     idx = int(parts[2])
     if idx >= len(specs):
-        await query.answer(t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, t)
         return
     spec = specs[idx]
     rules = variant.Rules.model_validate(session.rules).model_dump()
@@ -368,7 +369,7 @@ async def on_lang_button(update: Update, context: Context) -> None:
     lang = query.data.split(":", 1)[1]
     sc = await scope(update, context)
     if lang not in LANGS:
-        await query.answer(sc.t("That button is no longer valid."), show_alert=True)
+        await stale_button(query, sc.t)
         return
     if not await _may_set_language(context, sc, query.from_user.id):
         await query.answer(sc.t("Only seated players and chat admins can do that."),

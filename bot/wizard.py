@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from scoring import IncompleteHand, ScoringError, score
 from scoring.variant import Variant
 
-from . import forms
+from . import forms, wizard_reading, wizard_ready
 from .forms import FormError, Kind, Spec
 from .i18n import N_, translator
 from .render import (
@@ -154,6 +154,8 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
         return _press_main(draft, ctx, op, a)
     if step == "how":
         _press_how(draft, ctx, op, a)
+        wizard_reading.open_photo(draft, ctx)  # a photo's tiles: straight to the keyboard
+        wizard_reading.reread(draft, ctx)  # tiles read under another way of winning
     elif step in ("form", "tile"):
         return _press_form(draft, ctx, op, a, b)
     elif step == "preview":
@@ -177,6 +179,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         draft.update(pending=win, step="how", path=[])
         if op == "wz":
             _press_how(draft, ctx, "hs", "")
+            wizard_reading.open_photo(draft, ctx)
     elif op == "x" and "exhausted" in _event_types(v):
         pending = forms.blank(_model(v, "exhausted"))
         if "ready" in pending:
@@ -192,7 +195,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         draft.update(pending=forms.blank(_model(v, type_name)), step="form", path=[])
         _at_once(draft, ctx)
     elif op == "u" and events:
-        events.pop()
+        wizard_reading.forget(draft, events.pop())
     elif op == "p":
         if not events:
             draft["error"] = ctx.t("Nothing entered yet: add what happened first.")
@@ -309,6 +312,12 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
         pending = draft["pending"]
         if not draft["path"] and "from" in _skipped(pending) and pending["type"] != "win":
             pending["from"] = None  # a kong that is no longer exposed has no discarder
+    elif op == "kt" and a.isdigit() and not draft["path"] and draft["pending"]["type"] == "win":
+        wizard_reading.open_keys(draft, ctx, int(a))  # the tile keyboard (wizard_tiles)
+    elif op == "kr" and not draft["path"]:
+        wizard_reading.choose_reading(draft, ctx, a, b)
+    elif op == "rt":
+        wizard_ready.open_keys(draft, ctx, a)  # a seat's tiles at the exhausted wall (查叫)
     elif op == "o":
         if "." in a:  # sub-forms open from the top level of a form only
             raise FormError(a)
@@ -475,6 +484,9 @@ def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
         s = _tile_screen(draft, ctx, cb)
     elif step == "preview":
         s = _preview_screen(draft, ctx, cb)
+    elif step == "keys":
+        s = (wizard_ready.keys_view if wizard_ready.is_ready_keys(draft)
+             else wizard_reading.keys_view)(draft, ctx)
     else:
         s = _form_screen(draft, ctx, cb)
     if draft.get("error"):
@@ -509,7 +521,8 @@ def _header(draft: dict[str, Any], ctx: Ctx) -> str:
         lines.append("")
         for i, ev in enumerate(draft["events"], 1):
             lines.append(f"{i}. {summarize_event(ctx, ev)}")
-    return "\n".join(lines)
+    reads = wizard_reading.reading_lines(draft, ctx)  # which reading of the tiles was taken
+    return "\n".join([*lines, *(["", *reads] if reads else [])])
 
 
 def term_title(ctx: Ctx) -> str:
@@ -625,6 +638,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     hint = esc(t("Tap what applies; the payments below follow.") if whole
                else t("Tap to change; Done when it is right."))
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
+    text += "".join("\n" + line for line in wizard_ready.lines(draft, ctx))  # 查叫 by tiles
     if whole is not None:
         text += "\n\n" + "\n".join(_outcome_block(ctx, whole))
     skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
@@ -632,6 +646,9 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     hidden = _won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
     rows = form_rows(ctx, model, obj, cb, skip=skip, hidden=hidden, by=pending.get("by"),
                      event=pending["type"])
+    if pending["type"] == "win" and not path:
+        rows = wizard_reading.winner_rows(draft, ctx, cb) + rows
+    rows += wizard_ready.rows(draft, ctx, cb)  # 查叫 by tiles: a seat's 13 tiles
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
         nav.append(_ok(t("Confirm"), cb("ok")))

@@ -7,5 +7,6 @@ rules, and return the winner features of the most valuable one; list a ready han
 
 from .analysis import analyze, waits
 from .notation import parse_tiles
+from .ready import has_ready_check, ready_entry, ready_value
 
-__all__ = ["analyze", "parse_tiles", "waits"]
+__all__ = ["analyze", "has_ready_check", "parse_tiles", "ready_entry", "ready_value", "waits"]

@@ -400,17 +400,23 @@ def waits(data: Any) -> dict[str, Any]:
     tiles = _candidates(table, hand)
     counts, wild = _split_jokers(hand, table.jokers)
     found = []
+    per_wait = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
         scored, _, _ = score_readings(table, hand, tile, "self_draw")
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
+            per_wait.append((tile, scored))
     best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
     result: dict[str, Any] = {"waits": found, "ready": bool(found),
                               "best": ({"tile": best["tile"], "winner": best["winner"],
                                         "value": best["value"]} if best else None), **out}
     if table.name in READY_FIELDS:
-        result["ready_entry"] = ({k: v for k, v in best["winner"].items()
-                                  if k in READY_FIELDS[table.name]} if best else None)
+        from .ready import best_ready  # ready.py builds on this module
+
+        # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
+        # the waits otherwise
+        chosen = best_ready(table, per_wait)
+        result["ready_entry"] = chosen["ready"] if chosen else None
     return result
 
 

@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import forms
+from bot import forms, wizard_reading
 from bot.forms import FormError
 from bot.oneline import LineError, parse_hu, parse_wins
 from bot.wizard import Ctx, new_draft, press, screen
 from bot.wizard_form import label as field_label
 from bot.wizard_form import value_label
+from bot.wizard_tiles import KeyRefused
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -29,6 +30,13 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
 
 
 def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
+    if data.startswith("k:"):  # the tile keyboard's keys (bot/wizard_tiles.py)
+        _, op, *arg = data.split(":")
+        try:
+            wizard_reading.key_press(draft, ctx, op, *arg[:1])
+        except (KeyRefused, wizard_reading.ReadRefused) as exc:
+            raise FormError(op) from exc  # refused: the draft is as it was
+        return None
     _, _, op, *rest = data.split(":")
     return press(draft, ctx, op, *rest[:2])
 

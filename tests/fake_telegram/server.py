@@ -73,6 +73,9 @@ class FakeTelegram:
 
     Misbehaving on demand:
       fail_next(method, times=1, retry_after=1)        429 Too Many Requests with retry_after
+      limit_edits(interval=1.0, retry_after=1)         from now on, a message edited again within
+                                                       `interval` seconds answers 429 (Telegram
+                                                       throttles rapid edits of one message)
       reject_next(method, error_code, description, times=1)
 
     Looking at what the bot did:
@@ -123,6 +126,8 @@ class FakeTelegram:
         self._open_callbacks: list[str] = []
         self._all_callbacks: list[str] = []
         self._failures: dict[str, list[ApiError]] = {}
+        self._edit_limit: tuple[float, int] | None = None
+        self._last_edit: dict[tuple[int, int], float] = {}
         self._files: dict[str, StoredFile] = {}
         self._mark = 0
         self._poll_generation = 0
@@ -396,6 +401,11 @@ class FakeTelegram:
         """The next `times` calls of `method` answer 429 Too Many Requests."""
         error = ApiError(429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after})
         self.reject_next(method, error.code, error.description, times, error.parameters)
+
+    def limit_edits(self, interval: float = 1.0, retry_after: int = 1) -> None:
+        """Edits of one message closer together than `interval` seconds answer 429 with
+        `retry_after` (the time is taken when the fake handles the edit)."""
+        self._edit_limit = (interval, retry_after)
 
     def reject_next(self, method: str, error_code: int, description: str, times: int = 1,
                     parameters: dict[str, Any] | None = None) -> None:
@@ -831,9 +841,16 @@ class FakeTelegram:
             raise bad_request("message to edit not found")
         if msg.sender.get("id") != self.bot_user["id"] or msg.service:
             raise bad_request("message can't be edited")
+        if self._edit_limit is not None:
+            interval, retry_after = self._edit_limit
+            last = self._last_edit.get((chat["id"], msg.message_id))
+            if last is not None and time.monotonic() - last < interval:
+                raise ApiError(429, f"Too Many Requests: retry after {retry_after}",
+                               {"retry_after": retry_after})
         return msg
 
     def _edited(self, msg: StoredMessage) -> dict[str, Any]:
+        self._last_edit[(msg.chat["id"], msg.message_id)] = time.monotonic()
         msg.edit_date = _now()
         msg.edits += 1
         return msg.to_api()

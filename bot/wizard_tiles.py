@@ -1,0 +1,476 @@
+"""The tile keyboard: a hand entered tile by tile on one message (issue 14).
+
+Reusable on its own (the /hand wizard's winner step uses it, 查叫 by tiles can too). The state is
+plain JSON, kept in the caller's draft; three pure functions work on it:
+
+    state = new_state(tiles=("1m", "2m"), win=False)   # a blank hand, or one read from a photo
+    spec = KeySpec(variant="cixi", rules={}, want=14)  # want=13 for a ready hand (no winning tile)
+    press_key(state, spec, op, arg) -> "done" | "back" | None      # raises KeyRefused
+    keys_screen(state, spec, t, cb, title="") -> Screen             # t: the chat's translator
+    notation(state, spec) -> "123m456p[555s]+7z"                    # what scoring.tiles reads
+
+`cb(op, arg)` makes a button's callback data (at most 64 bytes with the caller's prefix); ops:
+`t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: Luzhou's 红中, and once the
+turned tile is known Cixi's 龙 / Feibao's 正精 and 副精), `a` the same tile again, `x` backspace,
+`g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken out, `i` the
+next tile is the turned indicator (state["indicator"], for `analyze`/`waits`), `d` done, `b` back.
+Optional state["unsure"]: tiles a photo was unsure of, named above the keys until taken out.
+
+The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
+shows `keys_screen`; many quick taps should go through bot/throttle.py (the /hand wizard's
+handler, bot/hands.py `on_key`, answers each tap at once and coalesces the edits).
+A `KeyRefused` carries a msgid and its params (`refusal_text(t, exc)` translates it) for the
+callback's answer; the state is then unchanged. "done" means the tile count is right for `want`
+(14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /
+`waits` on `notation`).
+
+Tiles keep the order they were tapped in; with `spec.want == 14` the last tile tapped into the
+hand is the winning tile (`+` in the notation), unless the hand came from a photo and no tile has
+been tapped since. In meld mode taps build exposed sets: a chow closes at its third tile, four of
+a kind close as a kong, a pung closes when a different tile starts the next meld (or at done).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .i18n import N_
+from .render import esc
+from .wizard_form import Button, Screen
+
+SUITS = "mps"
+FLOWERS = tuple(f"{n}f" for n in range(1, 9))
+HONOURS = tuple(f"{n}z" for n in range(1, 8))
+# Unicode mahjong tiles: 🀇…🀏 characters, 🀙…🀡 dots, 🀐…🀘 bamboo, 🀀🀁🀂🀃 winds, 🀆🀅🀄
+# white green red; flowers 春夏秋冬 🀦🀧🀨🀩, 梅兰菊竹 🀢🀣🀥🀤
+_GLYPH_BASE = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
+_HONOUR_GLYPHS = "🀀🀁🀂🀃🀆🀅🀄"
+_FLOWER_GLYPHS = "🀦🀧🀨🀩🀢🀣🀥🀤"
+# Button labels: short, the characters on the tiles (an English table reads 東/中 off them too)
+HONOUR_LABELS = (N_("E"), N_("S"), N_("W"), N_("N"), N_("Wh"), N_("Gr"), N_("Rd"))
+FLOWER_LABELS = (N_("Spr"), N_("Sum"), N_("Aut"), N_("Wtr"), N_("Plum"), N_("Orch"), N_("Chrys"),
+                 N_("Bmb"))
+SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
+# jokers follow a turned tile here (the indicator); Luzhou's are always 红中
+INDICATOR_VARIANTS = frozenset({"cixi", "feibao"})
+# the joker keys, once the turned tile is known: Cixi's 龙 follows it; Feibao's 正精 is the turned
+# tile itself and its 副精 the next
+JOKER_KEYS = {"cixi": (N_("Dragon {tile}"),), "feibao": (N_("Jing {tile}"), N_("Next jing {tile}"))}
+HONOUR_VARIANTS = frozenset({"cixi", "feibao", "hainan"})
+
+Cb = Callable[[str, str], str]
+
+
+class KeyRefused(Exception):
+    """A tap the keyboard does not take; `msgid`/`params` say why (translate with t)."""
+
+    def __init__(self, msgid: str, **params: object) -> None:
+        super().__init__(msgid)
+        self.msgid, self.params = msgid, params
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """What the keyboard offers: the variant's tiles, and how many tiles make a hand."""
+
+    variant: str
+    rules: dict[str, Any] = field(default_factory=dict)
+    want: int = 14  # 14: a winning hand, the last tile tapped is the winning one; 13: ready hand
+
+    @property
+    def honours(self) -> bool:
+        return self.variant in HONOUR_VARIANTS
+
+    @property
+    def flowers(self) -> bool:
+        return self.variant == "hainan"
+
+    @property
+    def indicator(self) -> bool:
+        return self.variant in INDICATOR_VARIANTS
+
+    def most(self, tile: str) -> int:
+        """How many of a tile there are: four, Luzhou's 红中 as many as the table plays."""
+        if self.variant == "luzhou" and tile == "7z":
+            return int(self.rules.get("ghosts", 4))
+        return 1 if tile.endswith("f") else 4
+
+    def usable(self, tile: str) -> bool:
+        if tile.endswith("f"):
+            return self.flowers
+        if tile.endswith("z"):
+            return self.honours or (self.variant == "luzhou" and tile == "7z")
+        return True
+
+
+def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> dict[str, Any]:
+    """A keyboard's state: the hand tiles (in the order given), no melds. `win`: the last of
+    `tiles` is the winning tile (False for tiles read from a photo)."""
+    hand = [x for x in tiles if _valid(x) and not x.endswith("f")]
+    return {"hand": hand, "melds": [], "flowers": [x for x in tiles if x in FLOWERS],
+            "log": ["h"] * len(hand) + ["f"] * sum(x in FLOWERS for x in tiles),
+            "mode": "hand", "last": hand[-1] if hand else None, "win": bool(win and hand),
+            "indicator": None}
+
+
+def refusal_text(t: Callable[..., str], exc: KeyRefused) -> str:
+    """A KeyRefused in the chat's language, its tile named as on the keys."""
+    params = {k: tile_label(t, v) if k == "tile" and isinstance(v, str) and _valid(v) else v
+              for k, v in exc.params.items()}
+    return t(exc.msgid, **params)
+
+
+def _valid(tile: str) -> bool:
+    return (len(tile) == 2 and tile[0] in "123456789" and tile[1] in "mps") or (
+        tile in HONOURS or tile in FLOWERS)
+
+
+# -- counting -------------------------------------------------------------------------------------
+
+def all_tiles(state: dict[str, Any]) -> list[str]:
+    """Every tile held: the hand and the melds (not flowers, not the indicator)."""
+    return [*state["hand"], *(x for m in state["melds"] for x in m["tiles"])]
+
+
+def kongs(state: dict[str, Any]) -> int:
+    return sum(1 for m in state["melds"] if len(m["tiles"]) == 4)
+
+
+def count(state: dict[str, Any]) -> int:
+    """Tiles toward the hand: a kong counts three, as it does at the table."""
+    return len(all_tiles(state)) - kongs(state)
+
+
+# -- pressing a key -------------------------------------------------------------------------------
+
+def press_key(state: dict[str, Any], spec: KeySpec, op: str, arg: str = "") -> str | None:
+    """Apply one key to `state` (in place). Returns "done" or "back" when the keyboard is left,
+    else None. Raises KeyRefused (state unchanged) for a tap that does not fit."""
+    if op == "t":
+        _tile(state, spec, arg)
+    elif op == "a":
+        if state.get("last") is None:
+            raise KeyRefused(N_("Tap a tile first; this repeats the last one."))
+        _tile(state, spec, state["last"])
+    elif op == "x":
+        _backspace(state)
+    elif op == "g":
+        if state["mode"] == "meld":
+            _close_meld(state, finishing=True)
+            state["mode"] = "hand"
+        else:
+            state["mode"] = "meld"
+    elif op in ("k", "r", "i"):
+        if op == "i" and not spec.indicator:
+            raise KeyRefused(N_("That button is no longer valid."))
+        wanted = {"k": "kong", "r": "remove", "i": "indicator"}[op]
+        _close_meld(state, finishing=True)
+        state["mode"] = "hand" if state["mode"] == wanted else wanted
+    elif op == "d":
+        _close_meld(state, finishing=True)
+        state["mode"] = "hand"
+        want = spec.want
+        if count(state) != want:
+            raise KeyRefused(N_("{count} tiles so far; a hand needs {want} (a kong counts as "
+                                "three)."), count=count(state), want=want)
+        if spec.indicator and state.get("indicator") is None:
+            raise KeyRefused(N_("Which tile was turned? Tap “Turned”, then the tile."))
+        return "done"
+    elif op == "b":
+        return "back"
+    else:
+        raise KeyRefused(N_("That button is no longer valid."))
+    return None
+
+
+def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
+    if not _valid(tile) or not spec.usable(tile):
+        raise KeyRefused(N_("That button is no longer valid."))
+    mode = state["mode"]
+    if mode == "indicator":
+        if tile.endswith("f"):
+            raise KeyRefused(N_("That button is no longer valid."))
+        state.update(indicator=tile, mode="hand")
+        return
+    if tile.endswith("f"):
+        if tile in state["flowers"]:
+            raise KeyRefused(N_("There is only one of each flower."))
+        state["flowers"].append(tile)
+        state["log"].append("f")
+        return
+    if mode == "remove":
+        if tile not in state["hand"]:
+            raise KeyRefused(N_("{tile} is not in the hand."), tile=tile)
+        at = len(state["hand"]) - 1 - state["hand"][::-1].index(tile)
+        state["hand"].pop(at)
+        _drop_last(state["log"], "h")
+        if tile in state.get("unsure", []):
+            state["unsure"].remove(tile)  # checked: taken out
+        state["mode"] = "hand"
+        if at == len(state["hand"]):
+            state["win"] = False  # the winning tile went: the next tap is the winning one
+        return
+    held = Counter(all_tiles(state))[tile]
+    adds = 4 if mode == "kong" else 1
+    if held + adds > spec.most(tile):
+        raise KeyRefused(N_("There are only {n} of {tile}."), n=spec.most(tile), tile=tile)
+    if count(state) + (3 if mode == "kong" else 1) > spec.want + (1 if mode == "kong" else 0) \
+            and not (mode == "meld" and _open_kong_step(state, tile)):
+        raise KeyRefused(N_("The hand is full ({want} tiles): ⌫ takes one back."), want=spec.want)
+    if mode == "kong":
+        state["melds"].append({"tiles": [tile] * 4, "concealed": True, "open": False})
+        state["log"].append("k")
+        state["mode"] = "hand"
+    elif mode == "meld":
+        _meld_tile(state, tile)
+    else:
+        state["hand"].append(tile)
+        state["log"].append("h")
+        state["win"] = True
+    state["last"] = tile
+
+
+def _open_kong_step(state: dict[str, Any], tile: str) -> bool:
+    """The fourth of a kind going onto an open pung: a kong, which does not grow the count."""
+    m = state["melds"][-1] if state["melds"] else None
+    return bool(m and m["open"] and m["tiles"] == [tile] * 3)
+
+
+def _meld_tile(state: dict[str, Any], tile: str) -> None:
+    melds = state["melds"]
+    cur = melds[-1] if melds and melds[-1]["open"] else None
+    if cur is not None and not _fits(cur["tiles"], tile):
+        if len(cur["tiles"]) == 3 and len(set(cur["tiles"])) == 1:
+            cur["open"] = False  # a pung, ended by the next meld's first tile
+            cur = None
+        else:
+            raise KeyRefused(N_("{tile} does not fit the meld being entered."), tile=tile)
+    if cur is None:
+        cur = {"tiles": [], "concealed": False, "open": True}
+        melds.append(cur)
+    cur["tiles"].append(tile)
+    state["log"].append("g")
+    ts = cur["tiles"]
+    if len(ts) == 4 or (len(ts) == 3 and len(set(ts)) == 3):
+        cur["open"] = False  # a kong, or a chow: nothing more can go on
+
+
+def _fits(tiles: list[str], tile: str) -> bool:
+    """`tile` may join an open meld: toward a pung/kong of one tile, or a chow of one suit."""
+    both = [*tiles, tile]
+    if len(set(both)) == 1:
+        return len(both) <= 4
+    if tile[1] == "z" or any(x[1] != tile[1] for x in tiles) or len(both) > 3:
+        return False
+    ranks = sorted(int(x[0]) for x in both)
+    return len(set(ranks)) == len(ranks) and ranks[-1] - ranks[0] <= 2
+
+
+def _close_meld(state: dict[str, Any], *, finishing: bool) -> None:
+    melds = state["melds"]
+    if not melds or not melds[-1]["open"]:
+        return
+    ts = melds[-1]["tiles"]
+    if len(ts) == 3 and len(set(ts)) == 1:
+        melds[-1]["open"] = False
+    elif finishing:
+        raise KeyRefused(N_("A meld is three tiles in a run, or three or four alike: finish it, "
+                            "or ⌫."))
+
+
+def _drop_last(log: list[str], tag: str) -> None:
+    for i in range(len(log) - 1, -1, -1):
+        if log[i] == tag:
+            del log[i]
+            return
+
+
+def _backspace(state: dict[str, Any]) -> None:
+    if state["mode"] in ("kong", "remove", "indicator"):
+        state["mode"] = "hand"  # first, a pending choice is called off
+        return
+    if not state["log"]:
+        raise KeyRefused(N_("Nothing to take back."))
+    tag = state["log"].pop()
+    if tag == "h":
+        state["hand"].pop()
+        state["win"] = bool(state["hand"]) and state["win"]
+    elif tag == "f":
+        state["flowers"].pop()
+    elif tag == "k":
+        state["melds"].pop()
+    else:  # a meld's tile: that meld opens again without it
+        m = state["melds"][-1]
+        m["tiles"].pop()
+        m["open"] = True
+        if not m["tiles"]:
+            state["melds"].pop()
+        state["mode"] = "meld"
+
+
+# -- the notation ---------------------------------------------------------------------------------
+
+def _key(tile: str) -> tuple[int, int]:
+    return "mpszf".index(tile[1]), int(tile[0])
+
+
+def group(tiles: list[str]) -> str:
+    """Compact notation: ["1m", "2m", "5p"] → "12m5p"."""
+    out, run, suit = "", "", None
+    for x in sorted(tiles, key=_key):
+        if suit is not None and x[1] != suit:
+            out += run + suit
+            run = ""
+        run, suit = run + x[0], x[1]
+    return out + (run + suit if suit else "")
+
+
+def notation(state: dict[str, Any], spec: KeySpec) -> str:
+    """The hand in scoring's notation: concealed tiles, melds in brackets, `+` the winning tile,
+    flowers."""
+    hand = list(state["hand"])
+    win = hand.pop() if spec.want == 14 and state.get("win") and hand else None
+    text = group(hand)
+    for m in state["melds"]:
+        inner = group(m["tiles"])
+        text += f"[({inner})]" if m["concealed"] else f"[{inner}]"
+    text += group(state["flowers"])
+    if win is not None:
+        text += "+" + win
+    return text
+
+
+def jokers(state: dict[str, Any], spec: KeySpec) -> set[str]:
+    """The tiles that are jokers at this table (shown marked)."""
+    if spec.variant == "luzhou":
+        return {"7z"}
+    ind = state.get("indicator")
+    if not spec.indicator or ind is None:
+        return set()
+    nxt = _next(ind)
+    return {nxt} if spec.variant == "cixi" else {ind, nxt}
+
+
+def _next(tile: str) -> str:
+    n, s = int(tile[0]), tile[1]
+    if s != "z":
+        return f"{n % 9 + 1}{s}"
+    if n <= 4:
+        return f"{n % 4 + 1}z"
+    return {7: "6z", 6: "5z", 5: "7z"}[n]
+
+
+# -- the screen -----------------------------------------------------------------------------------
+
+def glyph(tile: str) -> str:
+    n, s = int(tile[0]), tile[1]
+    if s == "z":
+        return _HONOUR_GLYPHS[n - 1]
+    if s == "f":
+        return _FLOWER_GLYPHS[n - 1]
+    return chr(_GLYPH_BASE[s] + n - 1)
+
+
+def tile_label(t: Callable[..., str], tile: str) -> str:
+    """A tile's name on a button: "5p" / "5筒", 东 / "E", 春 / "Spring"."""
+    n, s = int(tile[0]), tile[1]
+    if s == "z":
+        return t(HONOUR_LABELS[n - 1])
+    if s == "f":
+        return t(FLOWER_LABELS[n - 1])
+    return t(SUIT_LABELS[s], n=n)
+
+
+def _glyphs(tiles: list[str], wild: set[str]) -> str:
+    return "".join(glyph(x) + ("*" if x in wild else "") for x in sorted(tiles, key=_key))
+
+
+def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> str:
+    """HTML: the hand so far in tile symbols, its notation, and how many tiles are still to come."""
+    wild = jokers(state, spec)
+    hand = list(state["hand"])
+    win = hand.pop() if spec.want == 14 and state.get("win") and hand else None
+    parts = [_glyphs(hand, wild)]
+    for m in state["melds"]:
+        inner = _glyphs(m["tiles"], wild)
+        parts.append(f"[{inner}{'…' if m['open'] else ''}]" if not m["concealed"] else f"[({inner})]")
+    if win is not None:
+        parts.append("+ " + glyph(win))
+    if state["flowers"]:
+        parts.append(_glyphs(state["flowers"], set()))
+    shown = " ".join(p for p in parts if p) or "—"
+    lines = [shown]
+    code = notation(state, spec)
+    if code:
+        lines.append(f"<code>{esc(code)}</code>")
+    n = count(state)
+    lines.append(esc(t("{count} of {want} tiles", count=n, want=spec.want)))
+    if state.get("unsure"):  # read from a photo with little confidence: worth a look
+        lines.append("❓ " + esc(t("The photo was unsure of: {tiles}", tiles=" ".join(
+            tile_label(t, x) for x in state["unsure"]))))
+    if spec.indicator:
+        ind = state.get("indicator")
+        lines.append(esc(t("Turned: {tile}", tile=tile_label(t, ind) if ind else "—"))
+                     + (" → " + esc(t("jokers (*): {tiles}", tiles=" ".join(
+                         tile_label(t, x) for x in sorted(wild, key=_key)))) if wild else ""))
+    return "\n".join(lines)
+
+
+def _hint(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> str:
+    mode = state["mode"]
+    if mode == "meld":
+        return t("Meld mode: tap the tiles of an exposed set (chow, pung or kong); tap “Melds” "
+                 "again when done.")
+    if mode == "kong":
+        return t("Tap the tile of the concealed kong.")
+    if mode == "remove":
+        return t("Tap the tile to take out.")
+    if mode == "indicator":
+        return t("Tap the tile that was turned up.")
+    if spec.want == 14:
+        return t("Tap the tiles; the last one tapped is the winning tile. A tile tapped twice "
+                 "counts twice.")
+    return t("Tap the 13 tiles of the hand. A tile tapped twice counts twice.")
+
+
+def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb: Cb,
+                title: str = "") -> Screen:
+    """The keyboard's message and buttons: at most 8 buttons a row (Telegram's limit), short
+    labels; a suit's nine tiles take two rows (5 + 4)."""
+    text = (f"<b>{esc(title)}</b>\n" if title else "") + hand_text(state, spec, t)
+    text += "\n\n" + esc(_hint(state, spec, t))
+    rows: list[list[Button]] = []
+    for s in SUITS:
+        keys = [Button(tile_label(t, f"{n}{s}"), cb("t", f"{n}{s}")) for n in range(1, 10)]
+        rows += [keys[:5], keys[5:]]
+    if spec.honours:
+        rows.append([Button(tile_label(t, x), cb("t", x)) for x in HONOURS])
+    elif spec.variant == "luzhou":  # 红中, the ghost, beside the last suit's 6–9
+        rows[-1].append(Button("🀄 " + t("Ghost"), cb("t", "7z")))
+    if spec.flowers:
+        keys = [Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
+                for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)
+        rows += [keys] if all(len(tile_label(t, x)) == 1 for x in FLOWERS) else [keys[:4], keys[4:]]
+    mode = state["mode"]
+    last = state.get("last")
+    controls = [Button("＋" + (tile_label(t, last) if last else t("again")), cb("a", "")),
+                Button("⌫", cb("x", "")),
+                Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
+                Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))]
+    rows.append(controls)
+    if spec.indicator:  # the turned tile, then a key for each joker it makes
+        ind = state.get("indicator")
+        row = [Button(("✅ " if mode == "indicator" else "") + t("Turned")
+                      + (" " + tile_label(t, ind) if ind else ""), cb("i", ""))]
+        if ind is not None:
+            tiles = [_next(ind)] if spec.variant == "cixi" else [ind, _next(ind)]
+            row += [Button("🃏" + t(name, tile=tile_label(t, x)), cb("t", x))
+                    for name, x in zip(JOKER_KEYS[spec.variant], tiles, strict=True)]
+        rows.append(row)
+    rows.append([Button("◀ " + t("Back"), cb("b", "")),
+                 Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", "")),
+                 Button("✔ " + t("Done"), cb("d", ""), "primary")])
+    return Screen(text, rows)

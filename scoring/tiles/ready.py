@@ -1,0 +1,112 @@
+"""查叫 by tiles: a seat's 13 tiles at an exhausted wall → its entry in the `exhausted` event's
+`ready` map (hand-format.md): null when not ready, else the features of its most valuable wait.
+
+"Most valuable" is what the variant's own 查叫 makes a not-ready seat pay (Luzhou: form, pure,
+闺 and 无鬼, capped and maybe halved; Guiyang: the shape's V). Every reading of every waiting
+tile is cut down to the ready map's fields and scored as an exhausted-wall record by the variant
+itself, so no value table is copied here. Variants whose exhausted wall pays nothing for ready
+hands (Cixi, Feibao, Hainan) have no ready map: asking for one is an error.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from ..errors import ScoringError
+from ..validation import parse_record
+from .analysis import (
+    Scored,
+    Table,
+    _candidates,
+    _real_suits,
+    _split_jokers,
+    read_request,
+    score_readings,
+    split_win,
+)
+from .engine import waiting
+from .features import READY_FIELDS, SHAPES, named
+from .notation import tile_name
+
+FLOWER_CAT = "flower_cat"
+
+
+def has_ready_check(variant: str) -> bool:
+    """The variant's exhausted event takes a `ready` map (查叫)."""
+    return variant in READY_FIELDS
+
+
+def ready_value(variant: str, entry: dict[str, Any], seat: int = 0,
+                rules: dict[str, Any] | None = None, dealer: int = 0, round_wind: int = 0) -> int:
+    """What each seat that is not ready pays `seat` at an exhausted wall for this ready entry
+    (also one a player completed by hand, with 报听)."""
+    return _ready_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
+                        round_wind, json.dumps(entry, sort_keys=True))
+
+
+@lru_cache(maxsize=4096)
+def _ready_value(variant: str, rules: str, seat: int, dealer: int, round_wind: int,
+                 entry: str) -> int:
+    """What each not-ready seat pays `seat` for this ready entry at an exhausted wall: the
+    variant scores a record where `seat` alone is ready."""
+    ready: dict[str, Any] = {str(s): None for s in range(4)}
+    ready[str(seat)] = json.loads(entry)
+    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
+              "round_wind": round_wind, "events": [{"type": "exhausted", "ready": ready}]}
+    v, hand = parse_record(record)
+    return -v.score(hand).deltas[(seat + 1) % 4]
+
+
+def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[str, Any] | None:
+    """Among every reading of every waiting tile, the ready entry 查叫 values highest: its
+    entry, value, tile and the reading it came from; None when nothing completes the hand.
+    Equal values: more named features first, then a fixed order."""
+    fields = READY_FIELDS[table.name]
+    req = table.req
+    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
+    found = []
+    for tile, scored in per_wait:
+        for s in scored:
+            entry = {k: v for k, v in s.winner.items() if k in fields}
+            key = json.dumps(entry, sort_keys=True)
+            value = _ready_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
+            found.append(((-value, -named(entry), key), entry, value, tile, s))
+    if not found:
+        return None
+    # min keeps the first of equals: tiles in order, each tile's readings best first
+    _, entry, value, tile, s = min(found, key=lambda f: f[0])
+    return {"ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}
+
+
+def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
+    counts, wild = _split_jokers(hand, table.jokers)
+    out = []
+    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
+        scored, _, _ = score_readings(table, hand, tile, "self_draw")
+        if scored:
+            out.append((tile, scored))
+    return out
+
+
+def ready_entry(data: Any) -> dict[str, Any]:
+    """A seat's 13 tiles (the `waits` request) → its 查叫 at an exhausted wall:
+    `{"ready": entry | None | "flower_cat", "value": …, "tile": …, "waits": [...], "reading": …}`.
+
+    `ready` is what the `exhausted` event's ready map takes for the seat; `value` what each
+    seat that is not ready pays it (None when not ready); `tile` the wait that value comes from
+    and `reading` its sets; `waits` every tile that completes the hand (jokers not listed)."""
+    table = read_request(data)
+    if not has_ready_check(table.name):
+        raise ScoringError("variant", "{variant} pays nothing for ready hands at an exhausted "
+                           "wall: its exhausted event has no ready map", variant=table.name)
+    hand, _ = split_win(table, 13)
+    if table.name == "luzhou" and len(_real_suits(table)) == 3:
+        return {"ready": FLOWER_CAT, "value": None, "tile": None, "waits": [], "reading": None}
+    per_wait = _waits_scored(table, hand)
+    best = best_ready(table, per_wait)
+    waits = [tile_name(tile) for tile, _ in per_wait]
+    if best is None:
+        return {"ready": None, "value": None, "tile": None, "waits": waits, "reading": None}
+    return {**best, "waits": waits}

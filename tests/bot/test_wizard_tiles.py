@@ -1,0 +1,221 @@
+"""The tile keyboard's state machine (bot/wizard_tiles.py): taps, same again, melds, backspace,
+take-out, refusals that change nothing, the notation scoring reads, and the screen's limits."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from bot.i18n import translator
+from bot.wizard_tiles import (
+    KeyRefused,
+    KeySpec,
+    count,
+    keys_screen,
+    new_state,
+    notation,
+    press_key,
+    refusal_text,
+)
+from scoring.tiles import analyze
+
+GUIYANG = KeySpec("guiyang")
+
+
+def run(spec: KeySpec, presses: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Presses as a space-separated line: `5m` a tile, `a` same again, `x` backspace, `g` melds,
+    `k` concealed kong, `r` take out, `i` turned tile, `d` done."""
+    state = state if state is not None else new_state()
+    for p in presses.split():
+        if p[0].isdigit():
+            press_key(state, spec, "t", p)
+        else:
+            press_key(state, spec, p)
+    return state
+
+
+def test_a_tile_tapped_twice_counts_twice_and_same_again_repeats_the_last() -> None:
+    s = run(GUIYANG, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1s a 5s a a")
+    assert notation(s, GUIYANG) == "123456789m1155s+5s"
+    assert count(s) == 14
+    assert press_key(s, GUIYANG, "d") == "done"
+    assert analyze({"variant": "guiyang", "tiles": notation(s, GUIYANG)})["winner"]
+
+
+def test_the_last_tile_tapped_is_the_winning_tile_and_backspace_takes_it_back() -> None:
+    s = run(GUIYANG, "1m 2m 3m 9s x")
+    assert notation(s, GUIYANG) == "12m+3m"
+    s = run(GUIYANG, "x", s)
+    assert notation(s, GUIYANG) == "1m+2m"
+
+
+@pytest.mark.parametrize(("presses", "melds"), [
+    ("g 5p a a g", "[555p]"),  # a pung closes with the meld mode
+    ("g 3s 4s 2s", "[234s]"),  # a chow closes at its third tile
+    ("g 5p a a a", "[5555p]"),  # four alike: an exposed kong
+    ("g 5p a a 7s", "[555p]"),  # a different tile starts the next meld (7s, still open)
+    ("k 9m", "[(9999m)]"),  # a concealed kong in one tap
+])
+def test_melds(presses: str, melds: str) -> None:
+    s = run(GUIYANG, presses)
+    assert notation(s, GUIYANG).startswith(melds), notation(s, GUIYANG)
+
+
+def test_a_kong_counts_three_toward_the_hand() -> None:
+    s = run(GUIYANG, "k 9m 1m 2m 3m 4m 5m 6m 1s a 7p 8p 9p")
+    assert count(s) == 14 and len([x for m in s["melds"] for x in m["tiles"]]) == 4
+    assert press_key(s, GUIYANG, "d") == "done"
+    assert analyze({"variant": "guiyang", "tiles": notation(s, GUIYANG)})["winner"]
+
+
+def test_backspace_reopens_a_meld_one_tile_at_a_time() -> None:
+    s = run(GUIYANG, "g 2s 3s 4s x")
+    assert s["melds"] == [{"tiles": ["2s", "3s"], "concealed": False, "open": True}]
+    assert s["mode"] == "meld"
+    s = run(GUIYANG, "x x", s)
+    assert s["melds"] == []
+
+
+@pytest.mark.parametrize(("spec", "before", "tap", "msgid"), [
+    (GUIYANG, "5m a a a", "5m", "There are only {n} of {tile}."),  # a fifth copy
+    (GUIYANG, "g 5m a a a", "5m", "There are only {n} of {tile}."),  # four in a kong
+    (GUIYANG, "", "1z", "That button is no longer valid."),  # no honours in Guiyang
+    (KeySpec("luzhou", {"ghosts": 4}), "7z a a a", "7z", "There are only {n} of {tile}."),
+    (KeySpec("hainan"), "2f", "2f", "There is only one of each flower."),
+    (GUIYANG, "g 2s 3s", "9s", "{tile} does not fit the meld being entered."),
+    (GUIYANG, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 4p 5p", "6p",
+     "The hand is full ({want} tiles): ⌫ takes one back."),
+])
+def test_refused_taps_change_nothing(spec: KeySpec, before: str, tap: str, msgid: str) -> None:
+    s = run(spec, before) if before else new_state()
+    kept = copy.deepcopy(s)
+    with pytest.raises(KeyRefused) as info:
+        press_key(s, spec, "t", tap)
+    assert info.value.msgid == msgid
+    assert s == kept
+
+
+def test_luzhou_plays_eight_ghosts_when_the_table_does() -> None:
+    spec = KeySpec("luzhou", {"ghosts": 8})
+    s = run(spec, "7z a a a a")
+    assert s["hand"].count("7z") == 5
+
+
+def test_done_needs_the_right_count_and_the_turned_tile() -> None:
+    s = run(GUIYANG, "1m 2m 3m")
+    with pytest.raises(KeyRefused) as info:
+        press_key(s, GUIYANG, "d")
+    assert info.value.params == {"count": 3, "want": 14}
+    cixi = KeySpec("cixi")
+    s = run(cixi, "1m 2m 3m 4m 5m 7p 8p 9p 1s a 5p a a 6m")
+    with pytest.raises(KeyRefused) as info:
+        press_key(s, cixi, "d")
+    assert "Turned" in info.value.msgid
+    s = run(cixi, "i 5m", s)
+    assert s["indicator"] == "5m" and press_key(s, cixi, "d") == "done"
+    assert analyze({"variant": "cixi", "tiles": notation(s, cixi),
+                    "indicator": s["indicator"]})["winner"]
+
+
+def test_take_out_removes_one_copy_of_a_tile() -> None:
+    s = new_state(["1m", "5m", "5m", "9p"])  # as read from a photo: no winning tile yet
+    assert notation(s, GUIYANG) == "155m9p"
+    run(GUIYANG, "r 5m 6m", s)
+    assert notation(s, GUIYANG) == "15m9p+6m"
+    with pytest.raises(KeyRefused) as info:
+        run(GUIYANG, "r 2s", s)
+    assert refusal_text(translator("zh-Hans"), info.value) == "手牌里没有 2条。"
+
+
+def test_thirteen_tiles_for_a_ready_hand_have_no_winning_tile() -> None:
+    spec = KeySpec("guiyang", want=13)
+    s = run(spec, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1s a 5s a")
+    assert notation(s, spec) == "123456789m11s55s".replace("11s55s", "1155s")
+    assert press_key(s, spec, "d") == "done"
+
+
+@pytest.mark.parametrize("variant", ["luzhou", "guiyang", "cixi", "feibao", "hainan"])
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
+    """At most 8 buttons a row (Telegram's limit), short labels, callback data ≤ 64 bytes."""
+    spec = KeySpec(variant)
+    s = run(spec, "1m 2m a")
+    view = keys_screen(s, spec, translator(lang), lambda op, a: f"k:{op}:{a}", "Tiles")
+    assert all(len(row) <= 8 for row in view.rows)
+    assert all(len(b.text) <= 12 for row in view.rows for b in row), [
+        b.text for row in view.rows for b in row if len(b.text) > 12]
+    assert all(len(b.data.encode()) <= 64 for row in view.rows for b in row)
+    assert "🀇🀈 + 🀈" in view.text and "<code>12m+2m</code>" in view.text
+    labels = [b.text for row in view.rows for b in row]
+    assert ("Turned" in " ".join(labels) or "翻牌" in " ".join(labels)) == (
+        variant in ("cixi", "feibao"))
+    assert len([x for x in labels if x in ("Spr", "春")]) == (variant == "hainan")
+
+
+@pytest.mark.parametrize(("variant", "jokers"), [
+    ("cixi", {"🃏龙 6万": "k:t:6m"}),  # Cixi's 龙 follows the turned tile
+    ("feibao", {"🃏正精 北": "k:t:4z", "🃏副精 东": "k:t:1z"}),  # Feibao's 精: it and the next
+])
+def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, str]) -> None:
+    spec = KeySpec(variant)
+    t = translator("zh-Hans")
+    s = new_state()
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    assert not [b for row in view.rows for b in row if b.text.startswith("🃏")]
+    run(spec, "i " + ("5m" if variant == "cixi" else "4z"), s)
+    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    keys = {b.text: b.data for row in view.rows for b in row if b.text.startswith("🃏")}
+    assert keys == jokers
+    assert "百搭（*）" in view.text
+
+
+def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
+    """South's self-drawn win, its tiles entered on the keyboard and Done."""
+    from bot import wizard_reading
+    from bot.wizard import Ctx, new_draft, press
+    from scoring import get_variant
+
+    ctx = Ctx(variant=get_variant(variant), lang="en", names=["A", "B", "C", "D"],
+              base={"variant": variant, "rules": {}, "dealer": 0})
+    draft = new_draft()
+    press(draft, ctx, "wz", "1")
+    press(draft, ctx, "kt", "0")
+    for tile in tiles:
+        wizard_reading.key_press(draft, ctx, "t", tile)
+    wizard_reading.key_press(draft, ctx, "d")
+    return ctx, draft
+
+
+def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
+    """What a reading is worth depends on how the hand was won: changed on the "how" screen
+    (Back, then a discard), the tiles are valued again."""
+    from bot.wizard import press
+
+    tiles = "111m234m567m888m9m+9m"
+    ctx, draft = _entered("hainan", ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m",
+                                     "8m", "8m", "9m", "9m"])
+    value = {by: analyze({"variant": "hainan", "tiles": tiles, "seat": 1, "by": by})["value"]
+             for by in ("self_draw", "discard")}
+    assert value["self_draw"] != value["discard"]
+    assert draft["reads"]["1"]["readings"][0]["value"] == value["self_draw"]
+    press(draft, ctx, "b")  # back to "how"
+    press(draft, ctx, "hd", "3")  # off North's discard
+    assert draft["step"] == "form"
+    assert draft["reads"]["1"]["readings"][0]["value"] == value["discard"]
+
+
+def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -> None:
+    """Guiyang's 平胡 may not win off a plain discard: changed to one, the reading goes, the
+    refusal is shown, and the tiles stay for the keyboard."""
+    from bot.wizard import press
+
+    tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
+    ctx, draft = _entered("guiyang", tiles)
+    press(draft, ctx, "b")
+    press(draft, ctx, "hd", "3")
+    assert "1" not in draft["reads"] and draft["error"] and "平胡" in draft["error"]
+    assert draft["pending"]["winners"][0] == {**draft["pending"]["winners"][0], "seat": 1}
+    press(draft, ctx, "kt", "0")
+    assert draft["keys"]["state"]["hand"] == tiles
