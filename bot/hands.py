@@ -408,7 +408,7 @@ async def on_key(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = query.message
-    saved = await _draft_of(store, message.chat.id, message.message_id)
+    saved = await _draft_of(store, message.chat.id, message.message_id, sc)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return
