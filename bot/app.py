@@ -19,7 +19,7 @@ from telegram.ext import (
     filters,
 )
 
-from db import DatabaseBusy, DatabaseUnavailable, Store, StoreError
+from db import AlreadyHandled, DatabaseBusy, DatabaseUnavailable, Store, StoreError
 from db.config import fault
 from scoring import all_variants
 from scoring.settlement import format_cents
@@ -185,7 +185,10 @@ async def on_error(update: object, context: Context) -> None:
     """Every failed update still gets an answer, in the chat's language: busy (the database
     was locked or slow for too long), unavailable (down, full, read-only) or a plain failure."""
     kind = fault(context.error) if context.error is not None else None
-    if kind is None:
+    if isinstance(context.error, AlreadyHandled):  # a redelivery after a restart: no fault
+        log.info("update %s was delivered again; it was handled before",
+                 getattr(update, "update_id", "?"))
+    elif kind is None:
         log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
     else:
         log.warning("update %s: %s: %s", getattr(update, "update_id", "?"), kind.__name__,

@@ -14,6 +14,7 @@ from telegram.error import BadRequest, ChatMigrated
 from telegram.ext import ContextTypes
 
 from db import (
+    AlreadyHandled,
     AlreadySeated,
     AlreadyVoided,
     Draft,
@@ -202,6 +203,8 @@ async def standing_hands(store: Store, session: Any) -> int:
 
 # What the store's refusals mean to a player; its own messages are English and name ids.
 _REFUSALS: tuple[tuple[type[StoreError], str], ...] = (
+    # Telegram delivered the update again after the bot was restarted; it was done the first time
+    (AlreadyHandled, N_("That was already done; nothing was changed again.")),
     (SessionLocked, N_("Seats are fixed once the first hand is recorded.")),
     (SeatTaken, N_("That seat is taken.")),
     (AlreadySeated, N_("That player already has a seat.")),

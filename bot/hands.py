@@ -7,6 +7,7 @@ from contextlib import suppress
 from typing import Any
 
 from telegram import Update
+from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
@@ -286,6 +287,9 @@ async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
     if session is not None:
         hand = await store.hand_by_key(session.id, message_hand_key(chat_id, message_id))
     if hand is not None:
+        if getattr(query.message, "reply_markup", None):  # the bot died before redrawing it
+            with suppress(BadRequest):
+                await query.edit_message_reply_markup(None)
         await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
     else:
         await query.answer(t("This hand entry is closed."), show_alert=True)

@@ -21,6 +21,8 @@ from db.config import fault
 
 from .app import build_application
 from .config import Settings, check_webhook_secret
+from .polling import Poller
+from .updates import handle
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -52,7 +54,15 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
         except Exception:  # whatever the body is, it is not an update: the sender's fault
             log.warning("webhook: a request with the secret but no update in its body")
             return web.json_response({"ok": False, "description": "not an update"}, status=400)
-        await app.update_queue.put(update)
+        # Answered once the update was handled: if the process dies first, Telegram gets no
+        # answer and delivers the update again. Handling is bounded (the store waits a few
+        # seconds at most, then answers "busy"), well inside the time Telegram waits for a
+        # webhook; an answer later than that only means a redelivery, which changes nothing
+        # twice (see bot/updates.py).
+        try:
+            await handle(app, update)
+        except Exception:  # the handlers' errors went to the error handler already
+            log.exception("webhook: update %s could not be handled", update.update_id)
         return web.json_response({"ok": True})
 
     web_app = web.Application()
@@ -104,6 +114,7 @@ async def serve(settings: Settings, store: Store | None = None,
     app = build_application(settings, store)
     app.bot_data["database_ready"] = ready
     runner: web.AppRunner | None = None
+    poller: Poller | None = None
     migrating: asyncio.Task | None = None
     try:
         if not ready:
@@ -117,8 +128,8 @@ async def serve(settings: Settings, store: Store | None = None,
                                       allowed_updates=ALLOWED_UPDATES)
         else:
             await app.bot.delete_webhook()
-            await app.updater.start_polling(poll_interval=0.0, timeout=poll_timeout,  # type: ignore[union-attr]
-                                            allowed_updates=ALLOWED_UPDATES)
+            poller = Poller(app, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)
+            poller.start()
         if settings.mode == "webhook" or settings.port:
             runner = web.AppRunner(http_app(app, settings, store))
             await runner.setup()
@@ -131,8 +142,8 @@ async def serve(settings: Settings, store: Store | None = None,
                 await migrating
         if runner is not None:
             await runner.cleanup()
-        if app.updater is not None and app.updater.running:
-            await app.updater.stop()
+        if poller is not None:
+            await poller.stop()
         if app.running:
             await app.stop()
         await app.shutdown()

@@ -1,6 +1,11 @@
 """Who waits for whom: updates of different chats run concurrently, updates of one chat in the
 order Telegram sent them. One chat's slow write (a locked SQLite file, a slow PostgreSQL) then
-holds up only that chat."""
+holds up only that chat.
+
+Telegram is told an update arrived (the webhook's 200, the next getUpdates offset) only once
+`handle` returned for it: a process killed while handling it gets it again after a restart.
+Such a redelivery is recognised by the store (`db.delivering`): what was booked is not booked
+twice."""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
-from telegram.ext import BaseUpdateProcessor
+from telegram.ext import Application, BaseUpdateProcessor
+
+from db import delivering
 
 # Updates handed to the processor at once (PTB's semaphore). Waiting for a chat's turn holds
 # one of these, so it is large; RUNNING bounds the updates actually being handled.
@@ -45,13 +52,13 @@ class PerChatProcessor(BaseUpdateProcessor):
         key = chat_key(update)
         if key is None:
             async with self._running:
-                await coroutine
+                await _delivered(update, key, coroutine)
             return
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._waiting[key] = self._waiting.get(key, 0) + 1
         try:
             async with lock, self._running:
-                await coroutine
+                await _delivered(update, key, coroutine)
         finally:
             self._waiting[key] -= 1
             if not self._waiting[key]:  # nobody else needs this chat's lock: forget it
@@ -62,3 +69,18 @@ class PerChatProcessor(BaseUpdateProcessor):
 
     async def shutdown(self) -> None:
         pass
+
+
+async def _delivered(update: object, key: int | None, coroutine: Awaitable[Any]) -> None:
+    """Run the update's handlers with the store knowing which update they serve."""
+    if not isinstance(update, Update):
+        await coroutine
+        return
+    with delivering(update.update_id, key):
+        await coroutine
+
+
+async def handle(app: Application, update: object) -> None:
+    """Process one update through the application's processor (its chat's turn, then the
+    handlers) and return when it was handled: only then may Telegram be told it arrived."""
+    await app.update_processor.process_update(update, app.process_update(update))

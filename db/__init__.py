@@ -1,6 +1,7 @@
 """Everything the bot remembers: models, migrations and the store API (`Store`)."""
 
 from .domain import (
+    AlreadyHandled,
     AlreadySeated,
     AlreadyVoided,
     Chat,
@@ -31,9 +32,10 @@ from .domain import (
     TableChanged,
 )
 from .faults import crash_point
-from .store import Store, message_hand_key
+from .store import Store, delivering, message_hand_key
 
 __all__ = [
+    "AlreadyHandled",
     "AlreadySeated",
     "AlreadyVoided",
     "Chat",
@@ -64,5 +66,6 @@ __all__ = [
     "StoreError",
     "TableChanged",
     "crash_point",
+    "delivering",
     "message_hand_key",
 ]

@@ -3,7 +3,7 @@
 `add_hand` and `remove_hand` run inside the transaction that records (record_hand,
 confirm_hand, import) or voids the hand (the session row is locked), so the aggregates change
 with the hands, never apart from them. `add_hand` is one statement: its rows, computed here,
-go into the `hand_effects` view, whose triggers (migration 0005) add each to its table.
+go into the `hand_effects` view, whose triggers (migration 0006) add each to its table.
 Reads cost the same at 100 or 100 000 hands: per session a few rows per seat, the newest level
 row, and at most a few thousand chart buckets. Migration 0004_aggregates built them from the
 hands stored before.
@@ -82,7 +82,7 @@ async def add_hand(s: AsyncSession, session_id: int, hand_id: int, seq: int, lev
     """Count a newly stored hand in every aggregate (the session totals included), write its
     four ledger entries and, with `draft` (chat_id, message_id, version), close the wizard entry
     it came from: one prepared INSERT into the hand_effects view, executed for each row in one
-    call (one round trip), whose triggers apply the rows (migration 0005). The draft must
+    call (one round trip), whose triggers apply the rows (migration 0006). The draft must
     still be at that version, else the statement fails (IntegrityError)."""
     facts = seat_facts(record, outcome)
     won = _leaders(outcome)

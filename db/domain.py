@@ -93,6 +93,12 @@ class PaymentNotPending(StoreError):
     """The payment was confirmed already (or does not exist in this chat)."""
 
 
+class AlreadyHandled(StoreError):
+    """Telegram delivered this update again (the bot was stopped before it acknowledged it),
+    and what it changed in the books was already committed the first time: nothing is
+    written twice."""
+
+
 @dataclass(frozen=True)
 class Chat:
     id: int

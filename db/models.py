@@ -262,7 +262,19 @@ class Draft(Base):
     updated_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
 
 
-# Not a table: a view whose triggers apply each row inserted into it (migration 0005; see
+class HandledUpdate(Base):
+    """A Telegram update whose change to the books was committed, written in the same
+    transaction: a redelivered update (at-least-once delivery) is recognised by it and changes
+    nothing twice. Rows older than a few days are pruned (Telegram keeps an update for 24 h)."""
+
+    __tablename__ = "handled_updates"
+    __table_args__ = (Index(None, "handled_at"),)
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    handled_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+# Not a table: a view whose triggers apply each row inserted into it (migration 0006; see
 # aggregates.add_hand). Outside Base.metadata, so nothing creates or compares it as a table.
 _INT = ("seat", "hands", "wins", "self_draws", "dealt_in", "levels_won", "n", "level", "bucket",
         "last_seq", "version")

@@ -5,7 +5,7 @@ and `rows` (rows to domain objects)."""
 from __future__ import annotations
 
 from .chats import ChatsMixin
-from .core import RETRY_WINDOW, StoreCore, alembic_config
+from .core import RETRY_WINDOW, Delivery, StoreCore, alembic_config, delivering
 from .drafts import DraftsMixin
 from .hands import HandsMixin
 from .money import MoneyMixin
@@ -18,5 +18,5 @@ class Store(ChatsMixin, SessionsMixin, HandsMixin, MoneyMixin, DraftsMixin, Stor
     returns frozen dataclasses from `db.domain`; refusals raise `StoreError` subclasses."""
 
 
-__all__ = ["MAX_CENTS", "RETRY_WINDOW", "Store", "StoreCore", "_utc", "alembic_config", "draft_hand_key",
-           "message_hand_key", "session_mark", "table_mark_of"]
+__all__ = ["MAX_CENTS", "RETRY_WINDOW", "Delivery", "Store", "StoreCore", "_utc", "alembic_config",
+           "delivering", "draft_hand_key", "message_hand_key", "session_mark", "table_mark_of"]

@@ -12,8 +12,11 @@ import asyncio
 import itertools
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
@@ -25,13 +28,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from .. import models as M
 from ..config import LOCK_WAIT, RETRY_WINDOW, START_WAIT, make_engine, reconnectable, to_fault
 from ..domain import (
+    AlreadyHandled,
     DatabaseBusy,
     NotFound,
 )
+from ..faults import crash_point
 
 T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).parent.parent / "migrations"
-_MIGRATION_LOCK = 0x6D6A6C67  # PostgreSQL advisory lock: one process migrates at a time
+# PostgreSQL advisory lock: one process migrates a schema at a time (keyed by the schema too:
+# databases holding several schemas, as the tests' shared server, migrate them side by side)
+_MIGRATION_LOCK = 0x6D6A6C67
 # Every column that refers to a person (moved when two guests of a migrating chat merge).
 _PERSON_REFS = [
     (M.Session, "seat0"), (M.Session, "seat1"), (M.Session, "seat2"), (M.Session, "seat3"),
@@ -39,6 +46,33 @@ _PERSON_REFS = [
     (M.LedgerEntry, "person_id"), (M.Payment, "from_person"), (M.Payment, "to_person"),
     (M.Payment, "recorded_by"), (M.Payment, "confirmed_by"),
 ]
+
+
+@dataclass
+class Delivery:
+    """The Telegram update being handled (set by the bot's update processor): its first
+    write that changes the books also records it in `handled_updates`, in the same
+    transaction, so a redelivery of it is recognised exactly (see `StoreCore._write`)."""
+
+    update_id: int
+    chat_id: int
+    recorded: bool = False  # this run already committed the update's row
+
+
+_DELIVERY: ContextVar[Delivery | None] = ContextVar("mjledger_delivery", default=None)
+HANDLED_KEEP = timedelta(days=3)  # Telegram keeps an unacknowledged update for 24 hours
+PRUNE_EVERY = 64  # an update_id divisible by this prunes the rows older than HANDLED_KEEP
+
+
+@contextmanager
+def delivering(update_id: int, chat_id: int | None) -> Iterator[Delivery]:
+    """Within this block (one task: a context variable), writes belong to this update."""
+    delivery = Delivery(update_id, chat_id or 0)
+    token = _DELIVERY.set(delivery)
+    try:
+        yield delivery
+    finally:
+        _DELIVERY.reset(token)
 
 
 def alembic_config() -> Any:
@@ -158,7 +192,8 @@ class StoreCore:
             else:
                 await conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(START_WAIT)}s'")
                 await conn.exec_driver_sql("SET LOCAL statement_timeout = 0")  # big tables
-                await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+                await conn.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(current_schema()))"),
+                                   {"k": _MIGRATION_LOCK})
             await conn.run_sync(upgrade)
 
     async def close(self) -> None:
@@ -220,12 +255,22 @@ class StoreCore:
         if self._outage is None and reconnectable(exc):
             self._outage = time.monotonic()
 
-    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]], *, immediate: bool = True) -> T:
+    async def _write(self, fn: Callable[[AsyncSession], Awaitable[T]], *, immediate: bool = True,
+                     once: bool = False) -> T:
         """Run `fn` in one transaction, again when the database asks to (deadlock,
         serialization failure, SQLite lock wait timed out) or the connection was lost, for up
         to RETRY_WINDOW; then a `DatabaseFault` (busy or unavailable). `immediate=False` is for
         a writer of one statement that reads nothing first: SQLite then needs no BEGIN
-        IMMEDIATE (the statement takes the write lock itself)."""
+        IMMEDIATE (the statement takes the write lock itself).
+
+        `once`: a change to the books that must not happen twice (a hand, an undo, a payment,
+        an import, seating). The first such write of an update records the update in
+        `handled_updates` in its own transaction; if the row is there already, Telegram
+        delivered the update again after it was committed, and `AlreadyHandled` is raised with
+        nothing written. Writes that may simply be repeated (drafts, names, settings) are not
+        `once`; an update's writes before its first `once` write are all of that kind."""
+        delivery = _DELIVERY.get() if once else None
+        claim = delivery is not None and not delivery.recorded
         start = time.monotonic()
         window = self._retry_window()
         for attempt in itertools.count():
@@ -235,9 +280,16 @@ class StoreCore:
                     if self._sqlite and immediate:
                         # Take the write lock first, so every read below is current.
                         await s.execute(text("BEGIN IMMEDIATE"))
+                    if claim:
+                        assert delivery is not None
+                        await self._claim(s, delivery)
                     result = await fn(s)
                     committing = True
                 self._outage = None
+                if claim:
+                    assert delivery is not None
+                    delivery.recorded = True
+                    crash_point("after_booked")  # committed, the update not yet answered
                 return result
             except (DBAPIError, SAError, OSError) as exc:
                 waited = time.monotonic() - start
@@ -251,6 +303,21 @@ class StoreCore:
                     _raise_fault(exc)
             await asyncio.sleep(_backoff(attempt))
         raise AssertionError("unreachable")
+
+    async def _claim(self, s: AsyncSession, delivery: Delivery) -> None:
+        """Record the update as handled (in the caller's transaction), or raise
+        `AlreadyHandled` when it was: a concurrent claim waits on the key and then sees it."""
+        now = M.utcnow()
+        row = (await s.execute(self._insert(M.HandledUpdate)
+                               .values(update_id=delivery.update_id, chat_id=delivery.chat_id,
+                                       handled_at=now)
+                               .on_conflict_do_nothing()
+                               .returning(M.HandledUpdate.update_id))).first()
+        if row is None:
+            raise AlreadyHandled(f"update {delivery.update_id} was handled already")
+        if delivery.update_id % PRUNE_EVERY == 0:  # now and then, by the handled_at index
+            await s.execute(M.HandledUpdate.__table__.delete()
+                            .where(M.HandledUpdate.handled_at < now - HANDLED_KEEP))
 
     @asynccontextmanager
     async def _writer_turn(self) -> AsyncIterator[None]:

@@ -78,7 +78,7 @@ class HandsMixin(StoreCore):
                                            key=idempotency_key, level=level)
 
         try:
-            return await self._write(write)
+            return await self._write(write, once=True)
         except IntegrityError as exc:
             # Only a race on the key from another session's writer gets here (a session's
             # writers are serialized): whoever won stored it.
@@ -99,10 +99,10 @@ class HandsMixin(StoreCore):
         record = _json_copy(record, "hand record")
         outcome = _json_copy(outcome, "outcome")
         key = draft_hand_key(draft)
-        try:  # the usual case in three statements; anything unusual is sorted out below
+        try:  # the usual case in three statements (and the update's claim); the unusual below
             return await self._write(
                 lambda s: self._confirm_fast(s, draft, record, outcome, deltas, entered_by,
-                                             key, table_mark), immediate=False)
+                                             key, table_mark), immediate=False, once=True)
         except (_NotFast, IntegrityError):
             pass  # nothing was written: the transaction was rolled back
         table = M.Draft.__table__
@@ -127,7 +127,7 @@ class HandsMixin(StoreCore):
             await s.delete(current)
             return hand
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def _confirm_fast(self, s: AsyncSession, draft: Draft, record: dict[str, Any],
                             outcome: dict[str, Any], deltas: Points, entered_by: int | None,
@@ -189,7 +189,7 @@ class HandsMixin(StoreCore):
                 raise AlreadyVoided(f"hand {hand.seq} is already voided")
             return await self._void(s, session_id, hand, by=by, reason=reason)
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def last_hand(self, session_id: int, include_voided: bool = False) -> RecordedHand | None:
         """The session's latest hand (by default the latest that is not voided)."""

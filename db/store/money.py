@@ -55,7 +55,7 @@ class MoneyMixin(StoreCore):
             await s.flush()
             return _payment(row)
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def confirm_payment(self, chat_id: int, payment_id: int, *, by: int | None) -> Payment:
         """The payee (or an admin) says the money arrived: the payment counts from now on.
@@ -71,7 +71,7 @@ class MoneyMixin(StoreCore):
             assert row is not None
             return _payment(row)
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def get_payment(self, payment_id: int) -> Payment:
         async with self._read() as s:

@@ -63,7 +63,7 @@ class SessionsMixin(StoreCore):
             return _session(row)
 
         try:
-            return await self._write(write)
+            return await self._write(write, once=True)
         except IntegrityError as exc:  # the running-session index: someone else was quicker
             raise SessionAlreadyRunning("a session is already running in this chat") from exc
 
@@ -114,7 +114,7 @@ class SessionsMixin(StoreCore):
             await s.flush()
             return _session(row)
 
-        return await self._write(write)
+        return await self._write(write, once=True)
 
     async def running_session(self, chat_id: int) -> Session | None:
         """The chat's running session, if any."""
@@ -225,4 +225,4 @@ class SessionsMixin(StoreCore):
             await change(s, row)
             return _session(row)
 
-        return await self._write(write)
+        return await self._write(write, once=True)

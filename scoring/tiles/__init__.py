@@ -9,4 +9,20 @@ from .analysis import analyze, waits
 from .notation import parse_tiles
 from .ready import has_ready_check, ready_entry, ready_value
 
-__all__ = ["analyze", "has_ready_check", "parse_tiles", "ready_entry", "ready_value", "waits"]
+__all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_entry",
+           "ready_value", "waits"]
+
+
+def clear_caches() -> None:
+    """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
+    from . import analysis, engine, ready, tables
+
+    analysis._value.cache_clear()
+    ready._ready_value.cache_clear()
+    analysis._rules_json.cache_clear()
+    for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON,
+                 tables._ADD):
+        memo.clear()
+    engine._room.cache_clear()
+    tables.complete_suits.cache_clear()
+    tables.complete_honors.cache_clear()

@@ -147,12 +147,19 @@ def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
     return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
 
 
+_RUNS = frozenset((s, s + 1, s + 2) for s in range(27) if s % 9 <= 6)
+_HONOR_RUNS = frozenset(((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30), (31, 32, 33)))
+
+
 def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
           variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     from .tables import HONOR_CHOWS
 
     if len(tiles) != 3:
         return (), ()
+    natural_run = tuple(sorted(tiles))
+    if natural_run in _RUNS or (variant == "feibao" and natural_run in _HONOR_RUNS):
+        return natural_run, (False, False, False)  # the common case: three tiles in a row
     runs = [(s, s + 1, s + 2) for s in range(27) if s % 9 <= 6]
     if variant == "feibao":
         runs += [tuple(27 + j for j in c) for c in HONOR_CHOWS]  # type: ignore[misc]
@@ -207,8 +214,14 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
 
 
+_HAS_KONG: dict[str, bool] = {}
+
+
 def _kongs(table: Table) -> tuple[str, ...]:
-    if "kong" not in table.variant.event_types():
+    has = _HAS_KONG.get(table.name)
+    if has is None:
+        has = _HAS_KONG[table.name] = "kong" in table.variant.event_types()
+    if not has:
         return ()
     return tuple("concealed" if g.meld == "concealed_kong" else "exposed"
                  for g in table.melds if g.kind == "kong")
@@ -298,7 +311,7 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
         counts, wild = _split_jokers(hand, table.jokers)
         # a 精 completes any ready hand: the waits that count are the other tiles
         others = tuple(x for x in range(34) if x not in table.jokers)
-        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others)) == 1
+        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others, 2)) == 1
     req = table.req
     return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,
                    joker_tiles, single)
@@ -309,36 +322,72 @@ def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
                              if v not in (False, 0, None, "standard")}}
 
 
-def score_readings(table: Table, hand: tuple[int, ...], win: int | None,
-                   by: str) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
+@dataclass(frozen=True)
+class Prep:
+    """What valuing a hand's readings needs besides the readings, the same for every winning
+    tile `waits` tries (none of them a joker)."""
+
+    ctx: Context
+    rules: str  # the rules as sorted JSON: part of the value's cache key
+    kongs: tuple[str, ...]
+
+
+def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Prep:
+    return Prep(_context(table, hand, win, by), _rules_key(table), _kongs(table))
+
+
+def _rules_key(table: Table) -> str:
+    return _rules_json(table.rules)
+
+
+@lru_cache(maxsize=256)
+def _rules_json(rules: Any) -> str:
+    """A variant's rules (a frozen model, so hashable) as sorted JSON."""
+    return json.dumps(rules.model_dump(), sort_keys=True)
+
+
+def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
+                   prep: Prep | None = None,
+                   ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
     """Every legal reading valued, best first; the readings found; the refusals met."""
-    ctx = _context(table, hand, win, by)
+    if prep is None:
+        prep = prepare(table, hand, win, by)
+    ctx = prep.ctx
     feats = FEATURES[table.name]
-    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
-    kongs = _kongs(table)
+    shapes = SHAPES[table.name]
     found: list[Reading] = []
     for h in _holdings(table, hand, win):
-        found += readings(h, SHAPES[table.name])
+        found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     scored: list[Scored] = []
     errors: list[ScoringError] = []
-    seen: dict[str, tuple[dict[str, Any], Reading]] = {}
+    seat = table.req.seat
+    seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
     for r in found:
-        winner = _winner(feats(r, ctx), table.req.seat)
-        key = json.dumps(winner, sort_keys=True)
+        winner = _winner(feats(r, ctx), seat)
+        key = frozenset(winner.items())
         # one reading per winner object: readings that differ only in where the jokers or the
         # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
         if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
             continue
         seen[key] = (winner, r)
     req = table.req
-    for key, (winner, r) in seen.items():
-        value = _value(table.name, rules, by, req.seat, req.dealer, req.round_wind, kongs, key)
+    # a win pays the same wherever the table sits and whatever the round's wind (the wind
+    # only moves the deal; both checked by a property test), so values are memoised for the
+    # seat as counted from the dealer in an east round: sixteen times fewer to compute
+    rel = (seat - req.dealer) % 4
+    for winner, r in seen.values():
+        text = json.dumps(winner, sort_keys=True)
+        turned = text if rel == seat else json.dumps({**winner, "seat": rel}, sort_keys=True)
+        value = _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned)
+        if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
+            value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,
+                           prep.kongs, text)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
-            scored.append(Scored(winner, value, r, key))
+            scored.append(Scored(winner, value, r, text))
     scored.sort(key=lambda s: (-s.value, -named(s.winner), s.key, s.reading.groups, s.reading.win))
     return scored, found, errors
 
@@ -401,8 +450,11 @@ def waits(data: Any) -> dict[str, Any]:
     counts, wild = _split_jokers(hand, table.jokers)
     found = []
     per_wait = []
+    prep = None
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
-        scored, _, _ = score_readings(table, hand, tile, "self_draw")
+        if prep is None:  # a wait is never a joker, so the context is the same for each
+            prep = prepare(table, hand, tile, "self_draw")
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
             per_wait.append((tile, scored))

@@ -4,16 +4,27 @@ Input is a `Holding`: the concealed tiles as 34 counts (jokers standing as thems
 there), the number of jokers standing in (`wild`), the melds already resolved, and the winning
 tile. A reading is a shape and its groups, each group with the tiles it stands for and which
 of them are jokers; the variant's feature mapping turns a reading into winner features.
+
+Speed (issue 13): every suit is split on its own and memoised on its count vector; with jokers
+standing in, readings that the variant's features cannot tell apart (`Shapes.keep`) are merged
+per suit before the suits are joined, keeping the first of each in sorted order — so 8 ghosts
+make tens of readings, not thousands, and the chosen and listed readings stay the same.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations_with_replacement, pairwise, product
+from functools import cache
+from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
-from .tables import HONOR_CHOWS, honor_need, need, suit_need
+from .tables import HONOR_CHOWS, honor_need, need, needs_plus_one, suit_need
+
+ORPHAN_SET = frozenset(ORPHAN_TILES)
+# entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
+# megabytes (a split of a joker-rich suit holds many groups)
+SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT = 30_000, 5_000, 5_000
 
 
 class Group(NamedTuple):
@@ -49,6 +60,10 @@ class Shapes:
     orphans: bool = False  # Feibao 九幺: terminals and honours in any order
     waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
     all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
+    # what readings the features can tell apart: "all" keeps every reading; "win" merges
+    # readings alike in suits, quads, chows, joker count and where the winning tile and a
+    # joker sit (Cixi, Feibao); "plain" the same without the winning tile (Luzhou, Guiyang)
+    keep: str = "all"
 
 
 @dataclass(frozen=True)
@@ -77,14 +92,6 @@ class Reading:
         return self.groups[self.win] if self.win >= 0 else None
 
 
-def _identity(groups: tuple[Group, ...]) -> tuple[int, ...]:
-    c = [0] * 34
-    for g in groups:
-        for t in g.tiles:
-            c[t] += 1
-    return tuple(c)
-
-
 def is_complete(h: Holding, shapes: Shapes) -> bool:
     """Whether `h` is a winning shape (fast; no readings built)."""
     if h.size % 3 != 2:
@@ -103,186 +110,416 @@ def is_complete(h: Holding, shapes: Shapes) -> bool:
 
 
 def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shapes,
-            candidates: tuple[int, ...]) -> list[int]:
-    """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3).
+            candidates: tuple[int, ...], limit: int = 99) -> list[int]:
+    """Tiles of `candidates` that complete a hand one short of winning (counts + wild ≡ 1 mod 3),
+    the first `limit` of them.
 
-    Only the suit of the added tile changes, so the others' needs are looked up once."""
-    b = bytearray(counts)
-    parts = [suit_need(bytes(b[0:9])), suit_need(bytes(b[9:18])), suit_need(bytes(b[18:27])),
-             honor_need(bytes(b[27:34]), shapes.honor_chows)]
+    Only the part (suit) of the added tile changes: each part's needs with one more of each of
+    its tiles are looked up once, the others' needs are shared; the special shapes are
+    checked only for the tiles the hand's own tiles leave possible."""
+    b = bytes(counts)
+    hc = shapes.honor_chows
+    keys = (b[0:9], b[9:18], b[18:27])
+    parts = [suit_need(keys[0]), suit_need(keys[1]), suit_need(keys[2]), honor_need(b[27:34], hc)]
+    total = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
+    gaps = [p[1] - p[0] for p in parts]
+    # the cheapest pair among the other parts, for each part
+    others = [min(gaps[j] for j in range(4) if j != k) for k in range(4)]
+    plus = [None, None, None, None]
     odd = sum(n & 1 for n in counts)
-    special = shapes.thirteen_orphans or shapes.orphans or shapes.waves or shapes.all_honors
     pairs_ok = shapes.seven_pairs and not melds and sum(counts) + wild == 13
+    special = _special_waits(counts, wild, melds, shapes)
     out = []
     for t in candidates:
         k = t // 9
-        lo = 9 * k
-        b[t] += 1
-        if k < 3:
-            part = suit_need(bytes(b[lo:lo + 9]))
-        else:
-            part = honor_need(bytes(b[27:34]), shapes.honor_chows)
-        b[t] -= 1
-        total0 = part[0] - parts[k][0] + sum(p[0] for p in parts)
-        best = min(min(p[1] - p[0] for j, p in enumerate(parts) if j != k), part[1] - part[0])
-        if total0 + best <= wild or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild):
+        added = plus[k]
+        if added is None:
+            added = plus[k] = (needs_plus_one(keys[k], False) if k < 3
+                               else needs_plus_one(b[27:34], True, hc))
+        part = added[t - 9 * k]
+        gap = part[1] - part[0]
+        if (total - parts[k][0] + part[0] + (gap if gap < others[k] else others[k]) <= wild
+                or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild)
+                or (special is not None and special(t))):
             out.append(t)
-        elif special:
-            c = list(counts)
-            c[t] += 1
-            if is_complete(Holding(tuple(c), wild, melds), shapes):
-                out.append(t)
+            if len(out) == limit:
+                break
     return out
+
+
+def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
+                   shapes: Shapes):
+    """A test for the tiles that complete a special shape (九幺, 全风, 十三幺, 十三浪), or None
+    when the hand's own tiles already rule every special shape out."""
+    tests = []
+    if not melds and sum(counts) + wild != 13:
+        return None
+    if shapes.orphans and all(is_terminal_or_honor(t) for t in range(34) if counts[t]) and all(
+            is_terminal_or_honor(t) for g in melds for t in g.tiles):
+        tests.append(is_terminal_or_honor)
+    if shapes.all_honors and not any(counts[:27]) and all(t >= 27 for g in melds for t in g.tiles):
+        tests.append(lambda t: t >= 27)
+    if not melds and sum(counts) + wild == 13:
+        orphans_only = all(counts[t] == 0 for t in range(34) if t not in ORPHAN_SET)
+        if shapes.thirteen_orphans and orphans_only and max(counts) <= 2:
+            tests.append(lambda t: _thirteen_ok(_with(counts, t, wild)))
+        if shapes.waves and max(counts) <= 1:
+            tests.append(lambda t: not counts[t] and _waves_ok(_with(counts, t, wild)))
+    if not tests:
+        return None
+    return lambda t: any(test(t) for test in tests)
+
+
+def _with(counts: list[int], t: int, wild: int) -> Holding:
+    c = list(counts)
+    c[t] += 1
+    return Holding(tuple(c), wild)
 
 
 # -- readings -----------------------------------------------------------------------------------
 
 def readings(h: Holding, shapes: Shapes) -> list[Reading]:
-    """Every distinct reading of a complete hand (empty when it is not complete)."""
+    """Every distinct reading of a complete hand (empty when it is not complete); of the
+    four-sets-and-a-pair readings that look the same to the features (`Shapes.keep`), only the
+    first in the order of `(groups, win)`."""
     found: list[Reading] = []
-    if h.size % 3 != 2:
+    b = bytes(h.counts)
+    size = sum(b) + h.wild
+    if size % 3 != 2:
         return found
-    if need(h.counts, shapes.honor_chows) <= h.wild:
+    if need(b, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
-    if not h.melds and h.size == 14:
-        if shapes.seven_pairs and sum(n & 1 for n in h.counts) <= h.wild:
-            found += _seven_pairs(h)
-        if shapes.thirteen_orphans and _thirteen_ok(h):
+    # the set-less shapes, each behind a quick look at the counts
+    if not h.melds and size == 14:
+        if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
+            found += _seven_pairs(h, shapes.keep)
+        if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
-        if shapes.waves and _waves_ok(h):
+        if shapes.waves and max(b) <= 1 and _waves_ok(h):
             found += _loose(h, "waves", _waves_fills(h))
-    if shapes.orphans and _orphans_ok(h):
+    if shapes.orphans and not _middles(b) and _orphans_ok(h):
         found += _loose(h, "orphans", _orphan_fills(h))
-    if shapes.all_honors and _honors_ok(h):
+    if shapes.all_honors and b[:27] == bytes(27) and _honors_ok(h):
         found += _loose(h, "all_honors", [tuple(range(27, 34))])
     return found
 
 
+def _middles(b: bytes) -> bool:
+    """Whether the counts hold a suited tile from 2 to 8."""
+    return b[1:8] != _ZERO7 or b[10:17] != _ZERO7 or b[19:26] != _ZERO7
+
+
+_ZERO7 = bytes(7)
+
+
 Raw = tuple[str, tuple[int, ...], tuple[bool, ...]]  # a group while splitting: kind, tiles, wild
 _PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))
+PartKey = tuple  # what of one part (suit) of a reading its features can see, see _part_key
 
 
 def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
-    """Four sets and a pair (melds included). Each suit is split on its own — the splits are
-    cached per suit vector — and the jokers are shared out between the suits, the pair's place
-    and groups made only of jokers."""
+    """Four sets and a pair (melds included). Each part (a suit, the honours) is read on its
+    own — its tiles split into sets (cached per suit vector), groups made only of jokers, the
+    pair — and the parts' readings that look the same to the variant's features (`Shapes.keep`)
+    are one: only the first in sorted order is kept. Joining the parts keeps that: for parts of
+    equal length, the sorted join of the smaller part is the smaller join, so each kept reading
+    is the first (in the order of `(groups, win)`) of all the readings it stands for."""
+    if not h.wild:
+        return _standard_plain(h, shapes)
     c = h.counts
-    sizes = [sum(c[a:b]) for a, b in _PARTS]
-    keys = [bytes(c[a:b]) for a, b in _PARTS]
-    hc = shapes.honor_chows
-    needs = [suit_need(k) for k in keys[:3]] + [honor_need(keys[3], hc)]
-    present = _classes(h)
+    held = list(c)
+    for g in h.melds:
+        for t in g.tiles:
+            held[t] += 1
+    win = h.win if h.win is not None and not h.win_wild else None
+    any_held = any(held)
+    joined: dict[PartKey, tuple[Group, ...]] = {(0, 0, 0, 0, False, False, False, False, ()): ()}
+    for k, (a, b) in enumerate(_PARTS):
+        win_local = win - a if win is not None and a <= win < b else -1
+        if any_held:
+            part_held = bytes(held[a:b]) if any(held[a:b]) else b""
+        else:  # only jokers: their groups stand for 1m (see _classes)
+            part_held = bytes(held[a:b]) if k == 0 else b""
+        opts = _part_options(k, bytes(c[a:b]), part_held, win_local, h.win_wild, h.wild,
+                             shapes.honor_chows and k == 3, shapes.keep)
+        if not opts:
+            return []
+        nxt: dict[PartKey, tuple[Group, ...]] = {}
+        for ka, ga in joined.items():
+            for kb, gb in opts.items():
+                jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
+                if jokers > h.wild or pairs > 1:
+                    continue
+                key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
+                       ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
+                groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
+                old = nxt.get(key)
+                if old is None or groups < old:
+                    nxt[key] = groups
+        joined = nxt
     results: list[Reading] = []
-    seen: set[tuple[Group, ...]] = set()
-    for where in (0, 1, 2, 3, None):  # the pair's part; None: a pair of jokers
-        if where is not None and not sizes[where]:
-            continue
-        lows = []
-        for k in range(4):
-            pair = where == k
-            if not sizes[k]:
-                lows.append([0])
-                continue
-            low = needs[k][pair]
-            lows.append([w for w in range(low, h.wild + 1) if (sizes[k] + w - 2 * pair) % 3 == 0])
-        for alloc in product(*lows):
-            free = h.wild - sum(alloc) - (2 if where is None else 0)
-            if free < 0 or free % 3:
-                continue
-            splits = [_part_splits(a, keys[k], alloc[k], where == k, hc)
-                      for k, (a, _) in enumerate(_PARTS)]
-            if not all(splits):
-                continue
-            for combo in product(*splits):
-                fixed = [Group(kind, tiles, wild) for part in combo for kind, tiles, wild in part]
-                pairs = [t for reps in present for t in reps[:2]] if where is None else [None]
-                for pair_t, pungs in product(pairs, _free_choices(present, free // 3)):
-                    groups = fixed + [Group("pung", (t, t, t), (True, True, True)) for t in pungs]
-                    if pair_t is not None:
-                        groups.append(Group("pair", (pair_t, pair_t), (True, True)))
-                    key = tuple(sorted(groups))
-                    if key not in seen:
-                        seen.add(key)
-                        results += _place_win(h, "standard", key + h.melds)
+    # "plain": where the winning tile sits changes no feature, so its first place will do
+    first = slice(1 if shapes.keep == "plain" else None)
+    for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
+        if key[0] == h.wild and key[1] == 1:
+            results += _place_win(h, "standard", groups + h.melds)[first]
     return results
 
 
-_SPLITS: dict[tuple[int, bytes, int, bool, bool], list[tuple[Raw, ...]]] = {}
+def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
+    """Four sets and a pair without a joker standing in: every split, each suit's from the
+    memo, one suit holding the pair (few readings, nothing to merge)."""
+    per: list[tuple[tuple[tuple[Raw, ...], ...], tuple[tuple[Raw, ...], ...]]] = []
+    for a, b in _PARTS:
+        key = bytes(h.counts[a:b])
+        size = sum(key)
+        hc = shapes.honor_chows and a == 27
+        if not size:
+            per.append((((),), ()))  # no tiles: one empty split, never the pair
+        else:
+            per.append((_split(key, a, 0, False, size // 3, hc) if size % 3 == 0 else (),
+                        _split(key, a, 0, True, size // 3, hc) if size % 3 == 2 else ()))
+    results: list[Reading] = []
+    for where in range(4):
+        choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
+        if not all(choices):
+            continue
+        for combo in product(*choices):
+            groups = tuple(sorted(Group(kind, tiles, wild)
+                                  for part in combo for kind, tiles, wild in part))
+            results += _place_win(h, "standard", groups + h.melds)
+    return results
+
+
+_OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
+
+
+def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
+                  honor_chows: bool, keep: str) -> dict[PartKey, tuple[Group, ...]]:
+    """Every reading of one part with at most `wild` jokers — its tiles' splits, joker pungs
+    and a joker pair standing for the part's tiles — the first of each look: (jokers, pairs,
+    suit bit, quads, a chow, a set holds the winning tile, the pair holds it, the pair has a
+    joker, the rest), as much of it as `keep` asks. `held`: the part's tiles with the melds'
+    (empty when the part holds none). Cached."""
+    ck = (k, key, held, win_local, win_wild, wild, honor_chows, keep)
+    got = _OPTIONS.get(ck)
+    if got is not None:
+        return got
+    offset = 9 * k
+    size = sum(key)
+    classes = _part_classes(offset, held, win_local) if held else []
+    needs = (honor_need(key, honor_chows) if k == 3 else suit_need(key)) if size else (0, 0)
+    meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
+    win_keep, all_keep = keep == "win", keep == "all"
+    jp_tiles = [t for reps in classes for t in reps[:2]]
+    got = {}
+    for pair in (False, True):
+        for w in range(wild + 1):
+            if size:
+                if w < needs[pair] or (size + w - 2 * pair) % 3:
+                    continue
+                splits = _part_splits(offset, key, w, pair, honor_chows)
+            else:
+                splits = [_split_info(offset, len(key), ())] if not w and not pair else []
+            room = wild - w
+            for sp in splits:
+                ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
+                quads0 = sum(n // 4 for n in ident if n >= 4)
+                if win_wild:
+                    win_set0, win_pair0 = sp.set_wild, sp.pair_wild
+                elif win_local >= 0:
+                    win_set0 = bool(sp.set_real >> win_local & 1)
+                    win_pair0 = bool(sp.pair_real >> win_local & 1)
+                else:
+                    win_set0 = win_pair0 = False
+                for free in range(room // 3 + 1):
+                    if free and not classes:
+                        break
+                    jps: list[int | None] = [None]
+                    if not pair and room - 3 * free >= 2:
+                        jps += jp_tiles
+                    for pungs in _free_choices(classes, free) if free else [()]:
+                        for jp in jps:
+                            quads = quads0
+                            if pungs or jp is not None:
+                                adds: dict[int, int] = {}
+                                groups = list(sp.groups)
+                                for t in pungs:
+                                    adds[t] = adds.get(t, 0) + 3
+                                    groups.append(Group("pung", (t, t, t), (True, True, True)))
+                                if jp is not None:
+                                    adds[jp] = adds.get(jp, 0) + 2
+                                    groups.append(Group("pair", (jp, jp), (True, True)))
+                                for t, more in adds.items():
+                                    n = ident[t - offset]
+                                    quads += (n + more) // 4 - n // 4
+                                ordered = tuple(sorted(groups))
+                            else:
+                                ordered = sp.groups
+                            jokers = w + 3 * free + (2 if jp is not None else 0)
+                            pairs = 1 if pair or jp is not None else 0
+                            bit = (1 << k) if ordered else 0
+                            if win_keep:
+                                if jp is not None:  # a pair of jokers holds a joker's win
+                                    pk = (jokers, pairs, bit, quads, sp.chow,
+                                          win_set0 or (win_wild and bool(pungs)), win_wild,
+                                          True, ())
+                                else:
+                                    pk = (jokers, pairs, bit, quads, sp.chow,
+                                          win_set0 or (win_wild and bool(pungs)), win_pair0,
+                                          sp.pair_wild, ())
+                            else:
+                                pk = (jokers, pairs, bit, quads, sp.chow, False, False, False,
+                                      ordered if all_keep else ())
+                            old = got.get(pk)
+                            if old is None or ordered < old:
+                                got[pk] = ordered
+    if len(_OPTIONS) > OPTIONS_LIMIT:
+        _OPTIONS.clear()
+    _OPTIONS[ck] = got
+    return got
+
+
+class Split(NamedTuple):
+    """One split of a part's tiles, with what `_part_options` asks of it."""
+
+    groups: tuple[Group, ...]  # sorted
+    ident: tuple[int, ...]  # the part's tiles it stands for
+    chow: bool
+    pair_wild: bool  # its pair has a joker
+    set_wild: bool  # a set has a joker
+    set_real: int  # bit i: a set holds the part's tile i as itself
+    pair_real: int  # the same for the pair
+
+
+def _split_info(offset: int, size: int, raw: tuple[Raw, ...]) -> Split:
+    ident = [0] * size
+    chow = pair_wild = set_wild = False
+    set_real = pair_real = 0
+    for kind, tiles, wilds in raw:
+        mask = 0
+        for t, w in zip(tiles, wilds, strict=True):
+            ident[t - offset] += 1
+            if not w:
+                mask |= 1 << (t - offset)
+        if kind == "pair":
+            pair_wild, pair_real = any(wilds), mask
+        else:
+            chow = chow or kind == "chow"
+            set_wild = set_wild or any(wilds)
+            set_real |= mask
+    groups = tuple(Group(kind, tiles, wilds) for kind, tiles, wilds in raw)
+    return Split(groups, tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
+
+
+def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
+    """`_classes` for one part: its tiles grouped by how often they are held (the winning
+    tile apart), a few of each."""
+    if not any(held):
+        return [[0]]  # a hand of jokers only: they stand for 1m (any tile would do)
+    by_class: dict[int, list[int]] = {}
+    for i, n in enumerate(held):
+        by_class.setdefault(-1 if i == win_local else n, []).append(offset + i)
+    return [ts[:4] for ts in by_class.values()]
+
+
+_SPLITS: dict[tuple[int, bytes, int, bool, bool], list[Split]] = {}
 
 
 def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
-                 honor_chows: bool) -> list[tuple[Raw, ...]]:
+                 honor_chows: bool) -> list[Split]:
     """Every way one suit (or the honours) with `wild` jokers is sets (and the pair), each group
     holding at least one of the suit's own tiles. Cached: a suit vector is split once."""
     ck = (offset, key, wild, pair, honor_chows and offset == 27)
     got = _SPLITS.get(ck)
     if got is None:
         if not any(key):
-            got = [()] if not wild and not pair else []
+            got = [_split_info(offset, len(key), ())] if not wild and not pair else []
         else:
-            out: list[tuple[Raw, ...]] = []
             sets = (sum(key) + wild - 2 * pair) // 3
-            _split(list(key), 0, offset, wild, pair, sets, [], out, ck[4])
+            out = _split(key, offset, wild, pair, sets, ck[4], None if not wild else {})
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
             for found in out:
-                key = tuple(sorted((k, t, w if k == "pair" else ()) for k, t, w in found))
-                firsts.setdefault(key, tuple(sorted(found)))
-            got = list(firsts.values())
+                if wild:
+                    look = tuple(sorted([(k, t, w if k == "pair" else ()) for k, t, w in found]))
+                else:  # no joker, nothing to tell apart
+                    look = tuple(sorted(found))
+                if look not in firsts:
+                    firsts[look] = look if not wild else tuple(sorted(found))
+            got = [_split_info(offset, len(key), raw) for raw in firsts.values()]
+        if len(_SPLITS) > SPLITS_LIMIT:
+            _SPLITS.clear()
         _SPLITS[ck] = got
     return got
 
 
-def _split(c: list[int], i: int, offset: int, wild: int, pair: bool, sets: int, acc: list[Raw],
-           out: list[tuple[Raw, ...]], honor_chows: bool) -> None:
-    n = len(c)
-    while i < n and not c[i]:
-        i += 1
-    if i == n:
-        if not wild and not pair and not sets:
-            out.append(tuple(acc))
-        return
-    if wild:
-        key = bytes(c)
-        low = (suit_need(key) if offset < 27 else honor_need(key, honor_chows))[pair]
-        if low > wild:
-            return
-    ci, t = c[i], offset + i
-    if pair:
-        for real in range(min(ci, 2), 0, -1):
-            if 2 - real <= wild:
-                c[i] -= real
-                acc.append(("pair", (t, t), (False,) * real + (True,) * (2 - real)))
-                _split(c, i, offset, wild - 2 + real, False, sets, acc, out, honor_chows)
-                acc.pop()
-                c[i] += real
-    if not sets:
-        return
-    for real in range(min(ci, 3), 0, -1):
-        if 3 - real <= wild:
-            c[i] -= real
-            acc.append(("pung", (t, t, t), (False,) * real + (True,) * (3 - real)))
-            _split(c, i, offset, wild - 3 + real, pair, sets - 1, acc, out, honor_chows)
-            acc.pop()
-            c[i] += real
-    for chow in _chows_with(i, offset, honor_chows):
-        # tiles below i are used up, so jokers stand for them; above i a tile or a joker
-        options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
-                   for j in chow]
-        for wilds in product(*options):
-            jokers = sum(wilds)
-            if jokers > wild:
-                continue
-            for j, w in zip(chow, wilds, strict=True):
-                if not w:
-                    c[j] -= 1
-            acc.append(("chow", tuple(offset + j for j in chow), wilds))
-            _split(c, i, offset, wild - jokers, pair, sets - 1, acc, out, honor_chows)
-            acc.pop()
-            for j, w in zip(chow, wilds, strict=True):
-                if not w:
-                    c[j] += 1
+_SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
+
+
+def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows: bool,
+           memo: dict | None = None) -> tuple[tuple[Raw, ...], ...]:
+    """Every split of the counts `c` into `sets` sets (and the pair) with exactly `wild` jokers,
+    the lowest tile left first. Memoised on the counts left (splits share their tails): in
+    `_SUB` without jokers, in `memo` (one suit's) with them — those are many and kept only as
+    `_part_splits` sums them up."""
+    if memo is None:
+        memo = _SUB
+    ck = (c, offset, wild, pair, sets, honor_chows)
+    got = memo.get(ck)
+    if got is not None:
+        return got
+    i = len(c) - len(c.lstrip(b"\0"))  # the first tile held
+    if i == len(c):
+        got = ((),) if not wild and not pair and not sets else ()
+    elif wild and (suit_need(c) if offset < 27 else honor_need(c, honor_chows))[pair] > wild:
+        got = ()
+    else:
+        out: list[tuple[Raw, ...]] = []
+        ci, t = c[i], offset + i
+        cl = bytearray(c)
+        if pair:
+            for real in range(min(ci, 2), 0, -1):
+                if 2 - real <= wild:
+                    cl[i] -= real
+                    group = ("pair", (t, t), (False,) * real + (True,) * (2 - real))
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - 2 + real, False, sets,
+                                   honor_chows, memo)]
+                    cl[i] += real
+        if sets:
+            for real in range(min(ci, 3), 0, -1):
+                if 3 - real <= wild:
+                    cl[i] -= real
+                    group = ("pung", (t, t, t), (False,) * real + (True,) * (3 - real))
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1,
+                                   honor_chows, memo)]
+                    cl[i] += real
+            for chow in _chows_with(i, offset, honor_chows):
+                # tiles below i are used up, so jokers stand for them; above i a tile or a joker
+                options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
+                           for j in chow]
+                for wilds in product(*options):
+                    jokers = sum(wilds)
+                    if jokers > wild:
+                        continue
+                    for j, w in zip(chow, wilds, strict=True):
+                        if not w:
+                            cl[j] -= 1
+                    group = ("chow", tuple(offset + j for j in chow), wilds)
+                    out += [(group, *rest) for rest in
+                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
+                                   honor_chows, memo)]
+                    for j, w in zip(chow, wilds, strict=True):
+                        if not w:
+                            cl[j] += 1
+        got = tuple(out)
+    if len(memo) > SUB_LIMIT:
+        memo.clear()
+    memo[ck] = got
+    return got
 
 
 def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]:
@@ -333,25 +570,35 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
 
 def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
     """One reading per distinct group that can hold the winning tile (melds cannot)."""
-    jokers = sum(g.jokers for g in groups)
-    identity = _identity(groups)
-    if h.win is None:
+    jokers = 0
+    c = [0] * 34
+    for g in groups:
+        jokers += g.wild.count(True)
+        for t in g.tiles:
+            c[t] += 1
+    identity = tuple(c)
+    win = h.win
+    if win is None:
         return [Reading(shape, groups, -1, jokers, identity)]
     # features ask only whether the winning tile completed a pair (and which pair), so one
     # reading per pair that can hold it and one for "in a set"
     out, seen, in_set = [], set(), False
+    win_wild = h.win_wild
     for idx, g in enumerate(groups):
         if g.meld or g in seen or (in_set and g.kind != "pair"):
             continue
-        if any((w if h.win_wild else (t == h.win and not w))
-               for t, w in zip(g.tiles, g.wild, strict=True)):
+        if (True in g.wild) if win_wild else any(
+                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)):
             seen.add(g)
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
     return out
 
 
-def _seven_pairs(h: Holding) -> list[Reading]:
+def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
+    """Seven pairs, jokers pairing with a single or with each other; of the readings alike
+    to the features (`keep`), only the first."""
+    firsts: dict[tuple, tuple[Group, ...]] = {}
     pairs: list[Group] = []
     singles: list[int] = []
     for t, n in enumerate(h.counts):
@@ -377,8 +624,36 @@ def _seven_pairs(h: Holding) -> list[Reading]:
             groups = tuple(sorted(way))
             if groups not in seen:
                 seen.add(groups)
-                out += _place_win(h, "seven_pairs", groups)
+                if keep == "all":
+                    out += _place_win(h, "seven_pairs", groups)
+                    continue
+                look = _pairs_look(h, groups, keep)
+                old = firsts.get(look)
+                if old is None or groups < old:
+                    firsts[look] = groups
+    first = slice(1 if keep == "plain" else None)  # see _standard
+    for groups in sorted(firsts.values()):
+        out += _place_win(h, "seven_pairs", groups)[first]
     return out
+
+
+def _pairs_look(h: Holding, groups: tuple[Group, ...], keep: str) -> tuple:
+    """What the features can tell of a seven-pairs reading: quads and suits, and (`keep`
+    "win") whether a pair with or without a joker can hold the winning tile."""
+    c = [0] * 34
+    holds_wild = holds_real = False
+    for g in groups:
+        t = g.tiles[0]
+        c[t] += 2
+        if keep == "win" and h.win is not None and (
+                True in g.wild if h.win_wild else t == h.win and False in g.wild):
+            if True in g.wild:
+                holds_wild = True
+            else:
+                holds_real = True
+    quads = sum(n // 4 for n in c if n >= 4)
+    suits = tuple(any(c[a:b]) for a, b in _PARTS)
+    return quads, suits, holds_wild, holds_real
 
 
 def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading]:
@@ -417,12 +692,15 @@ def _honors_ok(h: Holding) -> bool:
 
 def _suit_room(ranks: list[int]) -> int:
     """How many ranks a suit can still take so that no two are closer than three apart."""
+    return _room(tuple(ranks))
+
+
+@cache
+def _room(ranks: tuple[int, ...]) -> int:
     best = 0
     for k in range(1, 4):
-        from itertools import combinations
-
         for extra in combinations([r for r in range(9) if r not in ranks], k):
-            full = sorted(ranks + list(extra))
+            full = sorted(ranks + extra)
             if all(b - a >= 3 for a, b in pairwise(full)):
                 best = k
                 break

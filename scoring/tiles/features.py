@@ -150,10 +150,10 @@ FEATURES: dict[str, Callable[[Reading, Context], dict[str, Any]]] = {
     "luzhou": luzhou, "guiyang": guiyang, "cixi": cixi, "feibao": feibao, "hainan": hainan}
 
 SHAPES: dict[str, Shapes] = {
-    "luzhou": Shapes(),
-    "guiyang": Shapes(),
-    "cixi": Shapes(waves=True, all_honors=True),
-    "feibao": Shapes(honor_chows=True, orphans=True, waves=True),
+    "luzhou": Shapes(keep="plain"),
+    "guiyang": Shapes(keep="plain"),
+    "cixi": Shapes(waves=True, all_honors=True, keep="win"),
+    "feibao": Shapes(honor_chows=True, orphans=True, waves=True, keep="win"),
     "hainan": Shapes(thirteen_orphans=True),
 }
 

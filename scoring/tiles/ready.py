@@ -21,7 +21,9 @@ from .analysis import (
     Table,
     _candidates,
     _real_suits,
+    _rules_key,
     _split_jokers,
+    prepare,
     read_request,
     score_readings,
     split_win,
@@ -42,8 +44,19 @@ def ready_value(variant: str, entry: dict[str, Any], seat: int = 0,
                 rules: dict[str, Any] | None = None, dealer: int = 0, round_wind: int = 0) -> int:
     """What each seat that is not ready pays `seat` at an exhausted wall for this ready entry
     (also one a player completed by hand, with 报听)."""
-    return _ready_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
-                        round_wind, json.dumps(entry, sort_keys=True))
+    return _turned_value(variant, json.dumps(rules or {}, sort_keys=True), seat, dealer,
+                         round_wind, json.dumps(entry, sort_keys=True))
+
+
+def _turned_value(variant: str, rules: str, seat: int, dealer: int, round_wind: int,
+                  entry: str) -> int:
+    """`_ready_value` memoised for the seat counted from the dealer in an east round: an
+    exhausted wall pays the same wherever the table sits and whatever the round's wind (the
+    wind only moves the deal; a property test checks both)."""
+    try:
+        return _ready_value(variant, rules, (seat - dealer) % 4, 0, 0, entry)
+    except ScoringError:  # the refusal as the seats asked
+        return _ready_value(variant, rules, seat, dealer, round_wind, entry)
 
 
 @lru_cache(maxsize=4096)
@@ -65,13 +78,13 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
     Equal values: more named features first, then a fixed order."""
     fields = READY_FIELDS[table.name]
     req = table.req
-    rules = json.dumps(table.rules.model_dump(), sort_keys=True)
+    rules = _rules_key(table)
     found = []
     for tile, scored in per_wait:
         for s in scored:
             entry = {k: v for k, v in s.winner.items() if k in fields}
             key = json.dumps(entry, sort_keys=True)
-            value = _ready_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
+            value = _turned_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
             found.append(((-value, -named(entry), key), entry, value, tile, s))
     if not found:
         return None
@@ -83,8 +96,11 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
 def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
     counts, wild = _split_jokers(hand, table.jokers)
     out = []
+    prep = None
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
-        scored, _, _ = score_readings(table, hand, tile, "self_draw")
+        if prep is None:  # a wait is never a joker: one context for them all
+            prep = prepare(table, hand, tile, "self_draw")
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
         if scored:
             out.append((tile, scored))
     return out

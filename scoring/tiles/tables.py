@@ -14,42 +14,56 @@ from .notation import ORPHAN_TILES as ORPHANS
 INF = 99
 _SUIT: dict[bytes, tuple[int, int]] = {}
 _HON: dict[tuple[bytes, bool], tuple[int, int]] = {}
+MEMO_LIMIT = 100_000  # entries a table keeps before it starts afresh (a long-running bot)
 
 
 def suit_need(key: bytes) -> tuple[int, int]:
     """(jokers to make only sets, jokers to make sets and one pair) for one suit's counts."""
     got = _SUIT.get(key)
     if got is None:
+        if len(_SUIT) > MEMO_LIMIT:
+            _SUIT.clear()
         got = _SUIT[key] = _solve_suit(key)
     return got
 
 
 def _solve_suit(key: bytes) -> tuple[int, int]:
-    c = list(key)
-    i = next((j for j, n in enumerate(c) if n), None)
-    if i is None:
+    i = len(key) - len(key.lstrip(b"\0"))  # the lowest tile held: every set holding it
+    if i == len(key):
         return 0, 2  # nothing left; a pair would be two jokers
+    get = _SUIT.get
     best0 = best1 = INF
+    c = bytearray(key)
     ci = c[i]
-    for real in range(1, min(ci, 3) + 1):  # pung of tile i, jokers for the rest
-        c[i] -= real
-        a0, a1 = suit_need(bytes(c))
-        c[i] += real
-        best0, best1 = min(best0, a0 + 3 - real), min(best1, a1 + 3 - real)
-    for start in range(max(0, i - 2), min(i, 6) + 1):  # chows holding tile i, the lowest left
-        used = [j for j in range(start, start + 3) if j >= i and c[j]]
+    for real in range(1, (ci if ci < 3 else 3) + 1):  # pung of tile i, jokers for the rest
+        c[i] = ci - real
+        sub = bytes(c)
+        a0, a1 = get(sub) or suit_need(sub)
+        if a0 + 3 - real < best0:
+            best0 = a0 + 3 - real
+        if a1 + 3 - real < best1:
+            best1 = a1 + 3 - real
+    c[i] = ci
+    for start in range(i - 2 if i >= 2 else 0, (i if i < 6 else 6) + 1):
+        # a chow holding tile i, the lowest left: jokers for the tiles below it or missing
+        used = [j for j in range(i, start + 3) if c[j]]
         for j in used:
             c[j] -= 1
-        a0, a1 = suit_need(bytes(c))
+        sub = bytes(c)
         for j in used:
             c[j] += 1
+        a0, a1 = get(sub) or suit_need(sub)
         cost = 3 - len(used)
-        best0, best1 = min(best0, a0 + cost), min(best1, a1 + cost)
-    for real in range(1, min(ci, 2) + 1):  # the pair
-        c[i] -= real
-        a0, _ = suit_need(bytes(c))
-        c[i] += real
-        best1 = min(best1, a0 + 2 - real)
+        if a0 + cost < best0:
+            best0 = a0 + cost
+        if a1 + cost < best1:
+            best1 = a1 + cost
+    for real in range(1, (ci if ci < 2 else 2) + 1):  # the pair
+        c[i] = ci - real
+        sub = bytes(c)
+        a0 = (get(sub) or suit_need(sub))[0] + 2 - real
+        if a0 < best1:
+            best1 = a0
     return best0, best1
 
 
@@ -107,6 +121,28 @@ def _solve_honor_chows(key: bytes) -> tuple[int, int]:
         c[i] += real
         best1 = min(best1, a0 + 2 - real)
     return best0, best1
+
+
+_ADD: dict[tuple[bytes, bool | None], tuple[tuple[int, int], ...]] = {}
+
+
+def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
+                   ) -> tuple[tuple[int, int], ...]:
+    """For each tile of a suit (or of the honours), the part's needs with one more of it:
+    a hand's 34 candidate waits share its other parts' needs and these."""
+    ck = (key, honor_chows if honours else None)
+    got = _ADD.get(ck)
+    if got is None:
+        if len(_ADD) > MEMO_LIMIT:
+            _ADD.clear()
+        b = bytearray(key)
+        out = []
+        for i in range(len(key)):
+            b[i] += 1
+            out.append(honor_need(bytes(b), honor_chows) if honours else suit_need(bytes(b)))
+            b[i] -= 1
+        got = _ADD[ck] = tuple(out)
+    return got
 
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:

@@ -93,6 +93,9 @@ class FakeTelegram:
     Webhook mode: `webhook_target` (e.g. http://127.0.0.1:PORT/telegram) is where injected updates
     go once the bot called setWebhook (its https URL cannot be reached from tests);
     await deliver_webhook(url, secret_token, update) -> (status, body) posts one update by hand.
+    As Telegram, the fake keeps an update whose POST got no answer at all (the bot process died
+    while handling it, or was down) in `webhook_pending` and posts it again, oldest first,
+    before the next update it delivers, or when told: await redeliver_webhook().
     """
 
     def __init__(self, token: str = DEFAULT_TOKEN, *, username: str = "mj_ledger_bot",
@@ -107,7 +110,8 @@ class FakeTelegram:
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.webhook: dict[str, Any] | None = None
         self.webhook_target: str | None = None
-        self.webhook_deliveries: list[tuple[dict[str, Any], int]] = []
+        self.webhook_deliveries: list[tuple[dict[str, Any], int]] = []  # status 0: no answer
+        self.webhook_pending: list[dict[str, Any]] = []
         self.internal_errors: list[str] = []
         self._chats: dict[int, dict[str, Any]] = {}
         self._users: dict[int, dict[str, Any]] = {}
@@ -377,15 +381,31 @@ class FakeTelegram:
         self._mark = len(self.requests)
         if self.webhook is not None:
             if self._allowed(update):
-                target = self.webhook_target or self.webhook["url"]
-                status, text = await self.deliver_webhook(target, self.webhook.get("secret_token"), update)
-                self.webhook_deliveries.append((update, status))
-                if not 200 <= status < 300:
-                    raise AssertionError(f"webhook {target} answered {status}: {text[:200]}")
+                await self.redeliver_webhook()
+                await self._post_webhook(update)
         else:
             self._updates.append(update)
         await self._notify()
         return update
+
+    async def redeliver_webhook(self) -> None:
+        """Post again, in order, the updates whose delivery got no answer."""
+        pending, self.webhook_pending = self.webhook_pending, []
+        for update in pending:
+            await self._post_webhook(update)
+
+    async def _post_webhook(self, update: dict[str, Any]) -> None:
+        assert self.webhook is not None
+        target = self.webhook_target or self.webhook["url"]
+        try:
+            status, text = await self.deliver_webhook(target, self.webhook.get("secret_token"), update)
+        except aiohttp.ClientError:  # no answer: Telegram keeps the update and tries again
+            self.webhook_deliveries.append((update, 0))
+            self.webhook_pending.append(update)
+            return
+        self.webhook_deliveries.append((update, status))
+        if not 200 <= status < 300:
+            raise AssertionError(f"webhook {target} answered {status}: {text[:200]}")
 
     async def deliver_webhook(self, url: str, secret_token: str | None,
                               update: dict[str, Any]) -> tuple[int, str]:

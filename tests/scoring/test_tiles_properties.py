@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 from typing import Any
 
@@ -17,8 +19,9 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError
 from scoring.tiles import analyze, waits
-from scoring.tiles.analysis import _candidates, read_request, split_win
+from scoring.tiles.analysis import _candidates, _kongs, _value, read_request, split_win
 from scoring.tiles.engine import Holding, Shapes, is_complete
+from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.tables import ORPHANS, is_agari, need
 
@@ -42,8 +45,9 @@ def _sets(rng: random.Random, tiles: list[int], chows: bool) -> list[list[int]]:
 
 
 def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
-                complete: bool = True) -> dict[str, Any]:
-    """A request: most often a winning hand, with melds, jokers and shapes of the variant."""
+                complete: bool = True, jokers: int | None = None) -> dict[str, Any]:
+    """A request: most often a winning hand, with melds, jokers and shapes of the variant;
+    `jokers`: exactly that many joker tiles in the concealed hand (as far as it holds them)."""
     suits = rng.sample([0, 1, 2], 2) if variant == "luzhou" else [0, 1, 2]
     tiles = [9 * k + r for k in suits for r in range(9)]
     if variant in ("cixi", "feibao", "hainan"):
@@ -79,8 +83,9 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
         indicator = rng.randrange(34)
         extra["indicator"] = tile_name(indicator)
         joker_tiles = [next_tile(indicator)] if variant == "cixi" else [indicator, next_tile(indicator)]
-    for i in rng.sample(range(len(concealed)),
-                        rng.randint(0, min(max_jokers, len(concealed))) if joker_tiles else 0):
+    if jokers is None and joker_tiles:
+        jokers = rng.randint(0, min(max_jokers, len(concealed)))
+    for i in rng.sample(range(len(concealed)), min(jokers or 0, len(concealed)) if joker_tiles else 0):
         concealed[i] = rng.choice(joker_tiles)
     win = concealed.pop()
     text = "".join(tile_name(x) for x in concealed) + "".join(melds)
@@ -142,6 +147,31 @@ def test_best_reading_is_the_maximum_and_scores_as_stated(variant: str, seed: in
 @pytest.mark.parametrize("variant", VARIANTS)
 @PROPERTY
 @given(seed=st.integers(0, 2 ** 32))
+def test_a_win_pays_the_same_wherever_the_table_sits(variant: str, seed: int) -> None:
+    """The values are memoised for the seat counted from the dealer in an east round: turning
+    the whole table (winner and dealer one seat on) or the round's wind must not change what
+    any reading collects."""
+    data = random_hand(random.Random(seed), variant, max_jokers=3)
+    if not usable(data):
+        return
+    try:
+        out = analyze(data)
+    except ScoringError:
+        return
+    t = read_request(data)
+    rules = json.dumps(t.rules.model_dump(), sort_keys=True)
+    for reading in out["readings"]:
+        for turn in (1, 2, 3):
+            seat, dealer = (t.req.seat + turn) % 4, (t.req.dealer + turn) % 4
+            winner = json.dumps({**reading["winner"], "seat": seat}, sort_keys=True)
+            got = _value(variant, rules, t.req.by, seat, dealer, (t.req.round_wind + turn) % 4,
+                         _kongs(t), winner)
+            assert got == reading["value"], (data, reading, turn)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32))
 def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> None:
     rng = random.Random(seed)
     data = random_hand(rng, variant, max_jokers=4 if variant == "luzhou" else 2)
@@ -162,6 +192,34 @@ def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> 
             expected.add(tile_name(x))
     assert {w["tile"] for w in got["waits"]} == expected, text
     assert got["ready"] == bool(expected)
+
+
+@pytest.mark.parametrize("variant", ("luzhou", "cixi", "feibao"))
+@settings(PROPERTY, max_examples=25)
+@given(seed=st.integers(0, 2 ** 32), jokers=st.integers(3, 6))
+def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: int,
+                                                             jokers: int) -> None:
+    """The engine keeps one reading per look the variant's features can tell apart (`keep`);
+    keeping every reading instead must give the same analysis and the same waits."""
+    data = random_hand(random.Random(seed), variant, jokers=jokers)
+    if variant == "luzhou":
+        data["rules"] = {"ghosts": 8}
+    wait = {**data, "by": "self_draw", "tiles": data["tiles"].split("+")[0]
+            if "+" in data["tiles"] else data["tiles"][:-2]}
+    every = dataclasses.replace(SHAPES[variant], keep="all")
+    answers = []
+    for shapes in (SHAPES[variant], every):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(SHAPES, variant, shapes)
+            answers.append([_answer(analyze, data), _answer(waits, wait)])
+    assert answers[0] == answers[1], data
+
+
+def _answer(command: Any, data: dict[str, Any]) -> Any:
+    try:
+        return command(data)
+    except ScoringError as exc:
+        return str(exc)
 
 
 def test_a_wind_chow_below_the_lowest_wind_held_is_a_wait() -> None:

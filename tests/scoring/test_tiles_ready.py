@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from scoring import ScoringError, score
-from scoring.tiles import analyze, ready_entry, waits
+from scoring.tiles import analyze, ready_entry, ready_value, waits
 
 ALL_TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + [f"{r}z" for r in range(1, 8)]
 
@@ -118,3 +118,24 @@ def test_thirteen_tiles_are_required() -> None:
         ready_entry({"variant": "guiyang", "tiles": "123m456m789m11p2p"})
     with pytest.raises(ScoringError, match="'\\+'"):
         ready_entry({"variant": "guiyang", "tiles": "123m456m789m11p22p+2p"})
+
+
+@pytest.mark.parametrize("variant", ["luzhou", "guiyang"])
+def test_a_ready_hand_pays_the_same_wherever_the_table_sits(variant: str) -> None:
+    """ready_value is memoised for the seat counted from the dealer in an east round: every
+    entry, turned round the table and through the winds, pays what the variant scores."""
+    module = importlib.import_module(f"scoring.variants.{variant}")
+    fields = module.ReadyHand.model_fields
+    forms = fields["form"].annotation.__args__ if "form" in fields else ("standard",)
+    entries = [{"form": form, "pure": pure} for form in forms for pure in (False, True)]
+    entries += [{**e, "quads": 1} for e in entries if e["form"] == "seven_pairs"]
+    if "no_ghost" in fields:
+        entries += [{**e, "no_ghost": True} for e in entries]
+    for entry in entries:
+        for seat, dealer, wind in ((0, 0, 0), (1, 0, 2), (2, 3, 1), (3, 1, 3), (0, 2, 0)):
+            ready: dict[str, Any] = {str(s): None for s in range(4)}
+            ready[str(seat)] = entry
+            record = {"variant": variant, "dealer": dealer, "round_wind": wind,
+                      "events": [{"type": "exhausted", "ready": ready}]}
+            expected = -score(record).deltas[(seat + 1) % 4]
+            assert ready_value(variant, entry, seat, {}, dealer, wind) == expected, (entry, seat)

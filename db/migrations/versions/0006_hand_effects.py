@@ -5,8 +5,8 @@ a winning pattern, the level, the chart bucket, and the closing of the wizard's 
 the version the Confirm saw). One statement instead of seven per hand; the rows are plain data
 computed in Python, the trigger only adds them up.
 
-Revision ID: 0005_hand_effects
-Revises: 0004_aggregates
+Revision ID: 0006_hand_effects
+Revises: 0005_handled_updates
 Create Date: 2026-11-24
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0005_hand_effects"
-down_revision: str | None = "0004_aggregates"
+revision: str = "0006_hand_effects"
+down_revision: str | None = "0005_handled_updates"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
