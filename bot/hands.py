@@ -429,7 +429,7 @@ async def cmd_undo(update: Update, context: Context) -> None:
 
 
 async def on_key(update: Update, context: Context) -> None:
-    """k:<op>[:<tile>] on the tile keyboard. The tap is answered at once; the message is edited
+    """k:<op>[:<tile>] on the tile keyboard. The tap is answered once stored; the message is edited
     through the throttle (at most once a second, the last state wins), so a quick run of taps
     neither waits on Telegram nor runs into its limits. The keys carry no screen version: a tap
     on a keyboard not yet redrawn is still the tile meant."""
@@ -470,16 +470,20 @@ async def on_key(update: Update, context: Context) -> None:
         return
     except wizard_reading.ReadRefused as exc:
         draft["error"] = exc.text  # shown under the keyboard until the next tap
-        await query.answer(("⚠️ " + exc.text)[:190], show_alert=True)
+        alert = ("⚠️ " + exc.text)[:190]
     else:
-        await query.answer()
+        alert = None
     draft["rev"] = int(draft["rev"]) + 1
     draft["table"] = mark
     try:
         await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
                                data=draft, expected_version=saved.version)
-    except StaleDraft:
-        return  # a tap of someone else came first: the screen shows theirs
+    except StaleDraft:  # a tap of someone else came first: the screen shows theirs
+        await query.answer(t("Someone changed this hand at the same moment; try again."),
+                           show_alert=True)
+        return
+    # answered once the tap is stored: a tap the database refused is told so, not taken silently
+    await query.answer(alert, show_alert=bool(alert))
     view = screen(draft, ctx, draft["rev"])
     throttle_of(context).show(context.bot, saved.chat_id, saved.message_id, view.text, view.rows)
 

@@ -46,8 +46,20 @@ async def prepare(chat: Chat) -> None:
     assert confirm is not None, preview.button_labels
     answer = await chat.answered(await chat.press(chat.people[0], preview.message_id, confirm))
     assert not answer.get("show_alert"), answer
-    for command in ("/hand", "/lang", "/rules"):
+    await chat.say(chat.people[0], "/hand")
+    await open_tile_keyboard(chat, chat.last().message_id)
+    for command in ("/lang", "/rules"):
         await chat.say(chat.people[0], command)
+
+
+async def open_tile_keyboard(chat: Chat, wizard_id: int) -> None:
+    """On the /hand wizard: South self-draws, then "Enter tiles" (its keys are pressed too)."""
+    for op in (":wz:1", ":kt:0"):
+        datas = chat.tg.message(chat.id, wizard_id).callback_datas
+        data = next(d for d in datas if d.startswith("h:") and d.endswith(op))
+        answer = await chat.answered(await chat.press(chat.people[0], wizard_id, data))
+        assert not answer.get("show_alert"), answer
+    assert any(d.startswith("k:") for d in chat.tg.message(chat.id, wizard_id).callback_datas)
 
 
 async def every_command(chat: Chat, user: dict[str, Any]) -> list[Answer]:

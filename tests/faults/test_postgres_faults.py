@@ -33,6 +33,7 @@ async def test_every_command_and_button_is_answered_while_postgres_is_down(
         await pg_proxy.reopen()
     for (_chat, lang, _), answers in zip(chats, results, strict=True):
         check_language(answers, lang)
+        assert any(a.what.startswith("button k:") for a in answers)  # the tile keyboard too
         down = fault_texts(lang)["unavailable"]
         # every update needs the database: each one says so, in the chat's language
         assert [a for a in answers if a.text != down] == [], lang

@@ -88,6 +88,7 @@ async def test_every_command_and_button_is_answered_while_the_file_is_locked(
         assert snapshot(path) == before
     for (_chat, lang, _), answers in zip(chats, results, strict=True):
         check_language(answers, lang)
+        assert any(a.what.startswith("button k:") for a in answers)  # the tile keyboard too
         busy = fault_texts(lang)["busy"]
         said_busy = [a.what.split(" @")[0] for a in answers if a.text == busy]
         # what writes was refused as busy; what only reads was answered as usual
@@ -126,6 +127,7 @@ async def test_every_command_and_button_is_answered_when_the_disk_is_full(
     assert snapshot(path) == before
     for (_chat, lang, _), answers in zip(chats, results, strict=True):
         check_language(answers, lang)
+        assert any(a.what.startswith("button k:") for a in answers)  # the tile keyboard too
         down = fault_texts(lang)["unavailable"]
         said = [a.what.split(" @")[0] for a in answers if a.text == down]
         for what in ("/stake 2", "/end", "/hu 1 zimo", "/hand", "/paid"):
