@@ -24,5 +24,7 @@ def clear_caches() -> None:
                  tables._ADD):
         memo.clear()
     engine._room.cache_clear()
+    engine._group_dict.cache_clear()
+    analysis._TEXTS.clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

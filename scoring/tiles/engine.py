@@ -14,7 +14,7 @@ make tens of readings, not thousands, and the chosen and listed readings stay th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
@@ -42,12 +42,18 @@ class Group(NamedTuple):
         return sum(self.wild)
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind, "tiles": group_text(self.tiles)}
-        if any(self.wild):
-            out["jokers"] = sum(self.wild)
-        if self.meld:
-            out["meld"] = self.meld
-        return out
+        return dict(_group_dict(self))
+
+
+@lru_cache(maxsize=4096)
+def _group_dict(g: Group) -> dict[str, object]:
+    """A group as output (copied by `to_dict`): a hand's groups recur in every reading."""
+    out: dict[str, object] = {"kind": g.kind, "tiles": group_text(g.tiles)}
+    if True in g.wild:
+        out["jokers"] = g.wild.count(True)
+    if g.meld:
+        out["meld"] = g.meld
+    return out
 
 
 @dataclass(frozen=True)
@@ -587,8 +593,8 @@ def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Readin
     for idx, g in enumerate(groups):
         if g.meld or g in seen or (in_set and g.kind != "pair"):
             continue
-        if (True in g.wild) if win_wild else any(
-                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)):
+        if (True in g.wild) if win_wild else (win in g.tiles and (True not in g.wild or any(
+                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)))):
             seen.add(g)
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
