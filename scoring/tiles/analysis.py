@@ -74,6 +74,7 @@ def read_request(data: Any) -> Table:
     return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers)
 
 
+@lru_cache(maxsize=256)
 def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
     if variant == "luzhou":
         if indicator is not None:
@@ -123,6 +124,7 @@ def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: An
                                count=n, tile=tile_name(x))
 
 
+@lru_cache(maxsize=4096)
 def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
           jokers: frozenset[int]) -> Group:
     """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""

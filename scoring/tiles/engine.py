@@ -465,7 +465,7 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             got = ((),) if not wild and not pair else ()
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
-            out = _split(key, base, wild, pair, sets, honor_chows, _SUBW if wild else None)
+            out = _split(key, base, wild, pair, sets, honor_chows, {} if wild else None)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
@@ -481,11 +481,6 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             _REL.clear()
         _REL[ck] = got
     return got
-
-
-# splits with jokers: many, so kept apart from `_SUB` and fewer of them
-_SUBW: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
-SUBW_LIMIT = 10_000
 
 
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
@@ -549,7 +544,7 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
                         if not w:
                             cl[j] += 1
         got = tuple(out)
-    if len(memo) > (SUB_LIMIT if memo is _SUB else SUBW_LIMIT):
+    if len(memo) > SUB_LIMIT:
         memo.clear()
     memo[ck] = got
     return got
