@@ -17,6 +17,7 @@ from db import (
     AlreadyHandled,
     AlreadySeated,
     AlreadyVoided,
+    Draft,
     NotFound,
     SeatTaken,
     SessionEnded,
@@ -58,6 +59,9 @@ class ChatScope:
     is_private: bool
     session: SessionView | None = None
     loaded: bool = False
+    # A button's update: its message, and the draft on it as read with the rest (None: none)
+    message_id: int | None = None
+    draft: Draft | None = None
 
     @property
     def t(self) -> Any:
@@ -69,18 +73,21 @@ async def scope(update: Update, context: Context) -> ChatScope:
     user = update.effective_user
     store = store_of(context)
     lang = lang_from_code(user.language_code if user else None)
-    # One read for the chat, the sender and the running session; writes only what is new.
+    query = update.callback_query
+    message_id = query.message.message_id if query is not None and query.message else None
+    # One read for the chat, the sender, the running session and a button's draft; writes
+    # only what is new.
     if user is not None and not user.is_bot:
         found = await store.chat_context(chat.id, language=lang, telegram_id=user.id,
                                          name=display_name(user), username=user.username,
-                                         language_code=user.language_code)
+                                         language_code=user.language_code, message_id=message_id)
     else:
-        found = await store.chat_context(chat.id, language=lang)
+        found = await store.chat_context(chat.id, language=lang, message_id=message_id)
     language = found.chat.language if found.chat is not None else None
     _known_languages(context)[chat.id] = language or lang
     person_id = found.person.id if found.person is not None else None
     return ChatScope(chat.id, language or lang, person_id, chat.type == Chat.PRIVATE,
-                     session=found.session, loaded=True)
+                     session=found.session, loaded=True, message_id=message_id, draft=found.draft)
 
 
 async def running_session(context: Context, sc: ChatScope) -> Any | None:

@@ -209,7 +209,7 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = query.message
-    saved = await _draft_of(store, message.chat.id, message.message_id)
+    saved = await _draft_of(store, message.chat.id, message.message_id, sc)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return
@@ -252,10 +252,14 @@ async def on_wizard_button(update: Update, context: Context) -> None:
     await _save_and_show(query, context, sc, saved, ctx, draft, mark)
 
 
-async def _draft_of(store: Any, chat_id: int, message_id: int) -> Any | None:
-    """The draft on this message. A tap can beat the opener's attach_draft by a few
-    milliseconds (the message is posted first, then given its draft): wait for that."""
-    saved = await store.get_draft(chat_id, message_id)
+async def _draft_of(store: Any, chat_id: int, message_id: int, sc: ChatScope) -> Any | None:
+    """The draft on this message (as read with the update's scope). A tap can beat the
+    opener's attach_draft by a few milliseconds (the message is posted first, then given its
+    draft): wait for that."""
+    if sc.message_id == message_id and sc.chat_id == chat_id:
+        saved = sc.draft
+    else:
+        saved = await store.get_draft(chat_id, message_id)
     for _ in range(int(ATTACH_WAIT / 0.05) if saved is None else 0):
         waiting = await store.unattached_draft(chat_id, seconds=ATTACH_WAIT)  # asked first: an
         saved = await store.get_draft(chat_id, message_id)  # attach in between is seen here
@@ -376,8 +380,11 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     if not hand.created:
         await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
         return
-    session = await store.get_session(session.id)
-    totals = await store.totals(session.id)
+    if session_mark(session) == mark:  # the snapshot was the table the hand was added to
+        totals = tuple(t + d for t, d in zip(session.totals, outcome["deltas"], strict=True))
+    else:
+        session = await store.get_session(session.id)
+        totals = await store.totals(session.id)
     # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
@@ -430,7 +437,7 @@ async def on_key(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
     message = query.message
-    saved = await _draft_of(store, message.chat.id, message.message_id)
+    saved = await _draft_of(store, message.chat.id, message.message_id, sc)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return

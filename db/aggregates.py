@@ -1,9 +1,12 @@
 """Running aggregates: what /stats, /table (Cixi levels) and /chart read instead of every hand.
 
-`add_hand` and `remove_hand` run inside record_hand's and void_hand's transaction (the session
-row is locked), so the aggregates change with the hands, never apart from them. Reads cost the
-same at 100 or 100 000 hands: per session a few rows per seat, the newest level row, and at
-most a few thousand chart buckets. Migration 0004_aggregates built them from the hands stored before.
+`add_hand` and `remove_hand` run inside the transaction that records (record_hand,
+confirm_hand, import) or voids the hand (the session row is locked), so the aggregates change
+with the hands, never apart from them. `add_hand` is one statement: its rows, computed here,
+go into the `hand_effects` view, whose triggers (migration 0006) add each to its table.
+Reads cost the same at 100 or 100 000 hands: per session a few rows per seat, the newest level
+row, and at most a few thousand chart buckets. Migration 0004_aggregates built them from the
+hands stored before.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, case, delete, func, select, update
+from sqlalchemy import bindparam, case, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scoring.stats import seat_facts
@@ -64,38 +67,45 @@ async def add_to_totals(s: AsyncSession, session_id: int, deltas: Sequence[int])
         await s.execute(_ADD_TOTALS, params)
 
 
-async def add_hand(s: AsyncSession, insert: Any, session_id: int, seq: int, level: int | None,
-                   record: dict[str, Any], outcome: dict[str, Any], deltas: Sequence[int]) -> None:
-    """Count a newly stored hand in every aggregate (the session totals included)."""
+_EFFECT_COLUMNS = tuple(c.name for c in M.HAND_EFFECTS.c)
+_NO_EFFECT = dict.fromkeys(_EFFECT_COLUMNS)
+_APPLY_EFFECTS = insert(M.HAND_EFFECTS)
+
+
+def _effect(kind: str, session_id: int, **values: Any) -> dict[str, Any]:
+    return {**_NO_EFFECT, "kind": kind, "session_id": session_id, **values}
+
+
+async def add_hand(s: AsyncSession, session_id: int, hand_id: int, seq: int, level: int | None,
+                   record: dict[str, Any], outcome: dict[str, Any], deltas: Sequence[int],
+                   seats: Sequence[int | None], draft: tuple[int, int, int] | None = None) -> None:
+    """Count a newly stored hand in every aggregate (the session totals included), write its
+    four ledger entries and, with `draft` (chat_id, message_id, version), close the wizard entry
+    it came from: one prepared INSERT into the hand_effects view, executed for each row in one
+    call (one round trip), whose triggers apply the rows (migration 0006). The draft must
+    still be at that version, else the statement fails (IntegrityError)."""
     facts = seat_facts(record, outcome)
     won = _leaders(outcome)
-    await add_to_totals(s, session_id, deltas)
-    await s.execute(_ADD_SEATS, [
-        {"b_session": session_id, "b_seat": seat, "b_hands": 1, "b_wins": f.wins,
-         "b_self_draws": f.self_draws, "b_dealt_in": f.dealt_in, "b_levels_won": won[seat],
-         "b_gain": f.points} for seat, f in enumerate(facts)])
-    await _add_patterns(s, insert, session_id, facts, 1)
+    rows = [_effect("seat", session_id, seat=seat, hand_id=hand_id, person_id=seats[seat],
+                    points=deltas[seat], hands=1, wins=f.wins, self_draws=f.self_draws,
+                    dealt_in=f.dealt_in, levels_won=won[seat], gain=f.points)
+            for seat, f in enumerate(facts)]
+    counts: dict[tuple[int, str], int] = {}
+    for seat, f in enumerate(facts):
+        for term in f.patterns:
+            counts[seat, term[:64]] = counts.get((seat, term[:64]), 0) + 1
+    rows += [_effect("pattern", session_id, seat=seat, term=term, n=n)
+             for (seat, term), n in counts.items()]
+    four = {"d0": deltas[0], "d1": deltas[1], "d2": deltas[2], "d3": deltas[3]}
     if level is not None:
-        stmt = insert(LEVELS).values(
-            session_id=session_id, level=level, hands=1, d0=deltas[0], d1=deltas[1], d2=deltas[2],
-            d3=deltas[3], last_seq=seq, ended=bool(outcome.get("level_over")),
-            balances=outcome.get("balances"))
-        newer = stmt.excluded.last_seq >= LEVELS.c.last_seq
-        await s.execute(stmt.on_conflict_do_update(
-            index_elements=[LEVELS.c.session_id, LEVELS.c.level],
-            set_={"hands": LEVELS.c.hands + 1, "d0": LEVELS.c.d0 + stmt.excluded.d0,
-                  "d1": LEVELS.c.d1 + stmt.excluded.d1, "d2": LEVELS.c.d2 + stmt.excluded.d2,
-                  "d3": LEVELS.c.d3 + stmt.excluded.d3,
-                  "last_seq": case((newer, stmt.excluded.last_seq), else_=LEVELS.c.last_seq),
-                  "ended": case((newer, stmt.excluded.ended), else_=LEVELS.c.ended),
-                  "balances": case((newer, stmt.excluded.balances), else_=LEVELS.c.balances)}))
-    stmt = insert(BUCKETS).values(session_id=session_id, bucket=seq // BUCKET_SIZE, hands=1,
-                                  d0=deltas[0], d1=deltas[1], d2=deltas[2], d3=deltas[3])
-    await s.execute(stmt.on_conflict_do_update(
-        index_elements=[BUCKETS.c.session_id, BUCKETS.c.bucket],
-        set_={"hands": BUCKETS.c.hands + 1, "d0": BUCKETS.c.d0 + stmt.excluded.d0,
-              "d1": BUCKETS.c.d1 + stmt.excluded.d1, "d2": BUCKETS.c.d2 + stmt.excluded.d2,
-              "d3": BUCKETS.c.d3 + stmt.excluded.d3}))
+        rows.append(_effect("level", session_id, level=level, last_seq=seq,
+                            ended=bool(outcome.get("level_over")),
+                            balances=outcome.get("balances"), **four))
+    rows.append(_effect("bucket", session_id, bucket=seq // BUCKET_SIZE, **four))
+    if draft is not None:
+        rows.append(_effect("draft", session_id, chat_id=draft[0], message_id=draft[1],
+                            version=draft[2]))
+    await s.execute(_APPLY_EFFECTS, rows)  # one statement, executed for each row
 
 
 async def _add_patterns(s: AsyncSession, insert: Any, session_id: int, facts: Sequence[Any],

@@ -13,12 +13,14 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Column,
     DateTime,
     ForeignKey,
     Index,
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
     text,
@@ -270,3 +272,16 @@ class HandledUpdate(Base):
     update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     chat_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     handled_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+# Not a table: a view whose triggers apply each row inserted into it (migration 0006; see
+# aggregates.add_hand). Outside Base.metadata, so nothing creates or compares it as a table.
+_INT = ("seat", "hands", "wins", "self_draws", "dealt_in", "levels_won", "n", "level", "bucket",
+        "last_seq", "version")
+_BIG = ("session_id", "hand_id", "person_id", "points", "gain", "d0", "d1", "d2", "d3", "chat_id",
+        "message_id")
+HAND_EFFECTS = Table(
+    "hand_effects", MetaData(), Column("kind", String(16)), Column("term", String(64)),
+    Column("ended", Boolean), Column("balances", JSON(none_as_null=True).with_variant(
+        JSONB(none_as_null=True), "postgresql")),
+    *(Column(name, Integer) for name in _INT), *(Column(name, BigInteger) for name in _BIG))

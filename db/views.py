@@ -1,6 +1,7 @@
 """What a handler needs at the start of every update, read in one statement: the chat, the
-person who sent the update, and the chat's running session with its seat names, totals and
-last live hand's outcome (the table state the next hand starts from)."""
+person who sent the update, the chat's running session with its seat names, totals and
+last live hand's outcome (the table state the next hand starts from) and, for a button, the
+wizard draft on its message."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from sqlalchemy import bindparam, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
-from .domain import Chat, Person, SessionView
+from .domain import Chat, Draft, Person, SessionView
 from .store.rows import _utc  # one conversion of stored times, shared with the store
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
 TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
+DRAFTS = M.Draft.__table__
 
 
 @dataclass(frozen=True)
@@ -23,11 +25,13 @@ class ChatContext:
     chat: Chat | None  # None: the chat is new
     person: Person | None  # None: no sender, or a new one
     session: SessionView | None  # the running session, if any
+    draft: Draft | None = None  # the draft on the message asked about, if any
 
 
 def _statement() -> Any:
     """Built once (with bound parameters): building it costs more than running it."""
     chat_id, telegram_id = bindparam("b_chat_id"), bindparam("b_telegram_id")
+    message_id = bindparam("b_message_id")
     anchor = select(literal(1).label("one")).subquery("k")
     me = PEOPLE.alias("me")
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
@@ -47,11 +51,13 @@ def _statement() -> Any:
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
                *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
                last_live(HANDS.c.outcome).label("last_outcome"),
-               last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing")]
+               last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing"),
+               *(c.label(f"d_{c.name}") for c in DRAFTS.c)]
     stmt = (select(*columns).select_from(anchor)
             .outerjoin(CHATS, CHATS.c.id == chat_id)
             .outerjoin(me, me.c.telegram_id == telegram_id)
-            .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None)))
+            .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None))
+            .outerjoin(DRAFTS, (DRAFTS.c.chat_id == chat_id) & (DRAFTS.c.message_id == message_id)))
     stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
@@ -62,10 +68,13 @@ def _statement() -> Any:
 _STATEMENT = _statement()
 
 
-async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -> ChatContext:
+async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
+                       message_id: int | None = None) -> ChatContext:
     row = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
-                                        "b_telegram_id": telegram_id if telegram_id is not None else 0}
-                            )).one()
+                                        "b_telegram_id": telegram_id if telegram_id is not None else 0,
+                                        # 0: no message (drafts sit on real, positive ids or
+                                        # on negative placeholders)
+                                        "b_message_id": message_id or 0})).one()
     chat = (Chat(row.chat_id, row.language, dict(row.house_rules or {}), row.migrated_to)
             if row.chat_id is not None else None)
     person = (Person(row.me_id, row.me_telegram_id, row.me_name, row.me_username,
@@ -84,4 +93,8 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None) -
                     int(row.points3 or 0)),
             last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
             standing_hands=int(row.standing or 0))
-    return ChatContext(chat, person, session)
+    draft = None
+    if row.d_chat_id is not None:
+        draft = Draft(row.d_chat_id, row.d_message_id, row.d_session_id, row.d_data, row.d_version,
+                      _utc(row.d_updated_at) or M.utcnow())
+    return ChatContext(chat, person, session, draft)

@@ -102,14 +102,15 @@ class ChatsMixin(StoreCore):
 
     async def chat_context(self, chat_id: int, *, language: str | None = None,
                            telegram_id: int | None = None, name: str | None = None,
-                           username: str | None = None,
-                           language_code: str | None = None) -> views.ChatContext:
+                           username: str | None = None, language_code: str | None = None,
+                           message_id: int | None = None) -> views.ChatContext:
         """What an update needs first, in one read: the chat (created with `language` when
         new), the sender (a Telegram user, created or brought up to date when `telegram_id`
-        and `name` are given) and the running session with seat names, totals and the last
-        live hand's outcome. Writes only when something is new or changed."""
+        and `name` are given), the running session with seat names, totals and the last
+        live hand's outcome, and with `message_id` the draft on that message of the chat.
+        Writes only when something is new or changed."""
         async with self._read() as s:
-            found = await views.chat_context(s, chat_id, telegram_id)
+            found = await views.chat_context(s, chat_id, telegram_id, message_id)
         stale = False
         if found.chat is None:
             await self.ensure_chat(chat_id, language=language)
@@ -122,7 +123,7 @@ class ChatsMixin(StoreCore):
                 stale = True
         if found.chat is None or stale:  # read again: what was written is part of the picture
             async with self._read() as s:
-                found = await views.chat_context(s, chat_id, telegram_id)
+                found = await views.chat_context(s, chat_id, telegram_id, message_id)
         return found
 
     async def upsert_user(self, telegram_id: int, name: str, *, username: str | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import BigInteger, delete, literal, select, update
+from sqlalchemy import BigInteger, bindparam, delete, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -37,42 +37,37 @@ class DraftsMixin(StoreCore):
         data = _json_copy(data, "draft")
         placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
 
-        table, sessions = M.Draft.__table__, M.Session.__table__
-
         async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
-            if not self._sqlite:  # in turn with confirm_hand (SQLite: BEGIN IMMEDIATE did it)
-                await self._locked_session(s, session_id)
+            if not self._sqlite:  # in turn with confirm_hand (SQLite: the DELETE's write lock)
+                await s.execute(_LOCK_SESSION, {"b_session": session_id})
             # Few statements (an entry is opened often): the old entries are deleted and read
             # back in one, the new one is inserted only if the session runs.
-            gone = (await s.execute(delete(table).where(table.c.session_id == session_id)
-                                    .returning(*table.c))).all()
+            gone = (await s.execute(_CLOSE_SESSION_DRAFTS, {"b_session": session_id})).all()
             old = [Draft(r.chat_id, r.message_id, r.session_id, r.data, r.version,
                          _utc(r.updated_at) or M.utcnow()) for r in gone]
             now = M.utcnow()
-            added = await s.execute(table.insert().from_select(
-                ["chat_id", "message_id", "session_id", "data", "version", "updated_at"],
-                select(literal(chat_id, BigInteger), literal(placeholder, BigInteger), sessions.c.id,
-                       literal(data, M.Draft.data.type), literal(1), literal(now, M.Draft.updated_at.type))
-                .where(sessions.c.id == session_id, sessions.c.ended_at.is_(None))))
+            added = await s.execute(_OPEN_DRAFT, {
+                "b_chat": chat_id, "b_message": placeholder, "b_session": session_id,
+                "b_data": data, "b_now": now})
             if added.rowcount != 1:
                 _check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
             return Draft(chat_id, placeholder, session_id, data, 1, now), old
 
+        # SQLite: the DELETE, a write reading nothing before, takes the write lock itself, so
+        # no BEGIN IMMEDIATE is needed for the reads after it to be current.
         try:
-            return await self._write(write)
+            return await self._write(write, immediate=False)
         except IntegrityError:  # a chat row is missing (a draft in a chat not seen before)
             await self.ensure_chat(chat_id)
-            return await self._write(write)
+            return await self._write(write, immediate=False)
 
     async def attach_draft(self, draft: Draft, chat_id: int, message_id: int) -> Draft:
         """Move a new draft onto the message that shows it (`chat_id` differs from the
         draft's when the group became a supergroup meanwhile). `NotFound` if it was closed."""
 
         async def write(s: AsyncSession) -> Draft:
-            table = M.Draft.__table__
-            result = await s.execute(update(table).where(
-                table.c.chat_id == chat_id, table.c.message_id == draft.message_id)
-                .values(message_id=message_id))
+            result = await s.execute(_ATTACH_DRAFT, {"b_chat": chat_id, "b_old": draft.message_id,
+                                                     "b_message": message_id})
             if result.rowcount != 1:
                 raise NotFound("this hand entry was closed meanwhile")
             return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
@@ -127,10 +122,10 @@ class DraftsMixin(StoreCore):
                     raise StaleDraft("this hand entry already exists")
             else:
                 version = expected_version + 1
-                result = await s.execute(
-                    update(table).where(table.c.chat_id == chat_id, table.c.message_id == message_id,
-                                        table.c.version == expected_version)
-                    .values(session_id=session_id, data=data, version=version, updated_at=now))
+                result = await s.execute(_SAVE_DRAFT, {
+                    "b_chat": chat_id, "b_message": message_id, "b_version": expected_version,
+                    "b_session": session_id, "b_data": data, "b_new_version": version,
+                    "b_now": now})
                 if result.rowcount != 1:
                     raise StaleDraft("this hand entry was changed or closed meanwhile")
             return Draft(chat_id, message_id, session_id, data, version, now)
@@ -167,3 +162,27 @@ class DraftsMixin(StoreCore):
             rows = (await s.execute(select(M.Draft).where(M.Draft.session_id == session_id)
                                     .order_by(M.Draft.updated_at, M.Draft.message_id))).scalars()
             return [_draft(r) for r in rows]
+
+
+# Built once (bound parameters): a draft is written on every tap, and building a statement
+# costs more than running it.
+_DRAFTS, _SESSIONS = M.Draft.__table__, M.Session.__table__
+_LOCK_SESSION = select(_SESSIONS.c.id).where(_SESSIONS.c.id == bindparam("b_session")).with_for_update()
+_CLOSE_SESSION_DRAFTS = (delete(_DRAFTS).where(_DRAFTS.c.session_id == bindparam("b_session"))
+                         .returning(*_DRAFTS.c))
+_OPEN_DRAFT = _DRAFTS.insert().from_select(
+    ["chat_id", "message_id", "session_id", "data", "version", "updated_at"],
+    select(bindparam("b_chat", type_=BigInteger), bindparam("b_message", type_=BigInteger),
+           _SESSIONS.c.id, bindparam("b_data", type_=_DRAFTS.c.data.type), literal(1),
+           bindparam("b_now", type_=_DRAFTS.c.updated_at.type))
+    .where(_SESSIONS.c.id == bindparam("b_session"), _SESSIONS.c.ended_at.is_(None)))
+_ATTACH_DRAFT = (update(_DRAFTS)
+                 .where(_DRAFTS.c.chat_id == bindparam("b_chat"),
+                        _DRAFTS.c.message_id == bindparam("b_old"))
+                 .values(message_id=bindparam("b_message")))
+_SAVE_DRAFT = (update(_DRAFTS)
+               .where(_DRAFTS.c.chat_id == bindparam("b_chat"),
+                      _DRAFTS.c.message_id == bindparam("b_message"),
+                      _DRAFTS.c.version == bindparam("b_version"))
+               .values(session_id=bindparam("b_session"), data=bindparam("b_data"),
+                       version=bindparam("b_new_version"), updated_at=bindparam("b_now")))

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import Integer, bindparam, case, delete, false, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.pool import NullPool
@@ -26,6 +26,7 @@ from ..domain import (
     NotFound,
     Points,
     RecordedHand,
+    Seats,
     SeatStatsRow,
     SessionNotReady,
     SessionSettled,
@@ -98,6 +99,12 @@ class HandsMixin(StoreCore):
         record = _json_copy(record, "hand record")
         outcome = _json_copy(outcome, "outcome")
         key = draft_hand_key(draft)
+        try:  # the usual case in three statements (and the update's claim); the unusual below
+            return await self._write(
+                lambda s: self._confirm_fast(s, draft, record, outcome, deltas, entered_by,
+                                             key, table_mark), immediate=False, once=True)
+        except (_NotFast, IntegrityError):
+            pass  # nothing was written: the transaction was rolled back
         table = M.Draft.__table__
 
         async def write(s: AsyncSession) -> RecordedHand:
@@ -121,6 +128,35 @@ class HandsMixin(StoreCore):
             return hand
 
         return await self._write(write, once=True)
+
+    async def _confirm_fast(self, s: AsyncSession, draft: Draft, record: dict[str, Any],
+                            outcome: dict[str, Any], deltas: Points, entered_by: int | None,
+                            key: str, table_mark: str) -> RecordedHand:
+        """confirm_hand when nothing is unusual: (1) the session's next seq is taken only if
+        no hand was added since the preview (this locks the session row; on SQLite, as the
+        transaction's first statement, it takes the write lock, so what follows reads current
+        data), (2) the hand is inserted only if the last live hand is still the preview's,
+        (3) its aggregates and ledger entries are added and the draft is closed only at the
+        version the preview had (else the statement fails). `_NotFast` or IntegrityError (a
+        key used before, an unknown person, a changed draft): roll back, ask confirm_hand's
+        careful path, which says what is wrong."""
+        try:
+            count, last_live = (int(x) for x in table_mark.split(":")[:2])
+        except ValueError:
+            raise _NotFast() from None
+        row = (await s.execute(_TAKE_SEQ, {"b_session": draft.session_id, "b_count": count})).first()
+        if row is None:
+            raise _NotFast()  # a hand was added, the session ended or is gone
+        seats = (row.seat0, row.seat1, row.seat2, row.seat3)
+        if (None in seats or record.get("variant", row.variant) != row.variant
+                or table_mark_of(count, last_live, row.rules, row.stake_cents, seats) != table_mark):
+            raise _NotFast()
+        hand = await self._store_hand(s, draft.session_id, count + 1, seats, record, outcome,
+                                      deltas, entered_by=entered_by, key=key, last_live=last_live,
+                                      draft=(draft.chat_id, draft.message_id, draft.version))
+        if hand is None:
+            raise _NotFast()  # a hand was undone since the preview
+        return hand
 
     async def table_mark(self, session_id: int) -> str:
         """Where the table stands: changes with every hand recorded or undone (a preview
@@ -312,15 +348,6 @@ class HandsMixin(StoreCore):
             raise StoreError(f"idempotency key {key!r} was used for a hand of another session")
         return _hand(hand, void, created=False)
 
-    async def _next_level(self, s: AsyncSession, session_id: int) -> int:
-        last = (await s.execute(select(M.Hand.level, M.Hand.outcome)
-                                .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
-                                .order_by(M.Hand.seq.desc()).limit(1))).first()
-        if last is None:
-            return 1
-        level = last.level or 1
-        return level + 1 if last.outcome.get("level_over") else level
-
     async def _insert_hand(self, s: AsyncSession, row: M.Session, record: dict[str, Any],
                            outcome: dict[str, Any], deltas: Points, *, entered_by: int | None,
                            key: str, level: int | None = None) -> RecordedHand:
@@ -338,18 +365,38 @@ class HandsMixin(StoreCore):
         if entered_by is not None:
             await self._person_row(s, entered_by)
         row.hand_count += 1
-        hand = M.Hand(session_id=row.id, seq=row.hand_count,
-                      level=level if level is not None else await self._next_level(s, row.id),
-                      record=record, outcome=outcome, entered_by=entered_by,
-                      created_at=M.utcnow(), idempotency_key=key, voided=False)
-        s.add(hand)
-        await s.flush()
-        s.add_all(M.LedgerEntry(hand_id=hand.id, seat=seat, session_id=row.id,
-                                person_id=seats[seat], points=points)
-                  for seat, points in enumerate(deltas))
-        await aggregates.add_hand(s, self._insert, row.id, hand.seq, hand.level, record, outcome,
-                                  deltas)
-        return _hand(hand, None)
+        hand = await self._store_hand(s, row.id, row.hand_count, seats, record, outcome, deltas,
+                                      entered_by=entered_by, key=key, level=level)
+        assert hand is not None
+        return hand
+
+    async def _store_hand(self, s: AsyncSession, session_id: int, seq: int, seats: Seats,
+                          record: dict[str, Any], outcome: dict[str, Any], deltas: Points, *,
+                          entered_by: int | None, key: str, level: int | None = None,
+                          last_live: int | None = None,
+                          draft: tuple[int, int, int] | None = None) -> RecordedHand | None:
+        """Insert the hand as `seq` (its level: `level`, else the previous live hand's, plus
+        one if that hand ended its level), then its ledger entries and aggregates and, with
+        `draft`, close that entry: two statements. With `last_live`, only if the session's
+        last live hand is still that one (else None, nothing written)."""
+        now = M.utcnow()
+        params = {"b_session": session_id, "b_seq": seq, "b_level": level, "b_record": record,
+                  "b_outcome": outcome, "b_entered_by": entered_by, "b_created_at": now,
+                  "b_key": key}
+        if last_live is None:
+            stmt = _INSERT_HAND
+        else:
+            stmt, params["b_last_live"] = _INSERT_HAND_IF_LAST, last_live
+        found = (await s.execute(stmt, params)).first()
+        if found is None:
+            return None
+        hand_id, stored_level = found
+        await aggregates.add_hand(s, session_id, hand_id, seq, stored_level, record, outcome,
+                                  deltas, seats, draft)
+        return RecordedHand(id=hand_id, session_id=session_id, seq=seq, record=record,
+                            outcome=outcome, entered_by=entered_by, created_at=now, voided=False,
+                            void_reason=None, voided_by=None, created=True, level=stored_level,
+                            idempotency_key=key)
 
     async def _void(self, s: AsyncSession, session_id: int, hand: M.Hand, *, by: int | None,
                     reason: str) -> RecordedHand:
@@ -370,3 +417,46 @@ class HandsMixin(StoreCore):
         last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
             M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
         return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, _seats(row))
+
+
+class _NotFast(Exception):
+    """confirm_hand's quick path met something unusual: its transaction is rolled back."""
+
+
+_SESSIONS, _HANDS = M.Session.__table__, M.Hand.__table__
+# Built once (bound parameters): building a statement costs more than running it.
+_TAKE_SEQ = (update(_SESSIONS)
+             .where(_SESSIONS.c.id == bindparam("b_session"),
+                    _SESSIONS.c.hand_count == bindparam("b_count"), _SESSIONS.c.ended_at.is_(None))
+             .values(hand_count=_SESSIONS.c.hand_count + 1)
+             .returning(_SESSIONS.c.variant, _SESSIONS.c.rules, _SESSIONS.c.stake_cents,
+                        _SESSIONS.c.seat0, _SESSIONS.c.seat1, _SESSIONS.c.seat2, _SESSIONS.c.seat3))
+
+
+def _last_live(column: Any) -> Any:
+    """`column` of the session's newest live hand (along the (session_id, seq) index)."""
+    return (select(column).where(_HANDS.c.session_id == bindparam("b_session"),
+                                 _HANDS.c.voided.is_(False))
+            .order_by(_HANDS.c.seq.desc()).limit(1).scalar_subquery())
+
+
+def _insert_hand(*only_if: Any) -> Any:
+    level = func.coalesce(_HANDS.c.level, 1)
+    next_level = func.coalesce(bindparam("b_level", type_=Integer), _last_live(
+        case((_HANDS.c.outcome["level_over"].as_boolean(), level + 1), else_=level)), 1)
+    values = select(bindparam("b_session", type_=_HANDS.c.session_id.type),
+                    bindparam("b_seq", type_=Integer), next_level,
+                    bindparam("b_record", type_=_HANDS.c.record.type),
+                    bindparam("b_outcome", type_=_HANDS.c.outcome.type),
+                    bindparam("b_entered_by", type_=_HANDS.c.entered_by.type),
+                    bindparam("b_created_at", type_=_HANDS.c.created_at.type),
+                    bindparam("b_key", type_=_HANDS.c.idempotency_key.type), false())
+    return (_HANDS.insert()
+            .from_select(["session_id", "seq", "level", "record", "outcome", "entered_by",
+                          "created_at", "idempotency_key", "voided"], values.where(*only_if))
+            .returning(_HANDS.c.id, _HANDS.c.level))
+
+
+_INSERT_HAND = _insert_hand()
+_INSERT_HAND_IF_LAST = _insert_hand(
+    func.coalesce(_last_live(_HANDS.c.seq), 0) == bindparam("b_last_live", type_=Integer))

@@ -6,7 +6,7 @@ this process plays the fake Telegram server and the players.
                                          [--concurrent 50] [--json out.json]
 
 Measured, one update at a time (the bot's CPU and SQL counters are read before and after each
-update, once its statements have settled):
+update, once its statements have settled), the echo bot's rounds interleaved with the app's:
   hu       `/hu 1 zimo` (a Hainan session) — a one-line entry, answered with the preview
   confirm  the preview's Confirm tap — the hand is stored
   tap      wizard taps on a /hand entry (Self-draw, then Back)
@@ -94,6 +94,8 @@ class Child:
             last = now
 
     async def stop(self) -> None:
+        if self.proc.returncode is not None:
+            return
         self.proc.send_signal(signal.SIGTERM)
         try:
             await asyncio.wait_for(self.proc.wait(), 15)
@@ -222,7 +224,9 @@ def make_chat(tg: FakeTelegram, n: int) -> Driver:
 
 
 async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
-                      concurrent: int, think: float = 0.0) -> dict[str, Any]:
+                      concurrent: int, think: float = 0.0, echo: Echo | None = None) -> dict[str, Any]:
+    """The app's updates; with `echo`, a round of the echo bot's after each round of the
+    app's (the two baselines drift apart less on a shared machine than one after the other)."""
     child = await start_child(tg, "app", db_url)
     try:
         meter = Meter(child)
@@ -235,15 +239,22 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
                 preview = await meter.measure("hu", d.say(who, "/hu 1 zimo"))
                 answer = await meter.measure("confirm", d.tap(who, preview.message_id, "Confirm"))
                 assert not answer.get("show_alert"), answer
+            if echo is not None:
+                await echo.round(r)
         for d in drivers:
             wizard = await d.say(d.players[0], "/hand")
-            for _ in range(rounds):
+            for r in range(rounds):
                 await meter.measure("tap", d.tap(d.players[0], wizard.message_id, "Self-draw"))
                 await meter.measure("tap", d.tap(d.players[0], wizard.message_id, "Back"))
+                if echo is not None and r % chats == 0:
+                    await echo.round(r)
             await d.tap(d.players[0], wizard.message_id, "Cancel")
             for _ in range(max(1, rounds // 4)):
                 await meter.measure("table", d.say(d.players[1], "/table"))
         result: dict[str, Any] = {"per_update": meter.per_update()}
+        if echo is not None:
+            result["echo"] = {"per_update": echo.meter.per_update()}
+            await echo.child.stop()  # idle before the timed bursts
         if concurrent:
             result["concurrent"] = await concurrent_entry(tg, child, concurrent, max(2, rounds // 4))
             if think:
@@ -338,19 +349,24 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
             "calls_per_update": {m: n / len(lat) for m, n in sorted(calls.items())}}
 
 
-async def measure_echo(tg: FakeTelegram, chats: int, rounds: int) -> dict[str, Any]:
-    child = await start_child(tg, "echo", None)
-    try:
-        meter = Meter(child)
-        drivers = [make_chat(tg, 500 + n) for n in range(chats)]
-        for r in range(rounds):
-            for d in drivers:
-                who = d.players[r % 4]
-                sent = await meter.measure("message", d.say(who, "/hu 1 zimo"))
-                await meter.measure("tap", d.press(who, sent.message_id, "e:1"))
-        return {"per_update": meter.per_update()}
-    finally:
-        await child.stop()
+@dataclass
+class Echo:
+    """The echo bot and its players, measured a round at a time."""
+
+    child: Child
+    meter: Meter
+    drivers: list[Driver]
+
+    @classmethod
+    async def start(cls, tg: FakeTelegram, chats: int) -> Echo:
+        child = await start_child(tg, "echo", None)
+        return cls(child, Meter(child), [make_chat(tg, 500 + n) for n in range(chats)])
+
+    async def round(self, r: int) -> None:
+        for d in self.drivers:
+            who = d.players[r % 4]
+            sent = await self.meter.measure("message", d.say(who, "/hu 1 zimo"))
+            await self.meter.measure("tap", d.press(who, sent.message_id, "e:1"))
 
 
 async def database(backend: str, workdir: str) -> tuple[str, Any]:
@@ -380,11 +396,14 @@ async def run(backend: str, chats: int, rounds: int, concurrent: int,
     with tempfile.TemporaryDirectory() as workdir:
         url, drop = await database(backend, workdir)
         try:
-            async with FakeTelegram() as tg:
-                echo = await measure_echo(tg, chats, rounds)
-            async with FakeTelegram() as tg:
-                app = await measure_app(tg, url, chats, rounds, concurrent, think)
+            async with FakeTelegram() as echo_tg, FakeTelegram() as tg:
+                echo_bot = await Echo.start(echo_tg, chats)
+                try:
+                    app = await measure_app(tg, url, chats, rounds, concurrent, think, echo_bot)
+                finally:
+                    await echo_bot.child.stop()
                 assert not tg.internal_errors, tg.internal_errors
+            echo = app.pop("echo")
         finally:
             if drop is not None:
                 await drop()

@@ -81,6 +81,57 @@ async def test_stats_and_chart_follow_records_and_voids(store: Store) -> None:
     assert small.totals[-1] == expected[-1] and small.x[-1] == len(live) == chart.hands
 
 
+async def test_confirmed_drafts_count_like_recorded_hands(store: Store) -> None:
+    """Confirm's own path (the hand_effects triggers) against replaying the hands, mixed with
+    recorded hands and voids; each confirmed draft is closed."""
+    rng = random.Random(6)
+    s = await seated_session(store, chat_id=-76)
+    for i in range(24):
+        record, outcome = luzhou_hand(rng)
+        if i % 3 == 2:
+            await store.record_hand(s.id, record, outcome, entered_by=None, idempotency_key=f"r{i}")
+            continue
+        draft, _ = await store.create_draft(-76, session_id=s.id, data={})
+        draft = await store.attach_draft(draft, -76, 100 + i)
+        hand = await store.confirm_hand(draft, record, outcome, entered_by=s.seats[i % 4],
+                                        table_mark=await store.table_mark(s.id))
+        assert hand.created and hand.entered_by == s.seats[i % 4]
+        assert await store.get_draft(-76, 100 + i) is None
+        if i % 5 == 4:
+            await store.void_hand(hand.id, by=None, reason="test")
+    assert await aggregated(store, -76) == await replayed(store, -76)
+    live = await store.history(s.id, limit=100, include_voided=False)
+    assert await store.totals(s.id) == tuple(sum(h.deltas[seat] for h in live) for seat in range(4))
+    chart = await store.chart_series(s.id)
+    assert chart.hands == len(live) and chart.totals[-1] == await store.totals(s.id)
+
+
+async def test_confirmed_cixi_hands_follow_their_levels(store: Store) -> None:
+    """The level a confirmed hand belongs to is worked out in its INSERT: the previous live
+    hand's, one more after a hand that ended its level."""
+    s = await seated_session(store, chat_id=-75, variant="cixi")
+    rec = {"variant": "cixi", "dealer": 0, "dealer_streak": 1, "round_wind": 0, "events": []}
+    plan = [((-20, 20, 0, 0), [80, 120, 100, 100], False),
+            ((-80, 40, 20, 20), [0, 160, 120, 120], True),
+            ((10, -10, 0, 0), [110, 90, 100, 100], False)]
+    levels = []
+    for i, (deltas, balances, over) in enumerate(plan):
+        draft, _ = await store.create_draft(-75, session_id=s.id, data={})
+        draft = await store.attach_draft(draft, -75, 10 + i)
+        hand = await store.confirm_hand(
+            draft, rec, {"deltas": list(deltas), "balances": balances, "level_over": over},
+            entered_by=None, table_mark=await store.table_mark(s.id))
+        levels.append(hand.level)
+    assert levels == [1, 1, 2]
+    assert [h.level for h in await store.history(s.id)] == [2, 1, 1]
+    summary = await store.level_summary(s.id)
+    assert (summary.next_level, summary.running_balances, summary.levels_won) == (
+        2, (110, 90, 100, 100), (0, 1, 0, 0))
+    assert [(lv.level, lv.deltas, lv.hand_count, lv.ended)
+            for lv in await store.level_standings(s.id)] == [
+        (1, (-100, 60, 20, 20), 2, True), (2, (10, -10, 0, 0), 1, False)]
+
+
 async def test_voiding_the_biggest_gain_finds_the_next_biggest(store: Store) -> None:
     s = await seated_session(store, chat_id=-78)
     base = {"variant": "luzhou", "dealer": 0, "dealer_streak": 1, "round_wind": 0,

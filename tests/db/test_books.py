@@ -12,6 +12,7 @@ import pytest
 from db import (
     DraftClosed,
     HandToImport,
+    NotFound,
     PaymentNotPending,
     StaleDraft,
     Store,
@@ -82,6 +83,34 @@ async def test_confirm_refuses_when_the_table_changed_since_the_preview(store: S
     hand = await store.confirm_hand(draft, record(), outcome(3, -1, -1, -1), entered_by=None,
                                     table_mark=await store.table_mark(s.id))
     assert hand.seq == 3
+
+
+async def test_confirm_refuses_when_stake_rules_or_seats_changed_since_the_preview(
+        store: Store) -> None:
+    s = await seated_session(store)
+    draft = await open_draft(store, s.id)
+    for change in (lambda: store.set_stake(s.id, 250), lambda: store.swap_seats(s.id, 0, 1),
+                   lambda: store.set_session_rules(s.id, {"base": 2})):
+        mark = await store.table_mark(s.id)
+        await change()  # after the preview, before its Confirm
+        with pytest.raises(TableChanged):
+            await store.confirm_hand(draft, record(), outcome(3, -1, -1, -1), entered_by=None,
+                                     table_mark=mark)
+        assert await hands_of(store, s.id) == []
+        assert (await store.get_session(s.id)).hand_count == 0
+        assert await store.get_draft(draft.chat_id, draft.message_id) is not None  # still open
+
+
+async def test_confirm_by_an_unknown_person_writes_nothing(store: Store) -> None:
+    s = await seated_session(store)
+    draft = await open_draft(store, s.id)
+    with pytest.raises(NotFound):
+        await store.confirm_hand(draft, record(), outcome(3, -1, -1, -1), entered_by=987654,
+                                 table_mark=await store.table_mark(s.id))
+    assert await hands_of(store, s.id) == []
+    assert (await store.get_session(s.id)).hand_count == 0
+    assert await store.totals(s.id) == (0, 0, 0, 0)
+    assert await store.get_draft(draft.chat_id, draft.message_id) is not None
 
 
 async def test_confirm_of_an_older_draft_version_is_refused(store: Store) -> None:

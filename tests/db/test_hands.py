@@ -134,14 +134,15 @@ async def test_a_failure_mid_transaction_leaves_nothing(store: Store,
     s = await seated_session(store)
     await add_hand(store, s.id, "ok", 2, -2, 0, 0)
 
-    async def crash(*args: Any) -> None:  # after the hand and its ledger entries are written
+    async def crash(*args: Any) -> None:  # after the hand (recording), its void (voiding)
         raise RuntimeError("power cut")
 
-    monkeypatch.setattr("db.aggregates.add_to_totals", crash)
+    monkeypatch.setattr("db.aggregates.add_hand", crash)
     with pytest.raises(RuntimeError):
         await add_hand(store, s.id, "x", 5, -5, 0, 0)
     hand = await store.last_hand(s.id)
     assert hand is not None
+    monkeypatch.setattr("db.aggregates.add_to_totals", crash)
     with pytest.raises(RuntimeError):
         await store.void_hand(hand.id, by=None, reason="x")
     monkeypatch.undo()

@@ -146,6 +146,9 @@ async def test_confirm_against_undo(tg: FakeTelegram, workers: Any) -> None:
     for n in range(TRIALS):
         table = await trial_table(tg, n)
         alice, bob, carol = table.players[:3]
+        # An admin's /undo undoes the last hand whoever entered it: whichever update wins,
+        # it undoes one (Bob's own hand, or Carol's if her Confirm came first).
+        tg.set_admins(table.chat_id, [bob])
         await table.tap(bob, await table.say(bob, "/hu 1 zimo"), "Confirm")
         session = await store.running_session(table.chat_id)
         [first] = await store.history(session.id)

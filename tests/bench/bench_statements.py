@@ -1,0 +1,80 @@
+"""The statements target of issue 15, held as a test: on the common paths an update costs at most
+5 SQL statements (the load benchmark, `load.py`, counts them too, next to CPU). The real bot,
+in this process, over the fake Bot API; the store's statements are counted per update, once
+its trailing work (attaching a draft after its message went out) has settled."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from bot.runner import serve
+from db import Store
+from tests.databases import BACKENDS, fresh_database
+from tests.e2e.conftest import settings_for
+from tests.fake_telegram import FakeTelegram
+
+from .load import make_chat
+
+TARGET = 5
+
+
+class Counter:
+    def __init__(self, store: Store) -> None:
+        self.statements = 0
+        event.listen(store.engine.sync_engine, "before_cursor_execute", self._count)
+
+    def _count(self, *_: Any) -> None:
+        self.statements += 1
+
+    async def settled(self) -> int:
+        last = -1
+        while last != self.statements:
+            last = self.statements
+            await asyncio.sleep(0.05)
+        return last
+
+    async def measure(self, action: Awaitable[Any]) -> tuple[int, Any]:
+        before = await self.settled()
+        result = await action
+        return await self.settled() - before, result
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_common_updates_run_at_most_five_statements(backend: str, tmp_path: Path) -> None:
+    async with fresh_database(backend, tmp_path) as url, FakeTelegram() as tg:
+        store = await Store.open(url)
+        try:
+            counter = Counter(store)
+            async with serve(settings_for(tg, url), store, poll_timeout=1):
+                d = make_chat(tg, 1)
+                await d.seat_everyone()
+                counts: dict[str, list[int]] = {"hu": [], "confirm": [], "tap": [], "table": []}
+                for r in range(3):
+                    who = d.players[r % 4]
+                    n, preview = await counter.measure(d.say(who, "/hu 1 zimo"))
+                    counts["hu"].append(n)
+                    n, answer = await counter.measure(d.tap(who, preview.message_id, "Confirm"))
+                    assert not answer.get("show_alert"), answer
+                    assert "recorded" in tg.message(d.chat_id, preview.message_id).text
+                    counts["confirm"].append(n)
+                wizard = await d.say(d.players[0], "/hand")
+                for label in ("Self-draw", "Back", "Self-draw", "Back"):
+                    n, answer = await counter.measure(d.tap(d.players[0], wizard.message_id, label))
+                    assert not answer.get("show_alert"), answer
+                    counts["tap"].append(n)
+                await d.tap(d.players[0], wizard.message_id, "Cancel")
+                n, _ = await counter.measure(d.say(d.players[1], "/table"))
+                counts["table"].append(n)
+            assert await store.standing_hands((await store.running_session(d.chat_id)).id) == 3
+        finally:
+            await store.close()
+        assert not tg.internal_errors, tg.internal_errors
+    print(backend, counts)
+    for kind, seen in counts.items():
+        assert max(seen) <= TARGET, (kind, seen)
