@@ -20,9 +20,13 @@ def clear_caches() -> None:
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
     analysis._rules_json.cache_clear()
-    for memo in (engine._SPLITS, engine._SUB, engine._OPTIONS, tables._SUIT, tables._HON,
-                 tables._ADD):
+    for memo in (engine._SPLITS, engine._SUB, engine._REL, engine._OPTIONS,
+                 tables._SUIT, tables._HON, tables._ADD):
         memo.clear()
     engine._room.cache_clear()
+    engine._group_dict.cache_clear()
+    analysis._TEXTS.clear()
+    analysis._jokers.cache_clear()
+    analysis._meld.cache_clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

@@ -74,6 +74,7 @@ def read_request(data: Any) -> Table:
     return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers)
 
 
+@lru_cache(maxsize=256)
 def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
     if variant == "luzhou":
         if indicator is not None:
@@ -123,6 +124,7 @@ def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: An
                                count=n, tile=tile_name(x))
 
 
+@lru_cache(maxsize=4096)
 def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
           jokers: frozenset[int]) -> Group:
     """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""
@@ -345,6 +347,23 @@ def _rules_json(rules: Any) -> str:
     return json.dumps(rules.model_dump(), sort_keys=True)
 
 
+_TEXTS: dict[tuple[frozenset[tuple[str, Any]], int], tuple[str, str]] = {}
+
+
+def _texts(key: frozenset[tuple[str, Any]], winner: dict[str, Any], rel: int) -> tuple[str, str]:
+    """A winner object as sorted JSON, and the same with the seat counted from the dealer
+    (`rel`): the value memo's keys. Memoised: the same few objects recur in every hand."""
+    got = _TEXTS.get((key, rel))
+    if got is None:
+        text = json.dumps(winner, sort_keys=True)
+        turned = text if rel == winner["seat"] else json.dumps({**winner, "seat": rel},
+                                                               sort_keys=True)
+        if len(_TEXTS) > 20_000:
+            _TEXTS.clear()
+        got = _TEXTS[(key, rel)] = (text, turned)
+    return got
+
+
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
                    prep: Prep | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
@@ -376,9 +395,8 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
     # only moves the deal; both checked by a property test), so values are memoised for the
     # seat as counted from the dealer in an east round: sixteen times fewer to compute
     rel = (seat - req.dealer) % 4
-    for winner, r in seen.values():
-        text = json.dumps(winner, sort_keys=True)
-        turned = text if rel == seat else json.dumps({**winner, "seat": rel}, sort_keys=True)
+    for key, (winner, r) in seen.items():
+        text, turned = _texts(key, winner, rel)
         value = _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned)
         if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
             value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,

@@ -14,7 +14,7 @@ make tens of readings, not thousands, and the chosen and listed readings stay th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
@@ -42,12 +42,18 @@ class Group(NamedTuple):
         return sum(self.wild)
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind, "tiles": group_text(self.tiles)}
-        if any(self.wild):
-            out["jokers"] = sum(self.wild)
-        if self.meld:
-            out["meld"] = self.meld
-        return out
+        return dict(_group_dict(self))
+
+
+@lru_cache(maxsize=4096)
+def _group_dict(g: Group) -> dict[str, object]:
+    """A group as output (copied by `to_dict`): a hand's groups recur in every reading."""
+    out: dict[str, object] = {"kind": g.kind, "tiles": group_text(g.tiles)}
+    if True in g.wild:
+        out["jokers"] = g.wild.count(True)
+    if g.meld:
+        out["meld"] = g.meld
+    return out
 
 
 @dataclass(frozen=True)
@@ -320,7 +326,7 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                     continue
                 splits = _part_splits(offset, key, w, pair, honor_chows)
             else:
-                splits = [_split_info(offset, len(key), ())] if not w and not pair else []
+                splits = [_split_info(offset, offset, len(key), ())] if not w and not pair else []
             room = wild - w
             for sp in splits:
                 ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
@@ -392,24 +398,27 @@ class Split(NamedTuple):
     pair_real: int  # the same for the pair
 
 
-def _split_info(offset: int, size: int, raw: tuple[Raw, ...]) -> Split:
+def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Split:
+    """A split found at `base` (0 for every suit, see `_rel_splits`) placed at `offset`."""
     ident = [0] * size
     chow = pair_wild = set_wild = False
     set_real = pair_real = 0
+    shift = offset - base
+    groups = []
     for kind, tiles, wilds in raw:
         mask = 0
         for t, w in zip(tiles, wilds, strict=True):
-            ident[t - offset] += 1
+            ident[t - base] += 1
             if not w:
-                mask |= 1 << (t - offset)
+                mask |= 1 << (t - base)
         if kind == "pair":
-            pair_wild, pair_real = any(wilds), mask
+            pair_wild, pair_real = True in wilds, mask
         else:
             chow = chow or kind == "chow"
-            set_wild = set_wild or any(wilds)
+            set_wild = set_wild or True in wilds
             set_real |= mask
-    groups = tuple(Group(kind, tiles, wilds) for kind, tiles, wilds in raw)
-    return Split(groups, tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
+        groups.append(Group(kind, tuple([t + shift for t in tiles]) if shift else tiles, wilds))
+    return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
 
 
 def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
@@ -433,11 +442,30 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
     ck = (offset, key, wild, pair, honor_chows and offset == 27)
     got = _SPLITS.get(ck)
     if got is None:
+        base = 27 if offset == 27 else 0
+        got = [_split_info(offset, base, len(key), raw)
+               for raw in _rel_splits(base, key, wild, pair, ck[4])]
+        if len(_SPLITS) > SPLITS_LIMIT:
+            _SPLITS.clear()
+        _SPLITS[ck] = got
+    return got
+
+
+_REL: dict[tuple[int, bytes, int, bool, bool], tuple[tuple[Raw, ...], ...]] = {}
+
+
+def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
+                honor_chows: bool) -> tuple[tuple[Raw, ...], ...]:
+    """`_part_splits`' raw groups, found once for the three suits alike (at `base` 0, the
+    honours at 27): a suit's splits differ from another's only in where its tiles sit."""
+    ck = (base, key, wild, pair, honor_chows)
+    got = _REL.get(ck)
+    if got is None:
         if not any(key):
-            got = [_split_info(offset, len(key), ())] if not wild and not pair else []
+            got = ((),) if not wild and not pair else ()
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
-            out = _split(key, offset, wild, pair, sets, ck[4], None if not wild else {})
+            out = _split(key, base, wild, pair, sets, honor_chows, {} if wild else None)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
@@ -448,10 +476,10 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
                     look = tuple(sorted(found))
                 if look not in firsts:
                     firsts[look] = look if not wild else tuple(sorted(found))
-            got = [_split_info(offset, len(key), raw) for raw in firsts.values()]
-        if len(_SPLITS) > SPLITS_LIMIT:
-            _SPLITS.clear()
-        _SPLITS[ck] = got
+            got = tuple(firsts.values())
+        if len(_REL) > SPLITS_LIMIT:
+            _REL.clear()
+        _REL[ck] = got
     return got
 
 
@@ -587,8 +615,8 @@ def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Readin
     for idx, g in enumerate(groups):
         if g.meld or g in seen or (in_set and g.kind != "pair"):
             continue
-        if (True in g.wild) if win_wild else any(
-                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)):
+        if (True in g.wild) if win_wild else (win in g.tiles and (True not in g.wild or any(
+                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)))):
             seen.add(g)
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
