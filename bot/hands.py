@@ -41,6 +41,7 @@ from .photo.chat import error_text, picture_of, read_message_photo
 from .ready_line import read_ready, ready_note
 from .ready_line import refusal as tiles_refusal
 from .render import esc, outcome_lines, totals_block, unit
+from .standings import hand_number
 from .throttle import throttle_of
 from .tiles_line import read_tiles
 from .wizard import Ctx, hand_state, new_draft, press, screen
@@ -315,7 +316,8 @@ async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
         if getattr(query.message, "reply_markup", None):  # the bot died before redrawing it
             with suppress(BadRequest):
                 await query.edit_message_reply_markup(None)
-        await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
+        await query.answer(t("Hand {n} is already recorded.", n=await hand_number(store, hand)),
+                           show_alert=True)
     else:
         await query.answer(t("This hand entry is closed."), show_alert=True)
 
@@ -327,7 +329,7 @@ async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> No
     except DraftClosed as exc:
         if exc.hand is not None:  # Confirm was quicker: say so, do not pretend it was cancelled
             await query.answer(t("Too late to cancel: hand {n} is already recorded.",
-                                 n=exc.hand.seq), show_alert=True)
+                                 n=await hand_number(store, exc.hand)), show_alert=True)
         else:
             await query.answer(t("This hand entry is closed."), show_alert=True)
         return
@@ -378,7 +380,8 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         return
     crash_point("after_hand_stored")
     if not hand.created:
-        await query.answer(t("Hand {n} is already recorded.", n=hand.seq), show_alert=True)
+        await query.answer(t("Hand {n} is already recorded.", n=await hand_number(store, hand)),
+                           show_alert=True)
         return
     if session_mark(session) == mark:  # the snapshot was the table the hand was added to
         totals = tuple(t + d for t, d in zip(session.totals, outcome["deltas"], strict=True))

@@ -74,6 +74,16 @@ def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
     return numbers
 
 
+async def hand_number(store: Any, hand: Any) -> int:
+    """The number a stored hand goes by at the table now, as /history shows it (its stored
+    sequence number differs once a hand before it was undone)."""
+    latest = await store.history(hand.session_id, limit=1)
+    if not latest:
+        return hand.seq
+    page = await store.history(hand.session_id, limit=max(1, latest[0].seq - hand.seq + 1))
+    return hand_numbers(page, await store.standing_hands(hand.session_id)).get(hand.seq, hand.seq)
+
+
 async def cmd_history(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)

@@ -315,3 +315,22 @@ async def test_the_wizard_message_exists_only_with_its_draft(bot: Any, tg: FakeT
     preview = await table.say(bob, "/hu 1 zimo")
     await table.tap(bob, preview, "Confirm")
     assert "Hand 1 recorded" in table.message(preview.message_id).text
+
+
+async def test_already_recorded_names_the_hand_by_its_number_at_the_table(
+        bot: object, tg: FakeTelegram, table: Table, store: Store) -> None:
+    """After an undo the next hand is stored as the session's second but goes by number 1
+    (the wizard's title, /history); "already recorded" calls it the same."""
+    bob = table.players[1]
+    await table.seat_everyone("guiyang")
+    first = await table.say(bob, "/hu 1 zimo")
+    assert not (await table.tap(bob, first, "Confirm")).get("show_alert")
+    assert "Hand 1 undone" in (await table.say(bob, "/undo")).text
+    second = await table.say(bob, "/hu 2 zimo")
+    confirm = second.callback_data("Confirm")
+    assert not (await table.tap(bob, second, "Confirm")).get("show_alert")
+    assert "Hand 1 recorded" in table.message(second.message_id).text
+    answer = await table.press(bob, second.message_id, confirm)  # a second tap of Confirm
+    assert answer.get("show_alert") and "Hand 1 is already recorded" in answer["text"], answer
+    session = await store.running_session(table.chat_id)
+    assert [h.seq for h in await store.history(session.id, include_voided=False)] == [2]
