@@ -9,7 +9,6 @@ from typing import Any
 from telegram import BotCommand, Update, User
 from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     ApplicationHandlerStop,
@@ -41,6 +40,7 @@ from .config import Settings
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
 from .oneline import features_help
+from .ratelimit import ChatRateLimiter
 from .render import esc
 from .updates import PerChatProcessor
 
@@ -269,11 +269,12 @@ async def _post_shutdown(app: Application) -> None:
         await store.close()
 
 
-def rate_limiter() -> AIORateLimiter:
-    """Obey Telegram's 429 retry_after (up to 5 retries) and 30 requests/s overall, but do not
-    throttle each group to 20 a minute in advance: the wizard edits one message per tap, and a
-    hand takes 10–20 taps; Telegram says itself when a chat is too busy."""
-    return AIORateLimiter(group_max_rate=0, max_retries=5)
+def rate_limiter() -> ChatRateLimiter:
+    """Obey Telegram's 429 retry_after (up to 5 retries), pausing only the chat the 429 was for
+    (bot/ratelimit.py; PTB's AIORateLimiter pauses every chat), and 30 requests/s overall, but do
+    not throttle each group to 20 a minute in advance: the wizard edits one message per tap, and
+    a hand takes 10–20 taps; Telegram says itself when a chat is too busy."""
+    return ChatRateLimiter(max_retries=5)
 
 
 def build_application(settings: Settings, store: Store | None = None) -> Application:

@@ -28,7 +28,7 @@ API calls per update.
 
 Every update here is answered by one call naming its chat (the preview message, the edit on
 Confirm) besides the callback answer, and the bot sends at most 30 such calls a second overall
-(Telegram's limit; AIORateLimiter in bot/app.py). So N chats that keep an update in flight all
+(Telegram's limit; bot/ratelimit.py). So N chats that keep an update in flight all
 the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). --no-rate-limit lifts
 that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).

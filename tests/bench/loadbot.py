@@ -94,12 +94,11 @@ async def run_echo(settings: Settings, stop: asyncio.Event) -> None:
 def lift_overall_limit() -> None:
     """LOADBOT_NO_RATE_LIMIT=1: no 30 requests/s overall cap (retry_after is still obeyed), to
     measure what the bot itself can do apart from Telegram's send limit."""
-    import telegram.ext
-
     import bot.app
+    from bot.ratelimit import ChatRateLimiter
 
-    bot.app.rate_limiter = lambda: telegram.ext.AIORateLimiter(  # type: ignore[assignment]
-        overall_max_rate=0, group_max_rate=0, max_retries=5)
+    bot.app.rate_limiter = lambda: ChatRateLimiter(  # type: ignore[assignment]
+        overall_max_rate=0, max_retries=5)
 
 
 async def run_app(settings: Settings, stop: asyncio.Event) -> None:

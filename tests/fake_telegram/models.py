@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ class RecordedRequest:
     files: dict[str, UploadedFile]
     status: int
     response: dict[str, Any]
+    at: float = field(default_factory=time.monotonic)  # when the fake answered (monotonic)
 
     @property
     def ok(self) -> bool:

@@ -12,6 +12,7 @@ import asyncio
 import io
 import itertools
 import json
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -42,6 +43,8 @@ OPT_IN_UPDATES = {"chat_member", "message_reaction", "message_reaction_count"}
 MAX_PHOTO_BYTES = 10 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024  # getFile refuses bigger files
+# Sends counted against a group's flood limit (limit_group_messages).
+FLOOD_LIMITED = {"sendMessage", "sendPhoto", "sendDocument"}
 PHOTO_SIDES = (90, 320, 800, 1280)  # Telegram's thumbnail sizes (longer side) for a user's photo
 _COMMAND = re.compile(r"(?<!\S)/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{1,64})?")
 
@@ -76,6 +79,11 @@ class FakeTelegram:
       limit_edits(interval=1.0, retry_after=1)         from now on, a message edited again within
                                                        `interval` seconds answers 429 (Telegram
                                                        throttles rapid edits of one message)
+      limit_group_messages(per_minute=20, retry_after=None)
+                                                       from now on, a group chat's sendMessage /
+                                                       sendPhoto / sendDocument past `per_minute`
+                                                       in 60 s answers 429 (Telegram's per-group
+                                                       flood limit); see the method
       reject_next(method, error_code, description, times=1)
 
     Looking at what the bot did:
@@ -136,6 +144,9 @@ class FakeTelegram:
         self._failures: dict[str, list[ApiError]] = {}
         self._edit_limit: tuple[float, int] | None = None
         self._last_edit: dict[tuple[int, int], float] = {}
+        self._group_limit: tuple[int, int | None] | None = None
+        self._group_sends: dict[int, list[float]] = {}  # group chat id: times of recent sends
+        self._group_penalty: dict[int, float] = {}  # group chat id: blocked until (monotonic)
         self._files: dict[str, StoredFile] = {}
         self._mark = 0
         self._poll_generation = 0
@@ -423,13 +434,23 @@ class FakeTelegram:
 
     def fail_next(self, method: str, times: int = 1, retry_after: int = 1) -> None:
         """The next `times` calls of `method` answer 429 Too Many Requests."""
-        error = ApiError(429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after})
+        error = _too_many(retry_after)
         self.reject_next(method, error.code, error.description, times, error.parameters)
 
     def limit_edits(self, interval: float = 1.0, retry_after: int = 1) -> None:
         """Edits of one message closer together than `interval` seconds answer 429 with
         `retry_after` (the time is taken when the fake handles the edit)."""
         self._edit_limit = (interval, retry_after)
+
+    def limit_group_messages(self, per_minute: int = 20, retry_after: int | None = None) -> None:
+        """From now on a group's sendMessage/sendPhoto/sendDocument beyond `per_minute` within 60 s
+        answers 429, as Telegram does. retry_after None: the seconds until the oldest of those
+        messages is a minute old (Telegram's way). A number: that many seconds, and once they have
+        passed the group's count starts afresh (a short penalty a test can wait out); a send
+        before then answers 429 with the seconds left. Refused sends do not count."""
+        self._group_limit = (per_minute, retry_after)
+        self._group_sends.clear()
+        self._group_penalty.clear()
 
     def reject_next(self, method: str, error_code: int, description: str, times: int = 1,
                     parameters: dict[str, Any] | None = None) -> None:
@@ -550,10 +571,35 @@ class FakeTelegram:
         failures = self._failures.get(method)
         if failures:
             raise failures.pop(0)
+        flood_group = self._flood_checked(method, chat_id)
         handler = self._handlers.get(method)
         result = await handler(params) if handler else await self._generic(method, params)
         self.spec.check_result(method, result)
+        if flood_group is not None:
+            self._group_sends.setdefault(flood_group, []).append(time.monotonic())
         return result
+
+    def _flood_checked(self, method: str, chat_id: Any) -> int | None:
+        """With limit_group_messages on: the group a message send counts against (None: no such
+        send), or 429 if that group has sent its quota in the last minute."""
+        if (self._group_limit is None or method not in FLOOD_LIMITED
+                or not isinstance(chat_id, int) or chat_id not in self._chats
+                or self._chats[chat_id]["type"] not in ("group", "supergroup")):
+            return None
+        per_minute, fixed = self._group_limit
+        now = time.monotonic()
+        left = self._group_penalty.get(chat_id, 0.0) - now
+        if left > 0:
+            raise _too_many(math.ceil(left))
+        sends = [t for t in self._group_sends.get(chat_id, []) if now - t < 60.0]
+        self._group_sends[chat_id] = sends
+        if len(sends) < per_minute:
+            return chat_id
+        if fixed is None:
+            raise _too_many(max(1, math.ceil(sends[0] + 60.0 - now)))
+        self._group_penalty[chat_id] = now + fixed
+        self._group_sends[chat_id] = []
+        raise _too_many(fixed)
 
     async def _handle_file(self, request: web.Request) -> web.Response:
         if request.match_info["token"] != self.token:
@@ -872,8 +918,7 @@ class FakeTelegram:
             interval, retry_after = self._edit_limit
             last = self._last_edit.get((chat["id"], msg.message_id))
             if last is not None and time.monotonic() - last < interval:
-                raise ApiError(429, f"Too Many Requests: retry after {retry_after}",
-                               {"retry_after": retry_after})
+                raise _too_many(retry_after)
         return msg
 
     def _edited(self, msg: StoredMessage) -> dict[str, Any]:
@@ -1001,3 +1046,7 @@ def _utf16(text: str) -> int:
 
 def _now() -> int:
     return int(time.time())
+
+
+def _too_many(retry_after: int) -> ApiError:
+    return ApiError(429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after})

@@ -254,6 +254,42 @@ async def test_429_surfaces_as_retry_after(tg: FakeTelegram, bot: Bot, table: di
     assert (await bot.send_message(table["group"]["id"], "x")).text == "x"
 
 
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # retry_after's future type
+async def test_group_flood_limit(tg: FakeTelegram, bot: Bot, table: dict) -> None:
+    group, other = table["group"]["id"], tg.group("Friday table")["id"]
+    private = tg.private_chat(table["alice"])
+    await tg.send_message(private, table["alice"], "hello")  # the chat exists once she writes
+    await bot.send_message(group, "before")  # not limited yet: does not count
+    tg.limit_group_messages(per_minute=3, retry_after=1)
+    for i in range(3):
+        await bot.send_message(group, f"m{i}")
+    with pytest.raises(RetryAfter) as info:
+        await bot.send_photo(group, png(4, 4))
+    assert info.value.retry_after in (1, dt.timedelta(seconds=1))
+    with pytest.raises(RetryAfter):  # the penalty holds for every send to that group
+        await bot.send_message(group, "again")
+    for _ in range(3):  # other chats are not held up, private chats have no such limit
+        await bot.send_message(other, "elsewhere")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(other, "too many")
+    for _ in range(5):
+        await bot.send_message(private["id"], "private")
+    last = tg.last_message(group).message_id
+    edited = await bot.edit_message_text("edited", chat_id=group, message_id=last)
+    assert edited.text == "edited"  # edits are not message sends
+    await asyncio.sleep(1.05)
+    assert (await bot.send_message(group, "after")).text == "after"  # waited out: count afresh
+    assert [m.text for m in tg.messages(group)][-1] == "after"
+    assert len([r for r in tg.requests if r.status == 429]) == 3
+
+    tg.limit_group_messages(per_minute=2)  # Telegram's way: until the oldest is a minute old
+    await bot.send_message(group, "1")
+    await bot.send_message(group, "2")
+    with pytest.raises(RetryAfter) as info:
+        await bot.send_message(group, "3")
+    assert info.value.retry_after in (60, dt.timedelta(seconds=60))
+
+
 async def test_chat_migration(tg: FakeTelegram, bot: Bot, table: dict) -> None:
     old = table["group"]["id"]
     await tg.send_message(old, table["alice"], "hi")
