@@ -1,7 +1,7 @@
 """Coalesced edits of one message: a screen tapped many times in a row (the tile keyboard) is
 edited at most once per INTERVAL, and the last state wins. Telegram throttles rapid edits of one
-message (429 Too Many Requests); PTB's rate limiter already waits out a 429's retry_after, and
-this keeps the keyboard from causing them.
+message (429 Too Many Requests); the bot's rate limiter (ratelimit.py) already waits out a 429's
+retry_after, and this keeps the keyboard from causing them.
 
     throttle = throttle_of(context)
     throttle.show(bot, chat_id, message_id, text, rows)            # queue; returns at once
