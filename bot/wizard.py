@@ -232,6 +232,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
     pending, events = draft["pending"], draft["events"]
     winners = [w["seat"] for w in pending["winners"]]
     if op == "b":
+        wizard_reading.forget(draft, pending)  # with the kongs its tiles added
         draft.update(pending=None, step="main", path=[])
         return
     if op == "ha" and ctx.variant.multi_winner:
@@ -240,6 +241,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
             raise FormError(a)  # one winner stays: Back starts over
         if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
+            wizard_reading.forget_seat(draft, seat)
         else:
             new = forms.blank(ctx.variant.Winner, seat=seat)
             pending["winners"] = sorted([*pending["winners"], new], key=lambda w: w["seat"])
