@@ -386,3 +386,28 @@ def test_kongs_added_from_the_tiles_go_with_the_win_on_remove_last(hand_kong: bo
     press(draft, ctx, "u")  # "Remove last"
     assert draft["events"] == typed
     assert "1" not in (draft.get("reads") or {})
+
+
+def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> None:
+    """Guiyang: South's tiles (a concealed kong among them) off North's discard; back on "how",
+    West is added and South taken off: South's kong goes, the win stays pending for West."""
+    from bot import wizard_reading
+    from bot.wizard import Ctx, new_draft, press
+    from scoring import get_variant
+
+    ctx = Ctx(variant=get_variant("guiyang"), lang="en", names=["A", "B", "C", "D"],
+              base={"variant": "guiyang", "rules": {}, "dealer": 0})
+    draft = new_draft()
+    press(draft, ctx, "wh", "1")
+    press(draft, ctx, "hd", "3")
+    press(draft, ctx, "kt", "0")
+    for key in ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"]:
+        wizard_reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            wizard_reading.key_press(draft, ctx, key)
+    wizard_reading.key_press(draft, ctx, "d")
+    assert draft["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"}], draft["error"]
+    press(draft, ctx, "b")  # to "how"
+    press(draft, ctx, "ha", "2")  # West won off the same discard
+    press(draft, ctx, "ha", "1")  # and South did not after all
+    assert [w["seat"] for w in draft["pending"]["winners"]] == [2]
+    assert draft["events"] == [] and "1" not in draft["reads"]
