@@ -4,8 +4,10 @@ later screen (preview included). Also the readings of tiles typed on a /hu line.
 
 Draft keys (plain JSON): `keys` = {"use": "win", "w": winner index, "state": keyboard state}
 while the keyboard is open (step "keys"; other uses: KeyUse, KEY_USES); `held` = {seat: keyboard
-state} left with Back; `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
-"chosen", "total", "state", "by"}} once tiles were read; `photo` (and `unsure`) = tiles a photo
+state} left with Back (or kept from a win taken back); `reads` = {seat: {"tiles", "readings":
+[{"winner", "value", "sets"}], "chosen", "total", "state", "by"}} once tiles were read;
+`auto_kongs` = {seat: how many concealed kong events the tiles added (they go with the win:
+forget)}; `photo` (and `unsure`) = tiles a photo
 showed, waiting for the winner's keyboard to open with them; `words` = {seat: features} a
 photo's caption named (杠上花 …), kept over any reading.
 """
