@@ -433,6 +433,17 @@ def notation(state: dict[str, Any], spec: KeySpec) -> str:
     return text
 
 
+def _joker_tiles(spec: KeySpec, indicator: str) -> list[str]:
+    """The tiles a turned tile makes jokers, in JOKER_KEYS' order."""
+    return [_next(indicator)] if spec.variant == "cixi" else [indicator, _next(indicator)]
+
+
+def joker_names(t: Callable[..., str], spec: KeySpec, indicator: str) -> list[str]:
+    """The variant's own names for the jokers a turned tile makes: 龙 5万; 正精 4万, 副精 5万."""
+    return [t(name, tile=tile_label(t, x)) for name, x in
+            zip(JOKER_KEYS[spec.variant], _joker_tiles(spec, indicator), strict=True)]
+
+
 def jokers(state: dict[str, Any], spec: KeySpec) -> set[str]:
     """The tiles that are jokers at this table (shown marked)."""
     if spec.variant == "luzhou":
@@ -504,8 +515,7 @@ def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> st
     if spec.indicator:
         ind = state.get("indicator")
         lines.append(esc(t("Turned: {tile}", tile=tile_label(t, ind) if ind else "—"))
-                     + (" → " + esc(t("jokers (*): {tiles}", tiles=" ".join(
-                         tile_label(t, x) for x in sorted(wild, key=_key)))) if wild else ""))
+                     + (" → " + esc(" · ".join(joker_names(t, spec, ind))) if wild else ""))
     return "\n".join(lines)
 
 
@@ -564,9 +574,9 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
         row = [Button(("✅ " if mode == "indicator" else "") + t("Turned")
                       + (" " + tile_label(t, ind) if ind else ""), cb("i", ""))]
         if ind is not None:
-            tiles = [_next(ind)] if spec.variant == "cixi" else [ind, _next(ind)]
-            row += [Button("🃏" + t(name, tile=tile_label(t, x)), cb("t", x))
-                    for name, x in zip(JOKER_KEYS[spec.variant], tiles, strict=True)]
+            row += [Button("🃏" + label, cb("t", x))
+                    for label, x in zip(joker_names(t, spec, ind), _joker_tiles(spec, ind),
+                                        strict=True)]
         rows.append(row)
     rows.append([Button("◀ " + t("Back"), cb("b", "")),
                  Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", "")),
