@@ -61,13 +61,17 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
 
 
 async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
-                       draft: dict[str, Any], note: str = "") -> None:
+                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None) -> None:
     """Store the draft, then post its message (removed again if the draft cannot be attached
-    to it); an older open entry of the session is closed in the same transaction."""
+    to it); an older open entry of the session is closed in the same transaction. `ctx`, built
+    by the caller from the same session, is reused (with the hand it already scored) when the
+    session is a snapshot; else it is read again after the mark."""
     store = store_of(context)
     # the mark before the reads the preview is computed on (a snapshot: read with them)
-    mark = session_mark(session) or await store.table_mark(session.id)
-    ctx = await wizard_ctx(store, session, sc.lang)
+    snapshot = session_mark(session)
+    mark = snapshot or await store.table_mark(session.id)
+    if ctx is None or snapshot is None:
+        ctx = await wizard_ctx(store, session, sc.lang)
     draft["rev"] = 1
     draft["table"] = mark
     view = screen(draft, ctx, draft["rev"])
@@ -142,7 +146,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     draft = new_draft(events, step="preview" if ended else "main")
     if read:
         draft["reads"] = wizard_reading.reads_from(read, typed)
-    await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready))
+    await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready), ctx)
 
 
 async def hu_photo(update: Update, context: Context) -> None:

@@ -11,11 +11,12 @@ or an exhausted wall).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from scoring import IncompleteHand, ScoringError, score
+from scoring import IncompleteHand, Outcome, ScoringError, score
 from scoring.schema import StrictModel
 from scoring.variant import Variant
 
@@ -80,6 +81,10 @@ class Ctx:
     hand_no: int = 1
     totals: tuple[int, ...] = (0, 0, 0, 0)
     stake_cents: int = 0
+    # outcomes (or refusals) by record, for this Ctx's life (one update): checking a hand and
+    # drawing it (/hu's check, then its preview or first screen) score it once
+    _scored: dict[str, Outcome | ScoringError] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def t(self) -> Any:
@@ -87,6 +92,22 @@ class Ctx:
 
     def record(self, events: list[dict[str, Any]]) -> dict[str, Any]:
         return {**self.base, "events": events}
+
+    def score(self, events: list[dict[str, Any]]) -> Outcome:
+        """score(self.record(events)), reusing this Ctx's earlier result for the same record;
+        raises ScoringError (IncompleteHand too) just as scoring does."""
+        record = self.record(events)
+        key = json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+        hit = self._scored.get(key)
+        if hit is None:
+            try:
+                hit = score(record)
+            except ScoringError as exc:
+                hit = exc
+            self._scored[key] = hit
+        if isinstance(hit, ScoringError):
+            raise hit
+        return hit
 
     def explain(self, exc: ScoringError) -> str:
         """Scoring's refusal in this chat's language, seats named by their players:
@@ -232,6 +253,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
     pending, events = draft["pending"], draft["events"]
     winners = [w["seat"] for w in pending["winners"]]
     if op == "b":
+        wizard_reading.forget(draft, pending)  # with the kongs its tiles added
         draft.update(pending=None, step="main", path=[])
         return
     if op == "ha" and ctx.variant.multi_winner:
@@ -240,6 +262,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
             raise FormError(a)  # one winner stays: Back starts over
         if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
+            wizard_reading.forget_seat(draft, seat)
         else:
             new = forms.blank(ctx.variant.Winner, seat=seat)
             pending["winners"] = sorted([*pending["winners"], new], key=lambda w: w["seat"])
@@ -390,7 +413,7 @@ def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     event = prune(_model(ctx.variant, pending["type"]), pending)
     events = [*draft["events"], event]
     try:
-        score(ctx.record(events))
+        ctx.score(events)
     except IncompleteHand:
         pass  # more is to come: the preview insists on a finished hand
     except ScoringError as exc:
@@ -423,7 +446,7 @@ def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringErr
     that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
     goes on until three seats have won or the wall runs out (hand-format.md)."""
     try:
-        score(ctx.record(events))
+        ctx.score(events)
     except IncompleteHand:
         return False, None
     except ScoringError as exc:
@@ -665,7 +688,7 @@ def _whole_with(ctx: Ctx, draft: dict[str, Any]) -> dict[str, Any] | None:
     pending = draft["pending"]
     events = [*draft["events"], prune(_model(ctx.variant, pending["type"]), pending)]
     ended, _ = hand_state(ctx, events)
-    return score(ctx.record(events)).to_dict() if ended else None
+    return ctx.score(events).to_dict() if ended else None
 
 
 def _skipped(pending: dict[str, Any], ctx: Ctx | None = None,
@@ -701,7 +724,7 @@ def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
 
 def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
-    outcome = score(ctx.record(draft["events"])).to_dict()
+    outcome = ctx.score(draft["events"]).to_dict()
     body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome)]
     rows = [[Button("◀ " + t("Back"), cb("b")), _ok(t("Confirm"), cb("ok")),
              _cancel(ctx, cb)]]

@@ -4,8 +4,10 @@ later screen (preview included). Also the readings of tiles typed on a /hu line.
 
 Draft keys (plain JSON): `keys` = {"use": "win", "w": winner index, "state": keyboard state}
 while the keyboard is open (step "keys"; other uses: KeyUse, KEY_USES); `held` = {seat: keyboard
-state} left with Back; `reads` = {seat: {"tiles", "readings": [{"winner", "value", "sets"}],
-"chosen", "total", "state", "by"}} once tiles were read; `photo` (and `unsure`) = tiles a photo
+state} left with Back (or kept from a win taken back); `reads` = {seat: {"tiles", "readings":
+[{"winner", "value", "sets"}], "chosen", "total", "state", "by"}} once tiles were read;
+`auto_kongs` = {seat: how many concealed kong events the tiles added (they go with the win:
+forget)}; `photo` (and `unsure`) = tiles a photo
 showed, waiting for the winner's keyboard to open with them; `words` = {seat: features} a
 photo's caption named (杠上花 …), kept over any reading.
 """
@@ -244,9 +246,20 @@ def choose_reading(draft: dict[str, Any], ctx: Any, seat: str, i: str) -> None:
 
 
 def forget(draft: dict[str, Any], event: dict[str, Any]) -> None:
-    """An entered win taken back: its tiles' readings go with it."""
+    """A win taken back (entered and removed, or still pending and left with Back): its tiles'
+    readings and the concealed kongs they added go with it; kongs entered by hand stay. The
+    tiles are kept for the next "Enter tiles" of that seat."""
     for w in event.get("winners", []):
-        (draft.get("reads") or {}).pop(str(w["seat"]), None)
+        forget_seat(draft, w["seat"])
+
+
+def forget_seat(draft: dict[str, Any], seat: int) -> None:
+    """One winner's tiles no longer read (see forget)."""
+    read = (draft.get("reads") or {}).pop(str(seat), None)
+    if read and read.get("state"):
+        draft.setdefault("held", {})[str(seat)] = read["state"]
+    if (draft.get("auto_kongs") or {}).get(str(seat)):
+        _auto_kongs(draft, seat, 0)
 
 
 def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bot import forms, wizard_reading
 from bot.forms import FormError
 from bot.oneline import LineError, parse_hu, parse_wins
-from bot.wizard import Ctx, new_draft, press, screen
+from bot.wizard import Ctx, hand_state, new_draft, press, screen
 from bot.wizard_form import label as field_label
 from bot.wizard_form import value_label
 from bot.wizard_tiles import KeyRefused
@@ -704,3 +704,25 @@ def test_a_draft_saved_by_the_earlier_flow_picks_up_at_how() -> None:
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
     assert d["events"] == [{"type": "win", "by": "discard", "from": 3,
                             "winners": [{"seat": 2, "half_flush": True}]}]
+
+
+def test_a_ctx_scores_each_record_once_refusals_included(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking a hand and drawing it share one scoring per Ctx (one update); a refusal is
+    given again unchanged, and another record (or table) is scored on its own."""
+    import bot.wizard as wizard
+
+    calls: list[list[dict]] = []
+    real = wizard.score
+    monkeypatch.setattr(wizard, "score", lambda r: calls.append(r["events"]) or real(r))
+    ctx = make_ctx("guiyang")
+    plain_off = [{"type": "win", "by": "discard", "from": 0, "winners": [{"seat": 2}]}]
+    first, second = hand_state(ctx, plain_off)[1], hand_state(ctx, plain_off)[1]
+    assert first is not None and ctx.explain(first) == ctx.explain(second)
+    zimo = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
+    assert hand_state(ctx, zimo) == (True, None)
+    view = screen(new_draft(zimo, step="preview"), ctx, 1)
+    assert "Payments" in view.text
+    assert calls == [plain_off, zimo]
+    other = make_ctx("guiyang", dealer=1)  # another table state: scored again
+    assert screen(new_draft(zimo, step="preview"), other, 1).text != view.text
+    assert calls == [plain_off, zimo, zimo]

@@ -259,7 +259,8 @@ def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, st
     assert " · ".join(label.removeprefix("🃏") for label in jokers) in view.text
 
 
-def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
+def _entered(variant: str, tiles: list[str], events: list[dict[str, Any]] | None = None
+             ) -> tuple[Any, dict[str, Any]]:
     """South's self-drawn win, its tiles (and keys) entered on the keyboard and Done."""
     from bot import wizard_reading
     from bot.wizard import Ctx, new_draft, press
@@ -267,7 +268,7 @@ def _entered(variant: str, tiles: list[str]) -> tuple[Any, dict[str, Any]]:
 
     ctx = Ctx(variant=get_variant(variant), lang="en", names=["A", "B", "C", "D"],
               base={"variant": variant, "rules": {}, "dealer": 0})
-    draft = new_draft()
+    draft = new_draft(events)
     press(draft, ctx, "wz", "1")
     press(draft, ctx, "kt", "0")
     for key in tiles:  # tiles, and set keys ("c") among them
@@ -339,3 +340,75 @@ def test_a_chow_may_start_from_a_jokers_tile_standing_for_itself() -> None:
     cixi = KeySpec("cixi")
     s = run(cixi, "i 4m 5m c")  # 5m is Cixi's 龙 here; 567m as tiles
     assert notation(s, cixi) == "56m+7m"
+
+
+def _two_kongs(hand_kong: bool) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """South's tiles hold two concealed kongs; with `hand_kong` one was entered by hand first
+    ("Kong" on the first screen), so the tiles add only the other."""
+    kong = {"type": "kong", "seat": 1, "kind": "concealed"}
+    typed = [dict(kong)] if hand_kong else []
+    ctx, draft = _entered("guiyang", ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "k", "1m"],
+                          events=typed)
+    assert draft["events"] == [*typed, *[kong] * (2 - len(typed))], draft["error"]
+    return ctx, draft, typed
+
+
+@pytest.mark.parametrize("hand_kong", [False, True])
+def test_kongs_added_from_the_tiles_go_with_a_win_taken_back_with_back(hand_kong: bool) -> None:
+    """Back from the win's form, then Back from "how": the win is not entered, and neither are
+    the kongs its tiles added; one entered by hand stays. The tiles wait for the next try."""
+    from bot.wizard import press
+
+    ctx, draft, typed = _two_kongs(hand_kong)
+    tiles = draft["reads"]["1"]["state"]["hand"]
+    press(draft, ctx, "b")
+    press(draft, ctx, "b")
+    assert draft["step"] == "main" and draft["pending"] is None
+    assert draft["events"] == typed
+    assert "1" not in (draft.get("reads") or {})
+    press(draft, ctx, "wz", "1")  # the same win again: the kongs come back once
+    press(draft, ctx, "kt", "0")
+    assert draft["keys"]["state"]["hand"] == tiles
+    from bot import wizard_reading
+    wizard_reading.key_press(draft, ctx, "d")
+    kong = {"type": "kong", "seat": 1, "kind": "concealed"}
+    assert draft["events"] == [*typed, *[kong] * (2 - len(typed))]
+
+
+@pytest.mark.parametrize("hand_kong", [False, True])
+def test_kongs_added_from_the_tiles_go_with_the_win_on_remove_last(hand_kong: bool) -> None:
+    """"Remove last" on the entered win takes the kongs its tiles added too, not one entered
+    by hand."""
+    from bot.wizard import press
+
+    ctx, draft, typed = _two_kongs(hand_kong)
+    press(draft, ctx, "d")  # the win entered
+    assert draft["error"] is None and draft["events"][-1]["type"] == "win"
+    press(draft, ctx, "u")  # "Remove last"
+    assert draft["events"] == typed
+    assert "1" not in (draft.get("reads") or {})
+
+
+def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> None:
+    """Guiyang: South's tiles (a concealed kong among them) off North's discard; back on "how",
+    West is added and South taken off: South's kong goes, the win stays pending for West."""
+    from bot import wizard_reading
+    from bot.wizard import Ctx, new_draft, press
+    from scoring import get_variant
+
+    ctx = Ctx(variant=get_variant("guiyang"), lang="en", names=["A", "B", "C", "D"],
+              base={"variant": "guiyang", "rules": {}, "dealer": 0})
+    draft = new_draft()
+    press(draft, ctx, "wh", "1")
+    press(draft, ctx, "hd", "3")
+    press(draft, ctx, "kt", "0")
+    for key in ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"]:
+        wizard_reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            wizard_reading.key_press(draft, ctx, key)
+    wizard_reading.key_press(draft, ctx, "d")
+    assert draft["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"}], draft["error"]
+    press(draft, ctx, "b")  # to "how"
+    press(draft, ctx, "ha", "2")  # West won off the same discard
+    press(draft, ctx, "ha", "1")  # and South did not after all
+    assert [w["seat"] for w in draft["pending"]["winners"]] == [2]
+    assert draft["events"] == [] and "1" not in draft["reads"]

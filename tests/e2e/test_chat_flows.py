@@ -223,3 +223,24 @@ async def test_private_chat_one_person_keeps_the_book(bot: object, tg: FakeTeleg
     await book.tap(keeper, preview, "确认")
     session = await store.running_session(book.chat_id)
     assert await store.totals(session.id) == (0, 5, 0, -5)
+
+
+async def test_hu_scores_the_hand_once_for_its_check_and_its_preview(
+        bot: object, table: Table, monkeypatch: object) -> None:
+    """/hu checks the hand, then shows its preview: one scoring serves both (and the blood
+    battle's first screen, which asks whether the hand goes on)."""
+    import bot.wizard as wizard
+
+    calls: list[str] = []
+    real = wizard.score
+
+    def counted(record: dict) -> object:
+        calls.append(record["variant"])
+        return real(record)
+
+    monkeypatch.setattr(wizard, "score", counted)  # type: ignore[attr-defined]
+    alice, bob, carol, dan = table.players
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
+    assert "Payments" in preview.text and "✔ Confirm" in preview.button_labels, preview.text
+    assert calls == ["guiyang"]
