@@ -208,25 +208,36 @@ async def _typing(bot: Any, chat_id: int) -> AsyncIterator[None]:
             await task
 
 
-async def on_wizard_button(update: Update, context: Context) -> None:
-    """h:<rev>:<op>[:<a>[:<b>]] on a wizard message."""
-    query = update.callback_query
-    sc = await scope(update, context)
+async def _open_entry(query: Any, context: Context, sc: ChatScope) -> tuple[Any, Any] | None:
+    """The stored draft of the wizard message a button belongs to, and its session; None when
+    the tap was answered already (the entry is closed, its session over, or the tapper may not)."""
     t, store = sc.t, store_of(context)
     message = query.message
     saved = await _draft_of(store, message.chat.id, message.message_id, sc)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
-        return
+        return None
     session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
         else await store.get_session(saved.session_id)
     if session.ended_at is not None:
         await store.delete_draft(saved.chat_id, saved.message_id)
         await query.answer(t("This session is over."), show_alert=True)
-        return
+        return None
     if not await may_act(context, sc, session, query.from_user.id):
         await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        return None
+    return saved, session
+
+
+async def on_wizard_button(update: Update, context: Context) -> None:
+    """h:<rev>:<op>[:<a>[:<b>]] on a wizard message."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    t, store = sc.t, store_of(context)
+    entry = await _open_entry(query, context, sc)
+    if entry is None:
         return
+    saved, session = entry
     parts = (query.data or "").split(":")
     draft = dict(saved.data)
     # the mark before the reads the preview is computed on (a snapshot: read with them)
@@ -443,20 +454,10 @@ async def on_key(update: Update, context: Context) -> None:
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    message = query.message
-    saved = await _draft_of(store, message.chat.id, message.message_id, sc)
-    if saved is None:
-        await _closed(query, context, sc, message.chat.id, message.message_id)
+    entry = await _open_entry(query, context, sc)
+    if entry is None:
         return
-    session = sc.session if sc.session is not None and sc.session.id == saved.session_id \
-        else await store.get_session(saved.session_id)
-    if session.ended_at is not None:
-        await store.delete_draft(saved.chat_id, saved.message_id)
-        await query.answer(t("This session is over."), show_alert=True)
-        return
-    if not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
-        return
+    saved, session = entry
     parts = (query.data or "").split(":")
     op, arg = parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
     draft = dict(saved.data)

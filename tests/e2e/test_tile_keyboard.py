@@ -54,6 +54,20 @@ def keys_for(sets: str) -> list[str]:
     return out
 
 
+async def guiyang_keyboard(tg: FakeTelegram, name: str, lang: str) -> tuple[Table, dict, Any]:
+    """A seated Guiyang table whose /hand wizard has South's self-draw keyboard open."""
+    table = Table(tg, tg.group(name), players(tg, lang))
+    alice = table.players[0]
+    await seat(table, "guiyang")
+    wiz = await table.say(alice, "/hand")
+    south, self_draw, enter = (("南 Bob", "自摸", "输入手牌") if lang == "zh-hans"
+                               else ("South Bob", "Self-draw", "Enter tiles"))
+    await table.tap_in_row(alice, wiz, south, self_draw)
+    answer = await table.tap(alice, wiz, enter)
+    assert not answer.get("show_alert"), answer
+    return table, alice, wiz
+
+
 async def keys(table: Table, user: dict[str, Any], mid: int, presses: list[str]) -> list[dict]:
     """Press keys one after another (each answered before the next), as a quick player would."""
     answers = []
@@ -116,12 +130,7 @@ async def test_a_hand_of_every_variant_entered_on_the_tile_keyboard(
 
 async def test_refusals_are_short_answers_and_change_nothing(
         bot: object, tg: FakeTelegram, store: Store) -> None:
-    table = Table(tg, tg.group("guiyang keys"), players(tg, "zh-hans"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
-    await table.tap(alice, wiz, "输入手牌")
+    table, alice, wiz = await guiyang_keyboard(tg, "guiyang keys", "zh-hans")
     answers = await keys(table, alice, wiz.message_id,
                          ["t:5m", "3", "t:5m", "t:5m", "t:1z", "t:8s", "c", "s", "2"])
     assert not answers[1].get("text") and not answers[2].get("text"), answers
@@ -140,12 +149,7 @@ async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
     """A hand's ten keys sent without waiting for each other, to a Bot API that answers 429 to an
     edit of a message within a second of its last: every tap is answered, no edit is refused,
     fewer edits than taps are made, and the last screen shows the whole hand."""
-    table = Table(tg, tg.group("burst"), players(tg, "en"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
-    await table.tap(alice, wiz, "Enter tiles")
+    table, alice, wiz = await guiyang_keyboard(tg, "burst", "en")
     tg.limit_edits(interval=1.0)
     before = len(tg.requests_for("editMessageText"))
     presses = keys_for("123m 456m 789m 11s 555s")
@@ -245,12 +249,7 @@ async def test_another_reading_is_one_tap_away_and_the_preview_keeps_naming_it(
         bot: object, tg: FakeTelegram, store: Store) -> None:
     """111m222m333m44m55m+5m reads as four pungs (大对子) or as three chows: the best is taken,
     the other is one tap, and every later screen says which reading the hand was scored by."""
-    table = Table(tg, tg.group("readings"), players(tg, "zh-hans"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
-    await table.tap(alice, wiz, "输入手牌")
+    table, alice, wiz = await guiyang_keyboard(tg, "readings", "zh-hans")
     tiles = "111m222m333m44m55m+5m"
     await keys(table, alice, wiz.message_id, [*keys_for("111m 222m 333m 44m 555m"), "d"])
     await screen_with(table, wiz.message_id, "改手牌")
@@ -272,12 +271,7 @@ async def test_another_reading_is_one_tap_away_and_the_preview_keeps_naming_it(
 
 async def test_a_concealed_kong_among_the_tiles_is_entered_before_the_win(
         bot: object, tg: FakeTelegram, store: Store) -> None:
-    table = Table(tg, tg.group("kong keys"), players(tg, "en"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
-    await table.tap(alice, wiz, "Enter tiles")
+    table, alice, wiz = await guiyang_keyboard(tg, "kong keys", "en")
     answers = await keys(table, alice, wiz.message_id,
                          [*keys_for("(8888m) 234m 567m 99m 111m"), "d"])
     assert not any(a.get("text") for a in answers), answers
@@ -319,12 +313,7 @@ async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_
         bot: object, tg: FakeTelegram, store: Store) -> None:
     """A tap every 0.2 s for about three seconds: the message follows along, at most one edit a
     second (the fake answers 429 to anything faster, and none comes), and ends on the last tap."""
-    table = Table(tg, tg.group("paced"), players(tg, "en"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
-    await table.tap(alice, wiz, "Enter tiles")
+    table, alice, wiz = await guiyang_keyboard(tg, "paced", "en")
     tg.limit_edits(interval=1.0)
     before = len(tg.requests_for("editMessageText"))
     presses = keys_for("123m 456m 789m 11s 555s")
@@ -344,12 +333,7 @@ async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
         bot: object, tg: FakeTelegram, store: Store) -> None:
     """Telegram says "too many requests" to two edits: they wait, and the message still ends on
     the last tap."""
-    table = Table(tg, tg.group("too many"), players(tg, "en"))
-    alice = table.players[0]
-    await seat(table, "guiyang")
-    wiz = await table.say(alice, "/hand")
-    await table.tap_in_row(alice, wiz, "South Bob", "Self-draw")
-    await table.tap(alice, wiz, "Enter tiles")
+    table, alice, wiz = await guiyang_keyboard(tg, "too many", "en")
     await asyncio.sleep(1.0)
     tg.fail_next("editMessageText", times=2, retry_after=1)
     presses = keys_for("123m 456m 789m 11s 555s")
