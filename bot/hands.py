@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import Update
@@ -208,9 +209,21 @@ async def _typing(bot: Any, chat_id: int) -> AsyncIterator[None]:
             await task
 
 
-async def _open_entry(query: Any, context: Context, sc: ChatScope) -> tuple[Any, Any] | None:
-    """The stored draft of the wizard message a button belongs to, and its session; None when
-    the tap was answered already (the entry is closed, its session over, or the tapper may not)."""
+@dataclass
+class _Entry:
+    """A wizard entry a button was tapped on: its stored draft, a copy of its data to change,
+    its session, the table mark and the wizard's context."""
+
+    saved: Any
+    draft: dict[str, Any]
+    session: Any
+    mark: str
+    ctx: Ctx
+
+
+async def _open_entry(query: Any, context: Context, sc: ChatScope) -> _Entry | None:
+    """The entry of the wizard message a button belongs to; None when the tap was answered
+    already (the entry is closed, its session over, or the tapper may not)."""
     t, store = sc.t, store_of(context)
     message = query.message
     saved = await _draft_of(store, message.chat.id, message.message_id, sc)
@@ -226,23 +239,21 @@ async def _open_entry(query: Any, context: Context, sc: ChatScope) -> tuple[Any,
     if not await may_act(context, sc, session, query.from_user.id):
         await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
         return None
-    return saved, session
+    # the mark before the reads the preview is computed on (a snapshot: read with them)
+    mark = session_mark(session) or await store.table_mark(session.id)
+    return _Entry(saved, dict(saved.data), session, mark, await wizard_ctx(store, session, sc.lang))
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:
     """h:<rev>:<op>[:<a>[:<b>]] on a wizard message."""
     query = update.callback_query
     sc = await scope(update, context)
-    t, store = sc.t, store_of(context)
+    t = sc.t
     entry = await _open_entry(query, context, sc)
     if entry is None:
         return
-    saved, session = entry
+    saved, draft, session, mark, ctx = entry.saved, entry.draft, entry.session, entry.mark, entry.ctx
     parts = (query.data or "").split(":")
-    draft = dict(saved.data)
-    # the mark before the reads the preview is computed on (a snapshot: read with them)
-    mark = session_mark(session) or await store.table_mark(session.id)
-    ctx = await wizard_ctx(store, session, sc.lang)
     if len(parts) < 3 or parts[1] != str(draft.get("rev")):
         # A screen older than the draft: show the current one instead of refusing forever.
         view = screen(draft, ctx, draft["rev"])
@@ -457,12 +468,9 @@ async def on_key(update: Update, context: Context) -> None:
     entry = await _open_entry(query, context, sc)
     if entry is None:
         return
-    saved, session = entry
+    saved, draft, mark, ctx = entry.saved, entry.draft, entry.mark, entry.ctx
     parts = (query.data or "").split(":")
     op, arg = parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
-    draft = dict(saved.data)
-    mark = session_mark(session) or await store.table_mark(session.id)
-    ctx = await wizard_ctx(store, session, sc.lang)
     draft["error"] = None
     try:
         wizard_reading.key_press(draft, ctx, op, arg)
