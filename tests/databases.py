@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -16,23 +16,39 @@ from db.config import make_engine
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgres"] if PG_URL else [])
+Drop = Callable[[], Awaitable[None]]
+
+
+async def new_database(backend: str, directory: Path, prefix: str = "test") -> tuple[str, Drop | None]:
+    """The URL of an empty database of that backend in `directory` (SQLite) or a new schema
+    (PostgreSQL), and how to drop it (None: nothing to drop). Apart, for benchmarks that create
+    and drop it in different event loops."""
+    if backend == "sqlite":
+        return f"sqlite:///{directory / f'{prefix}.sqlite3'}", None
+    assert PG_URL is not None, "postgres needs TEST_DATABASE_URL"
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    await execute_ddl(f'CREATE SCHEMA "{schema}"')
+    url = make_url(PG_URL).update_query_dict({"search_path": schema}).render_as_string(
+        hide_password=False)
+    return url, lambda: execute_ddl(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def execute_ddl(statement: str) -> None:
+    """One statement on the PostgreSQL of TEST_DATABASE_URL, outside any test schema."""
+    engine = make_engine(PG_URL or "")
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
 
 
 @asynccontextmanager
 async def fresh_database(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     """The URL of an empty database of that backend."""
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'test.sqlite3'}"
-        return
-    assert PG_URL is not None, "postgres needs TEST_DATABASE_URL"
-    schema = f"test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(PG_URL)
-    async with admin.begin() as conn:
-        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url, drop = await new_database(backend, tmp_path)
     try:
-        yield make_url(PG_URL).update_query_dict({"search_path": schema}).render_as_string(
-            hide_password=False)
+        yield url
     finally:
-        async with admin.begin() as conn:
-            await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        await admin.dispose()
+        if drop is not None:
+            await drop()

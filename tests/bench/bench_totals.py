@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,17 +20,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, insert, select, text, update
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import Store
 from db import models as M
-from db.config import make_engine
+from tests.databases import BACKENDS, new_database
 
 pytestmark = pytest.mark.slow  # builds a 100 000-hand history per database
 
-PG_URL = os.environ.get("TEST_DATABASE_URL")
-BACKENDS = ["sqlite"] + (["postgres"] if PG_URL else [])
 SIZES = [100, 100_000]
 CHUNK = 5_000
 
@@ -49,32 +44,15 @@ class History:
 def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
     """One database per backend holding a session of each size, built once for the module."""
     with asyncio.Runner() as runner:
-        schema = None
-        if request.param == "sqlite":
-            url = f"sqlite:///{tmp_path_factory.mktemp('bench') / 'bench.sqlite3'}"
-        else:
-            assert PG_URL is not None
-            schema = f"bench_{uuid.uuid4().hex[:12]}"
-            runner.run(_ddl(PG_URL, f'CREATE SCHEMA "{schema}"'))
-            url = make_url(PG_URL).update_query_dict({"search_path": schema}).render_as_string(
-                hide_password=False)
+        url, drop = runner.run(new_database(request.param, tmp_path_factory.mktemp("bench"), "bench"))
         store = runner.run(Store.open(url))
         try:
             sessions = {n: runner.run(build_history(store, n)) for n in SIZES}
             yield History(runner, store, request.param, sessions)
         finally:
             runner.run(store.close())
-            if schema is not None:
-                runner.run(_ddl(PG_URL or "", f'DROP SCHEMA "{schema}" CASCADE'))
-
-
-async def _ddl(url: str, statement: str) -> None:
-    engine = make_engine(url)
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(text(statement))
-    finally:
-        await engine.dispose()
+            if drop is not None:
+                runner.run(drop())
 
 
 async def build_history(store: Store, hands: int, seed: int = 1) -> tuple[int, tuple[int, ...]]:

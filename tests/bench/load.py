@@ -47,15 +47,12 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-
-from db.config import make_engine
+from tests.databases import new_database
 from tests.fake_telegram import FakeTelegram
 
 TIMEOUT = 60.0
@@ -369,32 +366,10 @@ class Echo:
             await self.meter.measure("tap", d.press(who, sent.message_id, "e:1"))
 
 
-async def database(backend: str, workdir: str) -> tuple[str, Any]:
-    """A fresh database URL and how to drop it."""
-    if backend == "sqlite":
-        return f"sqlite:///{workdir}/load.sqlite3", None
-    pg = os.environ.get("TEST_DATABASE_URL")
-    if not pg:
-        raise SystemExit("postgres needs TEST_DATABASE_URL")
-    schema = f"load_{uuid.uuid4().hex[:12]}"
-    await ddl(pg, f'CREATE SCHEMA "{schema}"')
-    url = make_url(pg).update_query_dict({"search_path": schema}).render_as_string(hide_password=False)
-    return url, lambda: ddl(pg, f'DROP SCHEMA "{schema}" CASCADE')
-
-
-async def ddl(url: str, statement: str) -> None:
-    engine = make_engine(url)
-    try:
-        async with engine.begin() as conn:
-            await conn.execute(text(statement))
-    finally:
-        await engine.dispose()
-
-
 async def run(backend: str, chats: int, rounds: int, concurrent: int,
               think: float = 0.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as workdir:
-        url, drop = await database(backend, workdir)
+        url, drop = await new_database(backend, Path(workdir), "load")
         try:
             async with FakeTelegram() as echo_tg, FakeTelegram() as tg:
                 echo_bot = await Echo.start(echo_tg, chats)

@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from alembic import command
@@ -41,6 +42,7 @@ from db.config import make_engine
 from db.store import alembic_config
 from scoring import score
 from tests.bench.bench_totals import bulk_insert
+from tests.databases import new_database
 from tests.fake_telegram import FakeTelegram
 
 CHUNK = 5_000
@@ -291,15 +293,10 @@ async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, An
 
 # -- the run -------------------------------------------------------------------------------------
 
-async def database(backend: str, workdir: str) -> tuple[str, Any]:
-    from tests.bench.load import database as fresh
-    return await fresh(backend, workdir)
-
-
 def run(backend: str, sizes: list[int]) -> dict[str, Any]:
     results: dict[str, Any] = {"backend": backend, "sizes": {}}
     with tempfile.TemporaryDirectory() as workdir:
-        url, drop = asyncio.run(database(backend, workdir))
+        url, drop = asyncio.run(new_database(backend, Path(workdir), "scale"))
         try:
             began = time.perf_counter()
             asyncio.run(build(url, sizes))
