@@ -25,6 +25,7 @@ from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import Application
 
+from .ratelimit import retry_seconds
 from .updates import handle
 
 log = logging.getLogger(__name__)
@@ -88,8 +89,7 @@ class Poller:
             except TimedOut:
                 continue
             except RetryAfter as exc:
-                wait = exc.retry_after
-                await asyncio.sleep(wait.total_seconds() if hasattr(wait, "total_seconds") else wait)
+                await asyncio.sleep(retry_seconds(exc))
                 continue
             except InvalidToken:
                 log.error("Telegram refused the bot token; polling stops")

@@ -22,18 +22,28 @@ import asyncio
 import contextlib
 import logging
 import time
+import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from aiolimiter import AsyncLimiter
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
 log = logging.getLogger(__name__)
 
 Result = bool | dict[str, Any] | list[dict[str, Any]]
 ChatKey = int | str
 MAX_PAUSED = 512  # chats remembered as paused before expired pauses are swept
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """retry_after in seconds, whether PTB gives an int or (PTB_TIMEDELTA) a timedelta."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        delay = exc.retry_after
+    return float(delay) if isinstance(delay, (int, float)) else delay.total_seconds()
 
 
 class ChatRateLimiter(BaseRateLimiter[int]):
@@ -97,7 +107,7 @@ class ChatRateLimiter(BaseRateLimiter[int]):
                     log.exception("Rate limit hit after maximum of %d retries", max_retries,
                                   exc_info=exc)
                     raise
-                sleep = exc._retry_after.total_seconds() + 0.1  # the int property is deprecated
+                sleep = retry_seconds(exc) + 0.1
                 log.info("Rate limit hit (%s, chat %s). Retrying after %f seconds", endpoint,
                          "all" if chat is None else chat, sleep)
                 self._pause(chat, sleep)

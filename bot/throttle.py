@@ -16,15 +16,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
-from telegram.warnings import PTBDeprecationWarning
 
+from .ratelimit import retry_seconds
 from .wizard_form import Button
 
 log = logging.getLogger(__name__)
@@ -87,7 +86,7 @@ class EditThrottle:
                 except RetryAfter as exc:  # past the rate limiter's own retries: later
                     if slot.latest is None:
                         slot.latest = (text, rows)
-                    await asyncio.sleep(_seconds(exc))
+                    await asyncio.sleep(retry_seconds(exc))
                 except BadRequest as exc:
                     if "not modified" not in str(exc).lower():
                         log.warning("edit of %s failed: %s", key, exc)
@@ -107,14 +106,6 @@ class EditThrottle:
                     slot.task is None or slot.task.done()):
                 del self._slots[key]
         asyncio.get_running_loop().call_later(self.interval, drop)
-
-
-def _seconds(exc: RetryAfter) -> float:
-    """retry_after in seconds, whether PTB gives an int or (PTB_TIMEDELTA) a timedelta."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        delay = exc.retry_after
-    return float(delay) if isinstance(delay, (int, float)) else delay.total_seconds()
 
 
 def throttle_of(context: Any) -> EditThrottle:
