@@ -59,19 +59,19 @@ class ImportError_(ValueError):
         super().__init__(msgid.format(**english) if english else msgid)
 
 
-def _header(variant: str, rules: dict[str, Any], stake_cents: int,
+def header_json(variant: str, rules: dict[str, Any], stake_cents: int,
             players: Sequence[str]) -> dict[str, Any]:
     return {"format": FORMAT, "variant": variant, "rules": rules, "stake_cents": stake_cents,
             "players": list(players)}
 
 
-def _hand_json(h: ExportedHand) -> dict[str, Any]:
+def hand_json(h: ExportedHand) -> dict[str, Any]:
     return {"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason, "record": h.record}
 
 
 def to_json(variant: str, rules: dict[str, Any], stake_cents: int, players: Sequence[str],
             hands: Sequence[ExportedHand]) -> dict[str, Any]:
-    return {**_header(variant, rules, stake_cents, players), "hands": [_hand_json(h) for h in hands]}
+    return {**header_json(variant, rules, stake_cents, players), "hands": [hand_json(h) for h in hands]}
 
 
 class CsvWriter:
@@ -94,25 +94,6 @@ class CsvWriter:
                 self.writer.writerow([hand.seq, seat, WIND_NAMES[seat], self.players[seat], points,
                                       self.totals[seat], self.totals[seat] * self.stake_cents,
                                       int(hand.voided), int(hand.record.get("dealer", 0) == seat)])
-
-
-class JsonWriter:
-    """The same document as `to_json`, written a batch of hands at a time."""
-
-    def __init__(self, out: IO[str], variant: str, rules: dict[str, Any], stake_cents: int,
-                 players: Sequence[str]) -> None:
-        self.out, self.first = out, True
-        head = json.dumps(_header(variant, rules, stake_cents, players), ensure_ascii=False)
-        out.write(head[:-1] + ', "hands": [\n')
-
-    def write(self, hands: Sequence[ExportedHand]) -> None:
-        for hand in hands:
-            self.out.write(("" if self.first else ",\n")
-                           + json.dumps(_hand_json(hand), ensure_ascii=False))
-            self.first = False
-
-    def close(self) -> None:
-        self.out.write("\n]}\n")
 
 
 def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: int) -> str:

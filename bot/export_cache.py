@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .export import CSV_HEADER, FORMAT, CsvWriter, ExportedHand, _hand_json, _header
+from .export import CSV_HEADER, FORMAT, CsvWriter, ExportedHand, hand_json, header_json
 from .limits import MAX_IMPORT_BYTES
 
 # Files up to this size unpacked go out plain; larger ones gzipped, as stored (unpacking and
@@ -145,7 +145,7 @@ class SessionCache:
         writer = CsvWriter(rows, self.players, self.stake_cents, totals=self.meta.totals, header=False)
         writer.write(hands)
         entries = "".join(("" if self.meta.hands + i == 0 else ",\n")
-                          + json.dumps(_hand_json(h), ensure_ascii=False) for i, h in enumerate(hands))
+                          + json.dumps(hand_json(h), ensure_ascii=False) for i, h in enumerate(hands))
         csv_raw, json_raw = rows.getvalue().encode(), entries.encode()
         csv_gz, json_gz = _member(csv_raw), _member(json_raw)
         with self.csv_path.open("ab") as f:
@@ -198,7 +198,7 @@ class SessionCache:
         return "\ufeff".encode() + out.getvalue().encode()
 
     def json_head(self, variant: str, rules: dict[str, Any]) -> bytes:
-        head = json.dumps(_header(variant, rules, self.stake_cents, self.players), ensure_ascii=False)
+        head = json.dumps(header_json(variant, rules, self.stake_cents, self.players), ensure_ascii=False)
         return (head[:-1] + ', "hands": [\n').encode()
 
     JSON_TAIL = b"\n]}\n"
