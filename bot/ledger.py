@@ -308,14 +308,7 @@ async def _player_stats(context: Context, chat_id: int) -> tuple[dict[int, dict[
     stats: dict[int, dict[str, PlayerStats]] = {}
     hands = 0
     for row in await store_of(context).seat_stats(chat_id):
-        st = stats.setdefault(row.person_id, {}).setdefault(row.variant, PlayerStats())
-        st.hands += row.hands
-        st.wins += row.wins
-        st.self_draws += row.self_draws
-        st.dealt_in += row.dealt_in
-        st.points += row.points
-        st.biggest_gain = max(st.biggest_gain, row.biggest_gain)
-        st.patterns.update({term: n for term, n in row.patterns.items() if n > 0})
+        stats.setdefault(row.person_id, {}).setdefault(row.variant, PlayerStats()).add(row)
         hands += row.hands if row.seat == 0 else 0
     return stats, hands
 

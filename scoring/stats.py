@@ -27,6 +27,16 @@ class PlayerStats:
     biggest_gain: int = 0
     patterns: Counter[str] = field(default_factory=Counter)
 
+    def add(self, other: Any) -> None:
+        """Count in another player's stats, or a stored row of them (the same fields)."""
+        self.hands += other.hands
+        self.wins += other.wins
+        self.self_draws += other.self_draws
+        self.dealt_in += other.dealt_in
+        self.points += other.points
+        self.biggest_gain = max(self.biggest_gain, other.biggest_gain)
+        self.patterns.update({term: n for term, n in other.patterns.items() if n > 0})
+
     @property
     def win_rate(self) -> float:
         return self.wins / self.hands if self.hands else 0.0
@@ -95,11 +105,5 @@ def merge(stats: Iterable[PlayerStats]) -> PlayerStats:
     """All variants of one player together."""
     total = PlayerStats()
     for st in stats:
-        total.hands += st.hands
-        total.wins += st.wins
-        total.self_draws += st.self_draws
-        total.dealt_in += st.dealt_in
-        total.points += st.points
-        total.biggest_gain = max(total.biggest_gain, st.biggest_gain)
-        total.patterns.update(st.patterns)
+        total.add(st)
     return total
