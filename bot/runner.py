@@ -19,7 +19,7 @@ from telegram.ext import Application
 from db import DatabaseUnavailable, Store
 from db.config import fault
 
-from .app import build_application
+from .app import build_application, stop_export_keeper
 from .config import Settings, check_webhook_secret
 from .polling import Poller
 from .updates import handle
@@ -146,6 +146,7 @@ async def serve(settings: Settings, store: Store | None = None,
             await poller.stop()
         if app.running:
             await app.stop()
+        await stop_export_keeper(app)  # before the store closes under it
         await app.shutdown()
         if own_store:
             await store.close()

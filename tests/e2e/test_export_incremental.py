@@ -32,7 +32,7 @@ async def export(table: Table, tg: FakeTelegram, user: dict) -> tuple[list[list[
 
 
 async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
-        bot: object, table: Table, store: Store, tg: FakeTelegram,
+        bot: Any, table: Table, store: Store, tg: FakeTelegram,
         monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[Any] = []  # where each read of hands for the export started
     iter_hands = Store.iter_hands
@@ -42,6 +42,7 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
         return iter_hands(self, session_id, **kwargs)
 
     monkeypatch.setattr(Store, "iter_hands", spy)
+    bot.bot_data["export_keeper"].pause()  # only /export reads hands here
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
