@@ -329,6 +329,8 @@ async def _append(store: Any, cache: SessionCache, session_id: int, upto: int) -
                               for h in batch])
 
     after = cache.meta.last_seq
+    if upto <= after:  # nothing new: no read at all
+        return 0
     if upto - after <= ON_LOOP:
         async for batch in store.iter_hands(session_id, after=after, upto=upto):
             await asyncio.to_thread(consume, batch)
