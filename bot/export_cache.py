@@ -241,6 +241,8 @@ def _gunzip(path: Path) -> bytes:
 # Up to this many new hands are read on the event loop (a short read: decoding them holds the
 # loop a few milliseconds); more, in a worker thread with its own connection.
 ON_LOOP = 200
+# Hands read (and held) at a time by a long append, in its worker thread.
+READ_BATCH = 2_000
 # An export that must read more hands than this takes seconds: /export says so first and sends
 # the files from a background task.
 LONG_EXPORT = 2_000
@@ -283,9 +285,10 @@ async def export_files(store: Any, session: Any, players: Sequence[str], root: P
 
 
 async def bring_up_to_date(store: Any, cache: SessionCache, session_id: int, *,
-                           step: int | None = None) -> bool:
+                           step: int | None = None, batch: int = READ_BATCH) -> bool:
     """Load the cache (held: between acquire and release) and append the hands it lacks, at
-    most `step` of them when given; saved either way. True when it then holds every hand."""
+    most `step` of them when given, read `batch` at a time; saved either way. True when it
+    then holds every hand."""
     meta = await asyncio.to_thread(cache.load)
     hand_count, live = await store.export_mark(session_id)
     had = meta.hands
@@ -293,14 +296,14 @@ async def bring_up_to_date(store: Any, cache: SessionCache, session_id: int, *,
         await asyncio.to_thread(cache.reset)
         had = 0
     upto = hand_count if step is None else min(hand_count, cache.meta.last_seq + step)
-    live_new = await _append(store, cache, session_id, upto)
+    live_new = await _append(store, cache, session_id, upto, batch)
     if upto == hand_count and had and live - cache.meta.live_mark != live_new:
         # a hand already written was voided since: write again from the append that wrote
         # the first such hand (the whole history when that cannot be told)
         voided = await store.voided_seqs(session_id)
         stale = sorted(set(voided) - set(cache.meta.voided))
         await asyncio.to_thread(cache.rewind, stale[0] if stale else 1)
-        await _append(store, cache, session_id, hand_count)
+        await _append(store, cache, session_id, hand_count, batch)
     # the live hands the cache holds: what the store's live count is compared with next time
     # (a cache filled part of the way holds fewer than the store counts)
     await asyncio.to_thread(cache.save, cache.meta.hands - len(cache.meta.voided))
@@ -319,7 +322,8 @@ def is_current(cache: SessionCache, hand_count: int, live: int) -> bool:
             and cache._size(cache.json_path) >= meta.json_bytes)
 
 
-async def _append(store: Any, cache: SessionCache, session_id: int, upto: int) -> int:
+async def _append(store: Any, cache: SessionCache, session_id: int, upto: int,
+                  batch: int = READ_BATCH) -> int:
     """Append the hands after the cache's last seq up to `upto`; returns how many are live."""
     live = 0
 
@@ -335,5 +339,5 @@ async def _append(store: Any, cache: SessionCache, session_id: int, upto: int) -
         async for batch in store.iter_hands(session_id, after=after, upto=upto):
             await asyncio.to_thread(consume, batch)
     else:
-        await store.consume_hands_off_loop(session_id, consume, after=after, upto=upto)
+        await store.consume_hands_off_loop(session_id, consume, after=after, upto=upto, batch=batch)
     return live

@@ -42,6 +42,7 @@ MAX_DELAY = 60.0  # a chat busy without a pause is refreshed at least this often
 RETRY = 60.0  # after a failure
 START_DELAY = 5.0  # before the start-up catch-up
 STEP = 5_000  # hands appended per step of a long refresh
+BATCH = 500  # hands read and held at a time in a step
 BETWEEN_STEPS = 0.02  # seconds the keeper rests between steps (the event loop's other work first)
 SWEEP_EVERY = 3600.0  # seconds between removals of caches whose session is gone
 CATCH_UP_SHARE = 0.9  # the catch-up stops once the cache fills this much of its cap
@@ -55,10 +56,10 @@ class ExportKeeper:
 
     def __init__(self, store: Any, root: Path, cap_bytes: int, *, delay: float = DELAY,
                  max_delay: float = MAX_DELAY, retry: float = RETRY,
-                 start_delay: float = START_DELAY, step: int = STEP) -> None:
+                 start_delay: float = START_DELAY, step: int = STEP, batch: int = BATCH) -> None:
         self.store, self.root, self.cap = store, root, cap_bytes
         self.delay, self.max_delay, self.retry = delay, max_delay, retry
-        self.start_delay, self.step = start_delay, step
+        self.start_delay, self.step, self.batch = start_delay, step, batch
         self._due: dict[int, float] = {}  # chat id → when to refresh its session's cache
         self._first: dict[int, float] = {}  # chat id → its first mark since it was refreshed
         self._backlog: list[Any] = []  # sessions the catch-up has still to look at
@@ -224,7 +225,8 @@ class ExportKeeper:
                 await asyncio.sleep(0.05)
             lock = await asyncio.to_thread(cache.acquire)
             try:
-                done = await bring_up_to_date(self.store, cache, session.id, step=self.step)
+                done = await bring_up_to_date(self.store, cache, session.id, step=self.step,
+                                              batch=self.batch)
             finally:
                 await asyncio.to_thread(cache.release, lock)
             if done:
