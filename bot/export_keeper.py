@@ -7,8 +7,10 @@ directory within its size cap.
   pauses) the keeper reads whether the session /export would send there (the running one, else
   the newest) is still held whole by its cache: one short read and the cache's meta file. If not
   (a hand confirmed, undone or imported, other names or stake), it appends what is missing with
-  the same code /export uses, STEP hands at a time, each step in a worker thread and saved, the
-  cache's lock released between steps.
+  the same code /export uses: a few hands (up to SPAWN_ABOVE) STEP at a time in a worker thread,
+  each step saved and the cache's lock released between steps; many more (a cache lost, evicted
+  or never written, other names or stake on a long session) in a process of its own, so that
+  its work and its garbage collection never hold this process's event loop.
 - At start-up (after START_DELAY, so the updates that queued up while the bot was down come
   first) it catches up every session whose cache is missing or stale, one at a time, running
   sessions first, then the most recently ended; marked chats go before it. It stops once the
@@ -25,10 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gc
+import json
 import logging
 import re
+import sys
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +48,31 @@ MAX_DELAY = 60.0  # a chat busy without a pause is refreshed at least this often
 RETRY = 60.0  # after a failure
 START_DELAY = 5.0  # before the start-up catch-up
 STEP = 5_000  # hands appended per step of a long refresh
+SPAWN_ABOVE = 5_000  # more hands to write than this: in a process of its own
 BATCH = 500  # hands read and held at a time in a step
+SWITCH_INTERVAL = 0.001  # seconds; the GIL's switch interval while a step runs
+GC_SPACING = 10  # the garbage collector's first threshold times this while a step runs
 BETWEEN_STEPS = 0.02  # seconds the keeper rests between steps (the event loop's other work first)
 SWEEP_EVERY = 3600.0  # seconds between removals of caches whose session is gone
 CATCH_UP_SHARE = 0.9  # the catch-up stops once the cache fills this much of its cap
 
 _FILE = re.compile(r"session-(\d+)\.(csv\.gz|json\.gz|meta|meta\.tmp|lock)")
+
+
+@contextmanager
+def _gentle() -> Iterator[None]:
+    """While a step runs, its worker thread formats hands for seconds, holding the GIL and
+    allocating: the event loop's thread gets the GIL back after at most SWITCH_INTERVAL each
+    time it asks (instead of 5 ms), and the garbage collector runs GC_SPACING times less
+    often (its full passes hold every thread: tens of ms each in a large process)."""
+    switch, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
+    gc.set_threshold(thresholds[0] * GC_SPACING, *thresholds[1:])
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(switch)
+        gc.set_threshold(*thresholds)
 
 
 class ExportKeeper:
@@ -56,10 +81,12 @@ class ExportKeeper:
 
     def __init__(self, store: Any, root: Path, cap_bytes: int, *, delay: float = DELAY,
                  max_delay: float = MAX_DELAY, retry: float = RETRY,
-                 start_delay: float = START_DELAY, step: int = STEP, batch: int = BATCH) -> None:
+                 start_delay: float = START_DELAY, step: int = STEP, batch: int = BATCH,
+                 spawn_above: int = SPAWN_ABOVE) -> None:
         self.store, self.root, self.cap = store, root, cap_bytes
         self.delay, self.max_delay, self.retry = delay, max_delay, retry
         self.start_delay, self.step, self.batch = start_delay, step, batch
+        self.spawn_above = spawn_above
         self._due: dict[int, float] = {}  # chat id → when to refresh its session's cache
         self._first: dict[int, float] = {}  # chat id → its first mark since it was refreshed
         self._backlog: list[Any] = []  # sessions the catch-up has still to look at
@@ -105,6 +132,11 @@ class ExportKeeper:
         """List the sessions whose cache is missing or stale again and catch them up."""
         self._catch_up_at = time.monotonic()
         self._wake.set()
+
+    @property
+    def catching_up(self) -> bool:
+        """The catch-up has sessions left or is under way (marked chats aside)."""
+        return bool(self._backlog) or self._catch_up_at is not None or self._busy
 
     @property
     def idle(self) -> bool:
@@ -220,13 +252,20 @@ class ExportKeeper:
         hand_count, live = await self.store.export_mark(session.id)
         if hand_count == 0 or await asyncio.to_thread(is_current, cache, hand_count, live):
             return False
+        held = await asyncio.to_thread(_held, cache)
+        url = await self.store.standalone_url() if hand_count - held > self.spawn_above else None
+        if url is not None:
+            await self._build_in_child(url, session, names)
+            self.refreshed += 1
+            return True
         while True:
             while self._paused:
                 await asyncio.sleep(0.05)
             lock = await asyncio.to_thread(cache.acquire)
             try:
-                done = await bring_up_to_date(self.store, cache, session.id, step=self.step,
-                                              batch=self.batch)
+                with _gentle():
+                    done = await bring_up_to_date(self.store, cache, session.id, step=self.step,
+                                                  batch=self.batch)
             finally:
                 await asyncio.to_thread(cache.release, lock)
             if done:
@@ -234,6 +273,28 @@ class ExportKeeper:
             await asyncio.sleep(BETWEEN_STEPS)  # the lock is free: an /export may go first
         self.refreshed += 1
         return True
+
+    async def _build_in_child(self, url: Any, session: Any, names: list[str]) -> None:
+        """Many hands to write: in a process of its own (`python -m bot.export_keeper`), so
+        neither its work nor its garbage collection holds this process's event loop. The job,
+        the database's password included, goes through its stdin (not its command line)."""
+        job = json.dumps({"url": url.render_as_string(hide_password=False), "root": str(self.root),
+                          "session": session.id, "started_at": str(session.started_at),
+                          "variant": session.variant, "rules": session.rules,
+                          "stake_cents": session.stake_cents, "players": names})
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.export_keeper", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        try:
+            _, err = await proc.communicate(job.encode())
+        finally:
+            if proc.returncode is None:  # the keeper stopped: so does its child
+                proc.kill()
+                await proc.wait()
+        if proc.returncode != 0:
+            tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["(nothing)"]
+            raise RuntimeError(f"the export build of session {session.id} exited with "
+                               f"{proc.returncode}: {tail[0]}")
 
     async def sweep(self) -> None:
         """Remove the caches of sessions that no longer exist, then keep to the cap."""
@@ -300,3 +361,39 @@ class ExportKeeper:
                 lock_path.unlink(missing_ok=True)
             fcntl.flock(lock, fcntl.LOCK_UN)
         return True
+
+
+def _held(cache: Any) -> int:
+    """The last seq the cache holds for its key, 0 when it holds nothing usable."""
+    try:
+        meta = json.loads(cache.meta_path.read_text())
+    except (OSError, ValueError):
+        return 0
+    return int(meta.get("last_seq", 0)) if meta.get("key") == cache.key else 0
+
+
+async def _build(job: dict[str, Any]) -> None:
+    """The child's work: one session's cache brought up to date, under its lock."""
+    from sqlalchemy.pool import NullPool
+
+    from db import Store
+    from db.config import make_engine
+
+    from .export_cache import SessionCache, content_key
+
+    store = Store(make_engine(job["url"], poolclass=NullPool))
+    key = content_key(job["started_at"], job["variant"], job["rules"], job["stake_cents"],
+                      job["players"])
+    cache = SessionCache(Path(job["root"]), job["session"], key, job["players"], job["stake_cents"])
+    try:
+        lock = cache.acquire()
+        try:
+            await bring_up_to_date(store, cache, job["session"])
+        finally:
+            cache.release(lock)
+    finally:
+        await store.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(_build(json.loads(sys.stdin.read())))

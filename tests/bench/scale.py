@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -335,15 +336,31 @@ async def kept(tg: FakeTelegram, keeper: Any, chats: dict[str, Any], url: str, s
     keeper.catch_up_now()
     keeper.resume()
     during: list[float] = []
-    if sample_table:
-        while not keeper.idle:
+    pauses: list[float] = []  # the garbage collector's full passes meanwhile, ms
+    started: list[float] = []
+
+    def gc_pass(phase: str, info: dict[str, Any]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                started[:] = [time.perf_counter()]
+            elif started:
+                pauses.append(1000 * (time.perf_counter() - started[0]))
+
+    gc.callbacks.append(gc_pass)
+    try:
+        while keeper.catching_up:
             await asyncio.sleep(0.2)
-            if keeper.idle:
+            if not sample_table:
+                continue
+            if not keeper.catching_up:
                 break
             during.append(1000 * (await timed(tg, small, user, "/table"))["seconds"])
-    await keeper.wait_idle(TIMEOUT)
+    finally:
+        gc.callbacks.remove(gc_pass)
     out.update(catch_up_s=time.perf_counter() - began, catch_up_cpu_s=time.process_time() - cpu,
-               caches_written=keeper.refreshed - wrote, failures=keeper.failures)
+               caches_written=keeper.refreshed - wrote, failures=keeper.failures,
+               gc_full_passes=len(pauses), gc_full_pass_max_ms=max(pauses, default=0.0))
+    await keeper.wait_idle(TIMEOUT)
     if during:
         during.sort()
         out.update(table_during_ms=during, table_samples=len(during),
@@ -402,7 +419,9 @@ def show(results: dict[str, Any]) -> str:
         if k:
             lines.append(f"keeper catch-up in the {s}-hand process (every session of the database, "
                          f"cache removed): {k['catch_up_s']:.2f} s wall, {k['catch_up_cpu_s']:.2f} s "
-                         f"CPU, {k['caches_written']} caches written, {k['failures']} failures")
+                         f"CPU, {k['caches_written']} caches written, {k['failures']} failures; "
+                         f"{k['gc_full_passes']} full GC passes, the longest "
+                         f"{k['gc_full_pass_max_ms']:.0f} ms")
         if k and "table_max_ms" in k:
             lines.append(f"/table in another chat during it: alone {k['table_alone_ms']:.0f} ms, "
                          f"{k['table_samples']} samples, median {k['table_median_ms']:.0f} ms, "

@@ -125,6 +125,34 @@ async def test_bookings_then_the_debounce_leave_the_cache_as_a_fresh_export(
     assert reads == []
 
 
+async def test_a_long_build_runs_in_a_process_of_its_own_with_the_same_bytes(
+        store: Store, keeper: ExportKeeper, tmp_path: Path) -> None:
+    session = await seated_session(store, -1001, stake_cents=5, names=("Ann", "卡罗", "<b>&", "Di"))
+    await add_hands(store, session.id, 12)
+    keeper.spawn_above = 5  # more than 5 hands to write: the child process writes them
+    children: list[int] = []
+    build = keeper._build_in_child
+
+    async def spy(url: Any, session: Any, names: list[str]) -> None:
+        children.append(session.id)
+        await build(url, session, names)
+
+    keeper._build_in_child = spy  # type: ignore[method-assign]
+    keeper.mark_chat(-1001)
+    await keeper.wait_idle(60)
+    assert keeper.refreshed == 1 and keeper.failures == 0 and children == [session.id]
+    assert await kept_files(store, session.id, keeper.root, tmp_path / "a") == \
+        await scratch_files(store, session.id, tmp_path / "s1")
+    hand = (await store.history(session.id, limit=1, before_seq=3))[0]
+    await store.void_hand(hand.id, by=None, reason="typo")  # then a few more: in this process
+    await add_hands(store, session.id, 2, seed=4)
+    keeper.mark_chat(-1001)
+    await keeper.wait_idle(60)
+    assert children == [session.id]  # 2 hands and a void: written here
+    assert await kept_files(store, session.id, keeper.root, tmp_path / "b") == \
+        await scratch_files(store, session.id, tmp_path / "s2")
+
+
 async def test_an_imported_session_is_kept_too(store: Store, keeper: ExportKeeper,
                                                tmp_path: Path) -> None:
     rng = random.Random(5)
