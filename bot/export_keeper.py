@@ -38,6 +38,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from db.config import fault
+
 from .common import seat_names
 from .export_cache import bring_up_to_date, cache_for, is_current
 
@@ -92,6 +94,7 @@ class ExportKeeper:
         self._backlog: list[Any] = []  # sessions the catch-up has still to look at
         self._catch_up_at: float | None = None  # when to (re)list the sessions to catch up
         self._sweep_at = 0.0
+        self._grew = True  # the last catch-up step wrote a cache (look at the cap again)
         self._paused = False
         self._busy = False
         self._wake = asyncio.Event()
@@ -179,7 +182,7 @@ class ExportKeeper:
                         del self._due[chat_id]
                         self._first.pop(chat_id, None)
                         return self._job(f"chat {chat_id}", self._refresh_chat(chat_id),
-                                         on_failure=lambda c=chat_id: self._retry_chat(c))
+                                         on_failure=lambda exc, c=chat_id: self._retry_chat(c))
                     timeout = self._due[chat_id] - now
                 if self._sweep_at and self._sweep_at <= now:
                     self._sweep_at = 0.0
@@ -188,7 +191,7 @@ class ExportKeeper:
                 if self._backlog:
                     session = self._backlog.pop(0)
                     return self._job(f"catching up session {session.id}", self._catch_up_one(session),
-                                     on_failure=self._retry_catch_up)
+                                     on_failure=self._retry_session)
                 if self._catch_up_at is not None:
                     if self._catch_up_at <= now:
                         self._catch_up_at = None
@@ -205,21 +208,29 @@ class ExportKeeper:
         async def job() -> None:
             try:
                 await work
-            except Exception:
-                on_failure()
+            except Exception as exc:
+                on_failure(exc)
                 raise
 
         job.what = what  # type: ignore[attr-defined]
         return job
 
-    def _retry_chat(self, chat_id: int) -> None:
+    def _retry_chat(self, chat_id: int, _: BaseException | None = None) -> None:
         self._due[chat_id] = time.monotonic() + self.retry
 
-    def _retry_catch_up(self) -> None:
+    def _retry_catch_up(self, _: BaseException | None = None) -> None:
         self._backlog.clear()  # listed again then: only what is still stale
         self._catch_up_at = time.monotonic() + self.retry
 
-    def _retry_sweep(self) -> None:
+    def _retry_session(self, exc: BaseException) -> None:
+        """The database failing fails every session alike: the catch-up waits. Anything else
+        is this session's: the others go on, and it is tried again when they are done."""
+        if fault(exc) is not None:
+            self._retry_catch_up()
+        else:
+            self._catch_up_at = time.monotonic() + self.retry
+
+    def _retry_sweep(self, _: BaseException | None = None) -> None:
         self._sweep_at = time.monotonic() + self.retry
 
     # -- the work --------------------------------------------------------------------------------
@@ -236,14 +247,16 @@ class ExportKeeper:
     async def _list_catch_up(self) -> None:
         await self.sweep()
         self._backlog = await self.store.sessions_by_recency()
+        self._grew = True
 
     async def _catch_up_one(self, session: Any) -> None:
-        if await asyncio.to_thread(self._total) >= CATCH_UP_SHARE * self.cap:
+        # the directory is listed again only after a cache was written (sessions are many)
+        if self._grew and await asyncio.to_thread(self._total) >= CATCH_UP_SHARE * self.cap:
             log.info("export keeper: the cache is near its cap; %d sessions left to their "
                      "next /export", len(self._backlog) + 1)
             self._backlog.clear()
             return
-        await self.refresh(session)
+        self._grew = await self.refresh(session)
 
     async def refresh(self, session: Any) -> bool:
         """Bring the session's cache up to date unless it is; True when it wrote."""

@@ -306,3 +306,43 @@ def test_the_cap_setting() -> None:
     for bad in ("0", "-5", "1.5", "lots", "１２"):
         with pytest.raises(ConfigError, match="EXPORT_CACHE_MB"):
             Settings.from_env({"TELEGRAM_BOT_TOKEN": "1:x", "EXPORT_CACHE_MB": bad})
+
+
+async def test_a_session_failing_in_the_catch_up_holds_up_no_other(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions = []
+    for chat in (-1001, -1002, -1003):
+        session = await seated_session(store, chat)
+        await add_hands(store, session.id, 3, seed=-chat)
+        await store.end_session(session.id)
+        sessions.append(session.id)
+    written: list[int] = []
+    real_append = SessionCache.append
+
+    def append(self: SessionCache, hands: Any) -> int:
+        if not written and hands[0].seq == 1 and f"session-{sessions[2]}." in str(self.csv_path):
+            written.append(0)  # the first session it takes (the last ended) fails, once
+            raise ValueError("a hand it cannot write")
+        return real_append(self, hands)
+
+    monkeypatch.setattr(SessionCache, "append", append)
+    keeper = ExportKeeper(store, tmp_path / "kept", 2**30, start_delay=0, retry=0.2)
+    order: list[int] = []
+    refresh = keeper.refresh
+
+    async def spy(session: Any) -> bool:
+        order.append(session.id)
+        return await refresh(session)
+
+    keeper.refresh = spy  # type: ignore[method-assign]
+    keeper.start()
+    try:
+        await keeper.wait_idle(60)
+    finally:
+        await keeper.stop()
+    assert keeper.failures == 1
+    # the failing one first, the others after it, then it again
+    assert order[:3] == [sessions[2], sessions[1], sessions[0]] and order[3] == sessions[2]
+    for i, sid in enumerate(sessions):
+        assert await kept_files(store, sid, keeper.root, tmp_path / f"k{i}") == \
+            await scratch_files(store, sid, tmp_path / f"s{i}")
