@@ -162,10 +162,12 @@ class ExportKeeper:
                 await job()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # logged, retried by the job's own rule; never a chat's concern
+            except Exception as exc:  # logged, retried by the job's own rule; never a chat's concern
                 self.failures += 1
-                log.warning("export keeper: %s failed; trying again in %.0f s",
-                            getattr(job, "what", "a job"), self.retry, exc_info=True)
+                # the database down or full: one line; anything else with its traceback
+                log.warning("export keeper: %s failed (%s: %s); trying again in %.0f s",
+                            getattr(job, "what", "a job"), type(exc).__name__, exc, self.retry,
+                            exc_info=fault(exc) is None)
             finally:
                 self._busy = False
 
