@@ -19,7 +19,15 @@ from itertools import combinations, combinations_with_replacement, pairwise, pro
 from typing import NamedTuple
 
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
-from .tables import HONOR_CHOWS, honor_need, need, needs_plus_one, suit_need
+from .tables import (
+    HONOR_CHOWS,
+    honor_need,
+    honors_complete,
+    need,
+    needs_plus_one,
+    suit_complete,
+    suit_need,
+)
 
 ORPHAN_SET = frozenset(ORPHAN_TILES)
 # entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
@@ -123,6 +131,8 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
     Only the part (suit) of the added tile changes: each part's needs with one more of each of
     its tiles are looked up once, the others' needs are shared; the special shapes are
     checked only for the tiles the hand's own tiles leave possible."""
+    if not wild:
+        return _waiting_plain(counts, melds, shapes, candidates, limit)
     b = bytes(counts)
     hc = shapes.honor_chows
     keys = (b[0:9], b[9:18], b[18:27])
@@ -146,6 +156,40 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
         gap = part[1] - part[0]
         if (total - parts[k][0] + part[0] + (gap if gap < others[k] else others[k]) <= wild
                 or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= wild)
+                or (special is not None and special(t))):
+            out.append(t)
+            if len(out) == limit:
+                break
+    return out
+
+
+def _waiting_plain(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
+                   candidates: tuple[int, ...], limit: int) -> list[int]:
+    """`waiting` without a joker: a tile completes four sets and a pair when its part becomes
+    complete and every other part already is, one of them holding the pair — whole-part checks
+    (`suit_complete`), far cheaper than the joker counts of parts never seen before."""
+    b = bytes(counts)
+    hc = shapes.honor_chows
+    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
+    ok = [suit_complete(keys[0]), suit_complete(keys[1]), suit_complete(keys[2]),
+          honors_complete(keys[3], hc)]
+    paired = [sum(key) % 3 == 2 for key in keys]
+    # per part k: (every other part complete, how many of them hold the pair)
+    rest = [(all(ok[j] for j in range(4) if j != k), sum(paired) - paired[k]) for k in range(4)]
+    odd = sum(n & 1 for n in counts)
+    pairs_ok = shapes.seven_pairs and not melds and sum(counts) == 13
+    special = _special_waits(counts, 0, melds, shapes)
+    out = []
+    for t in candidates:
+        k = t // 9
+        others_ok, others_paired = rest[k]
+        std = False
+        if others_ok:
+            key = bytearray(keys[k])
+            key[t - 9 * k] += 1
+            if (sum(key) % 3 == 2) + others_paired == 1:
+                std = suit_complete(bytes(key)) if k < 3 else honors_complete(bytes(key), hc)
+        if (std or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= 0)
                 or (special is not None and special(t))):
             out.append(t)
             if len(out) == limit:

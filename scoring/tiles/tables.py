@@ -145,6 +145,61 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
     return got
 
 
+# -- joker-free completeness: what `waiting` asks of a hand without a joker standing in --------
+
+_WHOLE: dict[bytes, bool] = {}
+
+
+def suit_complete(key: bytes) -> bool:
+    """Whether one suit's counts are sets only (sum ≡ 0 mod 3) or sets and one pair (≡ 2).
+
+    Without jokers no search is needed: the lowest tile's count modulo 3 must start that many
+    chows (three equal chows are three pungs), and the pair is tried on each tile held twice.
+    Much cheaper than `suit_need` on a vector it has not seen (a joker-free hand's waits look
+    at nine new vectors per suit)."""
+    got = _WHOLE.get(key)
+    if got is None:
+        if len(_WHOLE) > MEMO_LIMIT:
+            _WHOLE.clear()
+        size = sum(key)
+        if size % 3 == 0:
+            got = _sets_only(list(key))
+        elif size % 3 == 2:
+            got = False
+            for p in range(9):
+                if key[p] >= 2:
+                    c = list(key)
+                    c[p] -= 2
+                    if _sets_only(c):
+                        got = True
+                        break
+        else:
+            got = False
+        _WHOLE[key] = got
+    return got
+
+
+def _sets_only(c: list[int]) -> bool:
+    for i in range(9):
+        r = c[i] % 3
+        if r:
+            if i > 6 or c[i + 1] < r or c[i + 2] < r:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
+
+
+def honors_complete(key: bytes, honor_chows: bool) -> bool:
+    """`suit_complete` for the honours."""
+    size = sum(key)
+    if size % 3 == 1:
+        return False
+    if honor_chows:
+        return honor_need(key, True)[size % 3 == 2] == 0
+    return 2 * key.count(2) == size % 3 and key.count(1) == 0 and key.count(4) == 0
+
+
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
     """Fewest jokers that make `counts` (34 tiles) into sets and exactly one pair."""
     b = bytes(counts)
