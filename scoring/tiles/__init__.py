@@ -21,7 +21,8 @@ def clear_caches() -> None:
     ready._ready_value.cache_clear()
     analysis._rules_json.cache_clear()
     for memo in (engine._SPLITS, engine._SUB, engine._REL, engine._OPTIONS,
-                 tables._SUIT, tables._HON, tables._ADD, tables._WHOLE):
+                 tables._SUIT, tables._HON, tables._ADD, tables._WHOLE,
+                 tables._PLUS):
         memo.clear()
     engine._room.cache_clear()
     engine._group_dict.cache_clear()

@@ -21,10 +21,12 @@ from typing import NamedTuple
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
 from .tables import (
     HONOR_CHOWS,
+    complete_plain,
     honor_need,
     honors_complete,
     need,
     needs_plus_one,
+    plus_complete,
     suit_complete,
     suit_need,
 )
@@ -110,7 +112,8 @@ def is_complete(h: Holding, shapes: Shapes) -> bool:
     """Whether `h` is a winning shape (fast; no readings built)."""
     if h.size % 3 != 2:
         return False
-    if need(h.counts, shapes.honor_chows) <= h.wild:
+    if (need(h.counts, shapes.honor_chows) <= h.wild if h.wild
+            else complete_plain(bytes(h.counts), shapes.honor_chows)):
         return True
     if h.melds:
         return (shapes.orphans and _orphans_ok(h)) or (shapes.all_honors and _honors_ok(h))
@@ -166,41 +169,41 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
 def _waiting_plain(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
                    candidates: tuple[int, ...], limit: int) -> list[int]:
     """`waiting` without a joker: a tile completes four sets and a pair when its part becomes
-    complete and every other part already is, one of them holding the pair — whole-part checks
-    (`suit_complete`), far cheaper than the joker counts of parts never seen before."""
+    complete and every other part already is, exactly one part holding the pair — whole-part
+    checks (`plus_complete`), far cheaper than the joker counts of parts never seen before."""
     b = bytes(counts)
     hc = shapes.honor_chows
     keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    ok = [suit_complete(keys[0]), suit_complete(keys[1]), suit_complete(keys[2]),
-          honors_complete(keys[3], hc)]
+    ok = (suit_complete(keys[0]), suit_complete(keys[1]), suit_complete(keys[2]),
+          honors_complete(keys[3], hc))
     paired = [sum(key) % 3 == 2 for key in keys]
-    # per part k: (every other part complete, how many of them hold the pair)
-    rest = [(all(ok[j] for j in range(4) if j != k), sum(paired) - paired[k]) for k in range(4)]
-    odd = sum(n & 1 for n in counts)
-    pairs_ok = shapes.seven_pairs and not melds and sum(counts) == 13
+    n_paired = sum(paired)
+    # per part: what one more of each of its tiles makes of the hand (True: complete), or
+    # None when another part is not complete (no tile of this part can help)
+    adds: list[tuple[bool, ...] | None] = []
+    for k in range(4):
+        if all(ok[j] for j in range(4) if j != k):
+            others = n_paired - paired[k]
+            adds.append(tuple(v > 0 and (v == 2) + others == 1
+                              for v in plus_complete(keys[k], k == 3, hc)))
+        else:
+            adds.append(None)
+    wins = {9 * k + i for k, add in enumerate(adds) if add is not None
+            for i, done in enumerate(add) if done}
+    # seven pairs: the one tile held an odd number of times
+    if shapes.seven_pairs and not melds and b.count(1) + b.count(3) == 1 and sum(b) == 13:
+        wins.add(next(t for t in range(34) if counts[t] & 1))
     special = _special_waits(counts, 0, melds, shapes)
-    out = []
-    for t in candidates:
-        k = t // 9
-        others_ok, others_paired = rest[k]
-        std = False
-        if others_ok:
-            key = bytearray(keys[k])
-            key[t - 9 * k] += 1
-            if (sum(key) % 3 == 2) + others_paired == 1:
-                std = suit_complete(bytes(key)) if k < 3 else honors_complete(bytes(key), hc)
-        if (std or (pairs_ok and odd + (1 if counts[t] % 2 == 0 else -1) <= 0)
-                or (special is not None and special(t))):
-            out.append(t)
-            if len(out) == limit:
-                break
-    return out
+    out = [t for t in candidates if t in wins or (special is not None and special(t))]
+    return out[:limit]
 
 
 def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
                    shapes: Shapes):
     """A test for the tiles that complete a special shape (九幺, 全风, 十三幺, 十三浪), or None
     when the hand's own tiles already rule every special shape out."""
+    if not (shapes.orphans or shapes.all_honors or shapes.thirteen_orphans or shapes.waves):
+        return None
     tests = []
     if not melds and sum(counts) + wild != 13:
         return None
@@ -210,8 +213,8 @@ def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
     if shapes.all_honors and not any(counts[:27]) and all(t >= 27 for g in melds for t in g.tiles):
         tests.append(lambda t: t >= 27)
     if not melds and sum(counts) + wild == 13:
-        orphans_only = all(counts[t] == 0 for t in range(34) if t not in ORPHAN_SET)
-        if shapes.thirteen_orphans and orphans_only and max(counts) <= 2:
+        if shapes.thirteen_orphans and max(counts) <= 2 and all(
+                counts[t] == 0 for t in range(34) if t not in ORPHAN_SET):
             tests.append(lambda t: _thirteen_ok(_with(counts, t, wild)))
         if shapes.waves and max(counts) <= 1:
             tests.append(lambda t: not counts[t] and _waves_ok(_with(counts, t, wild)))
@@ -237,7 +240,7 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     size = sum(b) + h.wild
     if size % 3 != 2:
         return found
-    if need(b, shapes.honor_chows) <= h.wild:
+    if need(b, shapes.honor_chows) <= h.wild if h.wild else complete_plain(b, shapes.honor_chows):
         found += _standard(h, shapes)
     # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:

@@ -200,6 +200,53 @@ def honors_complete(key: bytes, honor_chows: bool) -> bool:
     return 2 * key.count(2) == size % 3 and key.count(1) == 0 and key.count(4) == 0
 
 
+_PLUS: dict[tuple[bytes, bool | None], tuple[int, ...]] = {}
+
+
+def plus_complete(key: bytes, honours: bool, honor_chows: bool = False) -> tuple[int, ...]:
+    """For each tile of a suit (or of the honours), what the part is with one more of it:
+    0 not complete, 1 sets only, 2 sets and the pair. Memoised: a hand's candidate waits
+    share it, and common parts recur between hands."""
+    ck = (key, honor_chows if honours else None)
+    got = _PLUS.get(ck)
+    if got is None:
+        if len(_PLUS) > MEMO_LIMIT:
+            _PLUS.clear()
+        mod = (sum(key) + 1) % 3
+        if mod == 1:
+            got = (0,) * len(key)
+        else:
+            b = bytearray(key)
+            out = []
+            for i in range(len(key)):
+                b[i] += 1
+                done = (honors_complete(bytes(b), honor_chows) if honours
+                        else suit_complete(bytes(b)))
+                out.append((2 if mod == 2 else 1) if done else 0)
+                b[i] -= 1
+            got = tuple(out)
+        _PLUS[ck] = got
+    return got
+
+
+def complete_plain(b: bytes, honor_chows: bool = False) -> bool:
+    """`need(b) == 0` without the joker counts: every part complete, exactly one with the
+    pair (a hand without a joker standing in)."""
+    keys = (b[0:9], b[9:18], b[18:27])
+    pairs = 0
+    for key in keys:
+        if any(key):
+            if not suit_complete(key):
+                return False
+            pairs += sum(key) % 3 == 2
+    honors = b[27:34]
+    if any(honors):
+        if not honors_complete(honors, honor_chows):
+            return False
+        pairs += sum(honors) % 3 == 2
+    return pairs == 1
+
+
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
     """Fewest jokers that make `counts` (34 tiles) into sets and exactly one pair."""
     b = bytes(counts)
