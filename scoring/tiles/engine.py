@@ -322,26 +322,106 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
 def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
     """Four sets and a pair without a joker standing in: every split, each suit's from the
     memo, one suit holding the pair (few readings, nothing to merge)."""
-    per: list[tuple[tuple[tuple[Raw, ...], ...], tuple[tuple[Raw, ...], ...]]] = []
-    for a, b in _PARTS:
-        key = bytes(h.counts[a:b])
-        size = sum(key)
-        hc = shapes.honor_chows and a == 27
-        if not size:
-            per.append((((),), ()))  # no tiles: one empty split, never the pair
-        else:
-            per.append((_split(key, a, 0, False, size // 3, hc) if size % 3 == 0 else (),
-                        _split(key, a, 0, True, size // 3, hc) if size % 3 == 2 else ()))
+    b = bytes(h.counts)
+    hc = shapes.honor_chows
+    per = [_plain_part(b[0:9], 0, False), _plain_part(b[9:18], 9, False),
+           _plain_part(b[18:27], 18, False), _plain_part(b[27:34], 27, hc)]
+    # no joker in the hand's groups: what the reading stands for is the hand and the melds
+    identity = list(h.counts)
+    jokers = 0
+    for g in h.melds:
+        jokers += g.wild.count(True)
+        for t in g.tiles:
+            identity[t] += 1
+    ident = tuple(identity)
     results: list[Reading] = []
     for where in range(4):
         choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
         if not all(choices):
             continue
         for combo in product(*choices):
-            groups = tuple(sorted(Group(kind, tiles, wild)
-                                  for part in combo for kind, tiles, wild in part))
-            results += _place_win(h, "standard", groups + h.melds)
+            groups = tuple(sorted([g for part in combo for g in part]))
+            results += _place_win(h, "standard", groups + h.melds, jokers, ident)
     return results
+
+
+_PLAIN: dict[tuple[bytes, int, bool], tuple[tuple[tuple[Group, ...], ...], ...]] = {}
+
+
+def _plain_part(key: bytes, offset: int, honor_chows: bool
+                ) -> tuple[tuple[tuple[Group, ...], ...], tuple[tuple[Group, ...], ...]]:
+    """A joker-free part's splits as groups: (into sets only, into sets and the pair); a part
+    without tiles has one empty split and never the pair. Memoised: every wait of a hand
+    shares the parts it does not change."""
+    ck = (key, offset, honor_chows)
+    got = _PLAIN.get(ck)
+    if got is None:
+        size = sum(key)
+        if not size:
+            got = (((),), ())
+        else:
+            chows = _plain_chows(offset, honor_chows)
+            got = tuple(_plain_splits(key, offset, pair, chows) if size % 3 == 2 * pair else ()
+                        for pair in (False, True))
+        if len(_PLAIN) > SPLITS_LIMIT:
+            _PLAIN.clear()
+        _PLAIN[ck] = got
+    return got
+
+
+_REAL2, _REAL3 = (False, False), (False, False, False)
+
+
+def _plain_chows(offset: int, honor_chows: bool) -> tuple[tuple[int, ...], ...]:
+    """The part's chows (local indices) in `_chows_with`'s order of their lowest tile."""
+    if offset < 27:
+        return tuple((s, s + 1, s + 2) for s in range(7))
+    return HONOR_CHOWS if honor_chows else ()
+
+
+_PLAIN_SUB: dict[tuple[bytes, int, bool], tuple[tuple[Group, ...], ...]] = {}
+
+
+def _plain_splits(c: bytes, offset: int, pair: bool, chows: tuple[tuple[int, ...], ...]
+                  ) -> tuple[tuple[Group, ...], ...]:
+    """`_split` without jokers, as groups, in its order: the lowest tile left goes into the
+    pair, a pung or a chow it is the lowest of (the tiles below it are used up). Memoised on
+    the counts left, so splits share their tails."""
+    ck = (c, offset, pair)
+    got = _PLAIN_SUB.get(ck)
+    if got is not None:
+        return got
+    i = len(c) - len(c.lstrip(b"\0"))
+    if i == len(c):
+        got = ((),) if not pair else ()
+    else:
+        out: list[tuple[Group, ...]] = []
+        ci, t = c[i], offset + i
+        cl = bytearray(c)
+        if pair and ci >= 2:
+            cl[i] -= 2
+            group = Group("pair", (t, t), _REAL2)
+            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, False, chows)]
+            cl[i] += 2
+        if ci >= 3:
+            cl[i] -= 3
+            group = Group("pung", (t, t, t), _REAL3)
+            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
+            cl[i] += 3
+        for chow in chows:
+            if chow[0] == i and c[chow[1]] and c[chow[2]]:
+                for j in chow:
+                    cl[j] -= 1
+                group = Group("chow", (offset + chow[0], offset + chow[1], offset + chow[2]),
+                              _REAL3)
+                out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
+                for j in chow:
+                    cl[j] += 1
+        got = tuple(out)
+    if len(_PLAIN_SUB) > SUB_LIMIT:
+        _PLAIN_SUB.clear()
+    _PLAIN_SUB[ck] = got
+    return got
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
@@ -643,15 +723,19 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
     return out or [()]
 
 
-def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
-    """One reading per distinct group that can hold the winning tile (melds cannot)."""
-    jokers = 0
-    c = [0] * 34
-    for g in groups:
-        jokers += g.wild.count(True)
-        for t in g.tiles:
-            c[t] += 1
-    identity = tuple(c)
+def _place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -1,
+               identity: tuple[int, ...] = ()) -> list[Reading]:
+    """One reading per distinct group that can hold the winning tile (melds cannot).
+    `jokers` and `identity`: the groups' joker count and 34 counts, when the caller knows
+    them."""
+    if jokers < 0:
+        jokers = 0
+        c = [0] * 34
+        for g in groups:
+            jokers += g.wild.count(True)
+            for t in g.tiles:
+                c[t] += 1
+        identity = tuple(c)
     win = h.win
     if win is None:
         return [Reading(shape, groups, -1, jokers, identity)]
