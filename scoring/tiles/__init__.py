@@ -27,6 +27,7 @@ def clear_caches() -> None:
     engine._room.cache_clear()
     engine._group_dict.cache_clear()
     analysis._TEXTS.clear()
+    ready._TEXTS.clear()
     analysis._jokers.cache_clear()
     analysis._meld.cache_clear()
     tables.complete_suits.cache_clear()

@@ -302,6 +302,18 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     return out
 
 
+def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
+    """`_holdings(table, hand, tile)` from `bases = _holdings(table, hand, None)`, for a tile
+    that is not a joker (every wait): the same ways of splitting the jokers, the tile added.
+    A hand's waits share the bases."""
+    out = []
+    for h in bases:
+        counts = list(h.counts)
+        counts[tile] += 1
+        out.append(Holding(tuple(counts), h.wild, h.melds, tile, False))
+    return out
+
+
 def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
     jokers = table.jokers
     in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
@@ -365,16 +377,17 @@ def _texts(key: frozenset[tuple[str, Any]], winner: dict[str, Any], rel: int) ->
 
 
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
-                   prep: Prep | None = None,
+                   prep: Prep | None = None, holdings: list[Holding] | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
-    """Every legal reading valued, best first; the readings found; the refusals met."""
+    """Every legal reading valued, best first; the readings found; the refusals met.
+    `holdings`: `_holdings(table, hand, win)` when the caller has them (see `with_wait`)."""
     if prep is None:
         prep = prepare(table, hand, win, by)
     ctx = prep.ctx
     feats = FEATURES[table.name]
     shapes = SHAPES[table.name]
     found: list[Reading] = []
-    for h in _holdings(table, hand, win):
+    for h in _holdings(table, hand, win) if holdings is None else holdings:
         found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
@@ -468,10 +481,13 @@ def waits(data: Any) -> dict[str, Any]:
     found = []
     per_wait = []
     prep = None
+    bases: list[Holding] = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
         if prep is None:  # a wait is never a joker, so the context is the same for each
             prep = prepare(table, hand, tile, "self_draw")
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
+            bases = _holdings(table, hand, None)
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
+                                      with_wait(bases, tile))
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
             per_wait.append((tile, scored))
@@ -506,7 +522,10 @@ def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
     melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
     for x in (*hand, *melded):
         held[x] += 1
-    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    if table.name == "guiyang":
+        return tuple(x for x in range(27) if held[x] < 4)
+    if table.name != "luzhou":
+        return tuple(x for x in range(34) if held[x] < 4 and x not in table.jokers)
     suits = _real_suits(table)
-    return tuple(x for x in tiles if x not in table.jokers and held[x] < 4
-                 and not (table.name == "luzhou" and len(suits) == 2 and x // 9 not in suits))
+    return tuple(x for x in range(27) if held[x] < 4
+                 and not (len(suits) == 2 and x // 9 not in suits))

@@ -20,6 +20,7 @@ from .analysis import (
     Scored,
     Table,
     _candidates,
+    _holdings,
     _real_suits,
     _rules_key,
     _split_jokers,
@@ -27,8 +28,9 @@ from .analysis import (
     read_request,
     score_readings,
     split_win,
+    with_wait,
 )
-from .engine import waiting
+from .engine import Holding, waiting
 from .features import READY_FIELDS, SHAPES, named
 from .notation import tile_name
 
@@ -83,7 +85,7 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
     for tile, scored in per_wait:
         for s in scored:
             entry = {k: v for k, v in s.winner.items() if k in fields}
-            key = json.dumps(entry, sort_keys=True)
+            key = _entry_text(entry)
             value = _turned_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
             found.append(((-value, -named(entry), key), entry, value, tile, s))
     if not found:
@@ -93,14 +95,32 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
     return {"ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}
 
 
+_TEXTS: dict[frozenset[tuple[str, object]], str] = {}
+
+
+def _entry_text(entry: dict[str, object]) -> str:
+    """A ready entry as sorted JSON (the value memo's key); the same few entries recur in
+    every hand, so memoised."""
+    ck = frozenset(entry.items())
+    got = _TEXTS.get(ck)
+    if got is None:
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        got = _TEXTS[ck] = json.dumps(entry, sort_keys=True)
+    return got
+
+
 def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
     counts, wild = _split_jokers(hand, table.jokers)
     out = []
     prep = None
+    bases: list[Holding] = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
         if prep is None:  # a wait is never a joker: one context for them all
             prep = prepare(table, hand, tile, "self_draw")
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
+            bases = _holdings(table, hand, None)
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
+                                      with_wait(bases, tile))
         if scored:
             out.append((tile, scored))
     return out

@@ -166,7 +166,10 @@ def suit_complete(key: bytes) -> bool:
             got = _sets_only(list(key))
         elif size % 3 == 2:
             got = False
-            for p in range(9):
+            # sets weigh 0 mod 3 (rank sums 3i, 3i + 3), so the pair's rank p has 2p ≡ the
+            # suit's rank sum: p ≡ 2 · sum mod 3
+            first = 2 * sum(i * n for i, n in enumerate(key)) % 3
+            for p in range(first, 9, 3):
                 if key[p] >= 2:
                     c = list(key)
                     c[p] -= 2
@@ -218,7 +221,13 @@ def plus_complete(key: bytes, honours: bool, honor_chows: bool = False) -> tuple
         else:
             b = bytearray(key)
             out = []
+            weight = sum(i * n for i, n in enumerate(key))
             for i in range(len(key)):
+                if not honours and (
+                        # sets only weigh 0 mod 3 (see suit_complete); a lone tile joins nothing
+                        (mod == 0 and (weight + i) % 3) or not any(key[max(i - 2, 0):i + 3])):
+                    out.append(0)
+                    continue
                 b[i] += 1
                 done = (honors_complete(bytes(b), honor_chows) if honours
                         else suit_complete(bytes(b)))
