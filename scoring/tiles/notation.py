@@ -6,6 +6,7 @@ Flowers (Hainan) are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import ScoringError
@@ -86,6 +87,15 @@ class TileString:
     flowers: tuple[int, ...]
 
 
+_RUN = re.compile(r"(?:[0-9]+[mpszf])+")
+_GROUPS = re.compile(r"([0-9]+)([mpszf])")
+# the tile (or flower) each valid digit and letter name; others go through _numbered's errors
+_NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
+                for d in range(1, 10)},
+             **{(str(d), "z"): 26 + d for d in range(1, 8)},
+             **{(str(d), "f"): d - 1 for d in range(1, 9)}}
+
+
 class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -97,6 +107,18 @@ class _Reader:
         flowers: list[int] = []
         digits = ""
         text = self.text
+        run = _RUN.match(text, self.pos)
+        if run:  # the common case, digits then their letter, read at C speed
+            for ds, letter in _GROUPS.findall(run.group()):
+                for d in ds:
+                    t = _NUMBERED.get((d, letter))
+                    if t is None:
+                        self._numbered(int(d), letter, tiles, flowers)  # raises
+                    elif letter == "f":
+                        flowers.append(t)
+                    else:
+                        tiles.append(t)
+            self.pos = run.end()
         while self.pos < len(text) and text[self.pos] not in stop:
             c = text[self.pos]
             self.pos += 1
