@@ -20,9 +20,9 @@ def clear_caches() -> None:
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
     analysis._rules_json.cache_clear()
-    for memo in (engine._SPLITS, engine._SUB, engine._PLAIN, engine._PLAIN_SUB, engine._REL, engine._OPTIONS,
-                 tables._SUIT, tables._HON, tables._ADD, tables._WHOLE,
-                 tables._PLUS):
+    for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, engine._PLAIN, engine._PLAIN_SUB,
+                 engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,
+                 tables._WHOLE, tables._PLUS):
         memo.clear()
     engine._room.cache_clear()
     engine._group_dict.cache_clear()
