@@ -34,7 +34,7 @@ from .tables import (
 ORPHAN_SET = frozenset(ORPHAN_TILES)
 # entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
 # megabytes (a split of a joker-rich suit holds many groups)
-SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 10_000
+SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 5_000
 
 
 class Group(NamedTuple):
@@ -592,7 +592,9 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             got = ((),) if not wild and not pair else ()
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
-            out = _split(key, base, wild, pair, sets, honor_chows, _SUB_WILD if wild else None)
+            # few jokers: tails shared between calls; more: many splits each, kept only here
+            memo = None if not wild else _SUB_WILD if wild <= 2 else {}
+            out = _split(key, base, wild, pair, sets, honor_chows, memo)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
@@ -611,8 +613,8 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
 
 
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
-# the same with jokers: a hand's waits in one suit share most tails (the suit's other tiles);
-# fewer entries, as a joker-rich tail holds many splits
+# the same with one or two jokers: a hand's waits in one suit share most tails (the suit's
+# other tiles); more jokers make many splits per tail, kept only while one suit is split
 _SUB_WILD: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
 
 
@@ -620,7 +622,7 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
            memo: dict | None = None) -> tuple[tuple[Raw, ...], ...]:
     """Every split of the counts `c` into `sets` sets (and the pair) with exactly `wild` jokers,
     the lowest tile left first. Memoised on the counts left (splits share their tails): in
-    `_SUB` without jokers, in `memo` (`_SUB_WILD`, kept smaller) with them."""
+    `_SUB` without jokers, in `memo` with them (`_SUB_WILD`, or one suit's own)."""
     if memo is None:
         memo = _SUB
     ck = (c, offset, wild, pair, sets, honor_chows)
@@ -673,7 +675,7 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
                         if not w:
                             cl[j] += 1
         got = tuple(out)
-    if len(memo) > (SUB_LIMIT if memo is _SUB else WILD_SUB_LIMIT):
+    if len(memo) > (WILD_SUB_LIMIT if memo is _SUB_WILD else SUB_LIMIT):
         memo.clear()
     memo[ck] = got
     return got
