@@ -47,6 +47,7 @@ class Table:
     melds: tuple[Group, ...]
     win: int | None
     flowers: tuple[int, ...]
+    rules_json: str = ""  # the rules as sorted JSON
 
     @property
     def name(self) -> str:
@@ -63,15 +64,38 @@ def read_request(data: Any) -> Table:
         req = Request.model_validate(data)
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
-    try:
-        rules = variant.Rules.model_validate(req.rules)
-    except ValidationError as exc:
-        _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+    rules, rules_json = _read_rules(variant, req.rules)
     jokers = _jokers(variant.name, req.indicator)
     ts = parse_tiles(req.tiles)
     _check_tiles(variant.name, ts, jokers, rules)
     melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
-    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers)
+    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers, rules_json)
+
+
+_RULES: dict[tuple, tuple[Any, str]] = {}
+
+
+def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
+    """The variant's rules read from the request, and as sorted JSON (the value memo's key).
+    Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
+    table sends the same few every time; a refusal is not kept."""
+    try:
+        ck = (variant.name, *((k, type(v), v) for k, v in sorted(data.items())))
+        hash(ck)
+    except TypeError:  # a list or an object as a rule's value: read it each time
+        ck = None
+    got = _RULES.get(ck) if ck is not None else None
+    if got is None:
+        try:
+            rules = variant.Rules.model_validate(data)
+        except ValidationError as exc:
+            _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+        got = (rules, _rules_json(rules))
+        if ck is not None:
+            if len(_RULES) > 256:
+                _RULES.clear()
+            _RULES[ck] = got
+    return got
 
 
 @lru_cache(maxsize=256)
@@ -350,7 +374,7 @@ def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Pr
 
 
 def _rules_key(table: Table) -> str:
-    return _rules_json(table.rules)
+    return table.rules_json or _rules_json(table.rules)
 
 
 @lru_cache(maxsize=256)
