@@ -379,7 +379,7 @@ def _plain_chows(offset: int, honor_chows: bool) -> tuple[tuple[int, ...], ...]:
     return HONOR_CHOWS if honor_chows else ()
 
 
-_PLAIN_SUB: dict[tuple[bytes, int, bool], tuple[tuple[Group, ...], ...]] = {}
+_PLAIN_SUB: dict[tuple[bytes, int, bool, int], tuple[tuple[Group, ...], ...]] = {}
 
 
 def _plain_splits(c: bytes, offset: int, pair: bool, chows: tuple[tuple[int, ...], ...]
@@ -387,7 +387,7 @@ def _plain_splits(c: bytes, offset: int, pair: bool, chows: tuple[tuple[int, ...
     """`_split` without jokers, as groups, in its order: the lowest tile left goes into the
     pair, a pung or a chow it is the lowest of (the tiles below it are used up). Memoised on
     the counts left, so splits share their tails."""
-    ck = (c, offset, pair)
+    ck = (c, offset, pair, len(chows))  # which chows: a suit's 7, Feibao's 5 honour ones or none
     got = _PLAIN_SUB.get(ck)
     if got is not None:
         return got
