@@ -1,4 +1,5 @@
-"""Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair).
+"""Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair),
+and, for hands without jokers, whether they already are (much cheaper on unseen vectors).
 
 A suit is a 9-digit count vector (each digit 0–4), keyed as `bytes`. The tables are filled
 lazily and cached, so importing `scoring` (and `python -m scoring score`) costs nothing.
