@@ -15,7 +15,7 @@ __all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_e
 
 def clear_caches() -> None:
     """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
-    from . import analysis, engine, ready, tables
+    from . import analysis, engine, notation, ready, tables
 
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
@@ -28,6 +28,7 @@ def clear_caches() -> None:
     engine._room.cache_clear()
     engine._group_dict.cache_clear()
     analysis._TEXTS.clear()
+    notation._GROUP_TILES.clear()
     ready._TEXTS.clear()
     analysis._jokers.cache_clear()
     analysis._meld.cache_clear()

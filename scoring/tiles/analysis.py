@@ -137,8 +137,11 @@ def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: An
             if variant == "guiyang":
                 raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
                                    "suits only", variant=variant, tile=tile_name(x))
+    counts = [0] * 34
+    for x in all_tiles:
+        counts[x] += 1
     for x in sorted(set(all_tiles)):
-        n = all_tiles.count(x)
+        n = counts[x]
         if variant == "luzhou" and x == RED:
             if n > rules.ghosts:
                 raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
@@ -524,7 +527,7 @@ def waits(data: Any) -> dict[str, Any]:
 
         # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
         # the waits otherwise
-        chosen = best_ready(table, per_wait)
+        chosen = best_ready(table, per_wait, reading=False)
         result["ready_entry"] = chosen["ready"] if chosen else None
     return result
 

@@ -88,7 +88,8 @@ class TileString:
 
 
 _RUN = re.compile(r"(?:[0-9]+[mpszf])+")
-_GROUPS = re.compile(r"([0-9]+)([mpszf])")
+_GROUP = re.compile(r"[0-9]+[mpszf]")
+_GROUP_TILES: dict[str, tuple[int, ...]] = {}
 # the tile (or flower) each valid digit and letter name; others go through _numbered's errors
 _NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
                 for d in range(1, 10)},
@@ -109,15 +110,14 @@ class _Reader:
         text = self.text
         run = _RUN.match(text, self.pos)
         if run:  # the common case, digits then their letter, read at C speed
-            for ds, letter in _GROUPS.findall(run.group()):
-                for d in ds:
-                    t = _NUMBERED.get((d, letter))
-                    if t is None:
-                        self._numbered(int(d), letter, tiles, flowers)  # raises
-                    elif letter == "f":
-                        flowers.append(t)
-                    else:
-                        tiles.append(t)
+            for group in _GROUP.findall(run.group()):
+                got = _GROUP_TILES.get(group)
+                if got is None:
+                    got = self._group(group)
+                if group[-1] == "f":
+                    flowers += got
+                else:
+                    tiles += got
             self.pos = run.end()
         while self.pos < len(text) and text[self.pos] not in stop:
             c = text[self.pos]
@@ -154,6 +154,21 @@ class _Reader:
             raise ScoringError("tiles", "the digits {digits} at the end need a suit letter (m, p, s, z or f)",
                             digits=digits)
         return tiles, flowers
+
+    def _group(self, group: str) -> tuple[int, ...]:
+        """The tiles (or flowers) of digits and their letter, like `123m`; memoised, as the
+        same few recur in every request."""
+        letter = group[-1]
+        got = []
+        for d in group[:-1]:
+            t = _NUMBERED.get((d, letter))
+            if t is None:
+                self._numbered(int(d), letter, [], [])  # raises
+            got.append(t)
+        if len(_GROUP_TILES) > 4096:
+            _GROUP_TILES.clear()
+        out = _GROUP_TILES[group] = tuple(got)  # type: ignore[arg-type]
+        return out
 
     def _numbered(self, d: int, letter: str, tiles: list[int], flowers: list[int]) -> None:
         if letter == "f":

@@ -74,9 +74,11 @@ def _ready_value(variant: str, rules: str, seat: int, dealer: int, round_wind: i
     return -v.score(hand).deltas[(seat + 1) % 4]
 
 
-def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[str, Any] | None:
+def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]],
+               reading: bool = True) -> dict[str, Any] | None:
     """Among every reading of every waiting tile, the ready entry 查叫 values highest: its
-    entry, value, tile and the reading it came from; None when nothing completes the hand.
+    entry, value, tile and the reading it came from (left out when not `reading`: `waits`
+    keeps only the entry); None when nothing completes the hand.
     Equal values: more named features first, then a fixed order."""
     fields = READY_FIELDS[table.name]
     req = table.req
@@ -92,7 +94,10 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
         return None
     # min keeps the first of equals: tiles in order, each tile's readings best first
     _, entry, value, tile, s = min(found, key=lambda f: f[0])
-    return {"ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}
+    out = {"ready": entry, "value": value, "tile": tile_name(tile)}
+    if reading:
+        out["reading"] = s.to_dict()
+    return out
 
 
 _TEXTS: dict[frozenset[tuple[str, object]], str] = {}
