@@ -306,6 +306,11 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     """One holding per way the jokers in hand split into standing in and standing as
     themselves (Luzhou's 红中 always stand in)."""
     tiles = list(hand) + ([win] if win is not None else [])
+    if table.jokers.isdisjoint(tiles):  # the common case: no joker in hand, one holding
+        counts = [0] * 34
+        for x in tiles:
+            counts[x] += 1
+        return [Holding(tuple(counts), 0, table.melds, win, False)]
     base = [0] * 34
     held = {j: 0 for j in sorted(table.jokers)}
     for x in tiles:
