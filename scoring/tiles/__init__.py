@@ -20,6 +20,7 @@ def clear_caches() -> None:
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
     analysis._rules_json.cache_clear()
+    analysis._rules_model.cache_clear()
     analysis._RULES.clear()
     for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, engine._PLAIN, engine._PLAIN_SUB,
                  engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,

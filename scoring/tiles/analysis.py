@@ -13,9 +13,10 @@ from itertools import product
 from typing import Any
 
 from ..errors import ScoringError
-from ..model import Seat, StrictModel, WinBy
+from ..model import Hand, Seat, StrictModel, WinBy
+from ..outcome import Outcome
 from ..schema import Field, ValidationError
-from ..validation import _msg, _raise, parse_record
+from ..validation import _msg, _raise, parse_rules
 from ..variant import Variant, get_variant
 from .engine import Group, Holding, Reading, readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
@@ -232,14 +233,35 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     events.append(win)
     if variant == "luzhou":  # blood battle: the hand ends when the wall runs out, nobody ready
         events.append({"type": "exhausted", "ready": {str(s): None for s in range(4) if s != seat}})
-    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
-              "round_wind": round_wind, "events": events}
     try:
-        v, hand = parse_record(record)
-        outcome = v.score(hand)
+        outcome = score_record(variant, rules, dealer, round_wind, events)
     except ScoringError as exc:
         return exc
     return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
+
+
+def score_record(variant: str, rules: str, dealer: int, round_wind: int,
+                 events: list[dict[str, Any]]) -> Outcome:
+    """The variant's own score of a one-hand record built here: what `parse_record` and
+    `score` make of `{"variant", "rules", "dealer", "round_wind", "events"}`, the same
+    refusals included. The envelope (a known variant, a seat, a wind) is known good, and the
+    rules, read once per table (`_rules_model`), not for every value a new winner needs."""
+    v = get_variant(variant)
+    rules_model = _rules_model(variant, rules)
+    try:
+        checked = v.events_adapter().validate_python(events)
+    except ValidationError as exc:
+        _raise(exc, "events", _msg("unknown field"))
+    hand = Hand(v.name, rules_model, dealer, 1, round_wind, v.initial_balances(rules_model),
+                tuple(checked))
+    return v.score(hand)
+
+
+@lru_cache(maxsize=256)
+def _rules_model(variant: str, rules: str) -> Any:
+    """A variant's rules from their sorted JSON (the value memos' key); models are immutable,
+    so every record valued under them shares one."""
+    return parse_rules(get_variant(variant), json.loads(rules))
 
 
 _HAS_KONG: dict[str, bool] = {}

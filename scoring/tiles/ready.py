@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ScoringError
-from ..validation import parse_record
 from .analysis import (
     Scored,
     Table,
@@ -27,6 +26,7 @@ from .analysis import (
     prepare,
     read_request,
     score_readings,
+    score_record,
     split_win,
     with_wait,
 )
@@ -68,10 +68,9 @@ def _ready_value(variant: str, rules: str, seat: int, dealer: int, round_wind: i
     variant scores a record where `seat` alone is ready."""
     ready: dict[str, Any] = {str(s): None for s in range(4)}
     ready[str(seat)] = json.loads(entry)
-    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
-              "round_wind": round_wind, "events": [{"type": "exhausted", "ready": ready}]}
-    v, hand = parse_record(record)
-    return -v.score(hand).deltas[(seat + 1) % 4]
+    outcome = score_record(variant, rules, dealer, round_wind,
+                           [{"type": "exhausted", "ready": ready}])
+    return -outcome.deltas[(seat + 1) % 4]
 
 
 def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]],
