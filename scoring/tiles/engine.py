@@ -338,13 +338,16 @@ def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
             identity[t] += 1
     ident = tuple(identity)
     results: list[Reading] = []
+    # "plain": where the winning tile sits changes no feature, so its first place will do
+    # (as in `_standard`; the first has the lowest index, the one a full list would keep)
+    first = 1 if shapes.keep == "plain" else None
     for where in range(4):
         choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
         if not all(choices):
             continue
         for combo in product(*choices):
             groups = tuple(sorted([g for part in combo for g in part]))
-            results += _place_win(h, "standard", groups + h.melds, jokers, ident)
+            results += _place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
     return results
 
 
