@@ -370,9 +370,11 @@ def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
 
 def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
     jokers = table.jokers
-    in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
-                   if w or x in jokers)  # a joker in a meld stands in, or stands as itself
-    joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
+    joker_tiles = 0  # no jokers at the table (Guiyang, Hainan): none in a meld either
+    if jokers:
+        in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
+                       if w or x in jokers)  # a joker in a meld stands in, or as itself
+        joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
         counts, wild = _split_jokers(hand, table.jokers)
