@@ -130,17 +130,19 @@ def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: An
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
     if len(set(ts.flowers)) != len(ts.flowers):
         raise ScoringError("tiles", "there is only one of each flower")
-    for x in all_tiles:
-        if x >= 27 and x not in jokers:
-            if variant == "luzhou":
-                raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three suits "
-                                   "and 红中 (7z) only", tile=tile_name(x))
-            if variant == "guiyang":
+    if variant in ("luzhou", "guiyang"):  # the others play every honour
+        for x in all_tiles:
+            if x >= 27 and x not in jokers:
+                if variant == "luzhou":
+                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
+                                       "suits and 红中 (7z) only", tile=tile_name(x))
                 raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
                                    "suits only", variant=variant, tile=tile_name(x))
     counts = [0] * 34
     for x in all_tiles:
         counts[x] += 1
+    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
+        return
     for x in sorted(set(all_tiles)):
         n = counts[x]
         if variant == "luzhou" and x == RED:

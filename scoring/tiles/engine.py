@@ -34,7 +34,6 @@ from .tables import (
     suit_need,
 )
 
-ORPHAN_SET = frozenset(ORPHAN_TILES)
 # entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
 # megabytes (a split of a joker-rich suit holds many groups)
 SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 5_000
@@ -216,8 +215,7 @@ def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
     if shapes.all_honors and not any(counts[:27]) and all(t >= 27 for g in melds for t in g.tiles):
         tests.append(lambda t: t >= 27)
     if not melds and sum(counts) + wild == 13:
-        if shapes.thirteen_orphans and max(counts) <= 2 and all(
-                counts[t] == 0 for t in range(34) if t not in ORPHAN_SET):
+        if shapes.thirteen_orphans and max(counts) <= 2 and not _middles(bytes(counts)):
             tests.append(lambda t: _thirteen_ok(_with(counts, t, wild)))
         if shapes.waves and max(counts) <= 1:
             tests.append(lambda t: not counts[t] and _waves_ok(_with(counts, t, wild)))
@@ -341,8 +339,12 @@ def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
     # "plain": where the winning tile sits changes no feature, so its first place will do
     # (as in `_standard`; the first has the lowest index, the one a full list would keep)
     first = 1 if shapes.keep == "plain" else None
+    sets_only = [per[0][0], per[1][0], per[2][0], per[3][0]]
     for where in range(4):
-        choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
+        if not per[where][1]:
+            continue
+        choices = list(sets_only)
+        choices[where] = per[where][1]
         if not all(choices):
             continue
         for combo in product(*choices):
