@@ -33,5 +33,6 @@ def clear_caches() -> None:
     ready._TEXTS.clear()
     analysis._jokers.cache_clear()
     analysis._meld.cache_clear()
+    analysis._unused.cache_clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

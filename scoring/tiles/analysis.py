@@ -606,10 +606,21 @@ def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
     melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
     for x in (*hand, *melded):
         held[x] += 1
-    if table.name == "guiyang":
-        return tuple(x for x in range(27) if held[x] < 4)
     if table.name != "luzhou":
+        if max(held) < 4:  # the usual case: no tile used up, the variant's own list
+            return _unused(table.name, table.jokers)
+        if table.name == "guiyang":
+            return tuple(x for x in range(27) if held[x] < 4)
         return tuple(x for x in range(34) if held[x] < 4 and x not in table.jokers)
     suits = _real_suits(table)
     return tuple(x for x in range(27) if held[x] < 4
                  and not (len(suits) == 2 and x // 9 not in suits))
+
+
+@lru_cache(maxsize=64)
+def _unused(variant: str, jokers: frozenset[int]) -> tuple[int, ...]:
+    """`_candidates` when the hand holds no tile four times: Guiyang's suited tiles, the
+    others' every tile but the jokers."""
+    if variant == "guiyang":
+        return tuple(range(27))
+    return tuple(x for x in range(34) if x not in jokers)
