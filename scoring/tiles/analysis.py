@@ -13,9 +13,10 @@ from itertools import product
 from typing import Any
 
 from ..errors import ScoringError
-from ..model import Seat, StrictModel, WinBy
+from ..model import Hand, Seat, StrictModel, WinBy
+from ..outcome import Outcome
 from ..schema import Field, ValidationError
-from ..validation import _msg, _raise, parse_record
+from ..validation import _msg, _raise, parse_rules
 from ..variant import Variant, get_variant
 from .engine import Group, Holding, Reading, readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
@@ -47,6 +48,7 @@ class Table:
     melds: tuple[Group, ...]
     win: int | None
     flowers: tuple[int, ...]
+    rules_json: str = ""  # the rules as sorted JSON
 
     @property
     def name(self) -> str:
@@ -60,18 +62,67 @@ def read_request(data: Any) -> Table:
         raise ScoringError("variant", "is required")
     variant = get_variant(data["variant"])
     try:
-        req = Request.model_validate(data)
+        req = _request(data)
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
-    try:
-        rules = variant.Rules.model_validate(req.rules)
-    except ValidationError as exc:
-        _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+    rules, rules_json = _read_rules(variant, req.rules)
     jokers = _jokers(variant.name, req.indicator)
     ts = parse_tiles(req.tiles)
     _check_tiles(variant.name, ts, jokers, rules)
     melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
-    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers)
+    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers, rules_json)
+
+
+_FIELDS = frozenset(Request.model_fields)
+_BY = frozenset(("self_draw", "discard", "robbed_kong"))  # WinBy
+
+
+def _request(data: dict[str, Any]) -> Request:
+    """`Request.model_validate(data)`, built directly for the usual well-formed request (known
+    fields only, each of exactly its type and range: what the model's checks would pass, the
+    same values in the same order); anything else goes through the checks, for their errors.
+    The checks cost more than the rest of reading a request but the tiles."""
+    get = data.get
+    rules, tiles, by = get("rules", {}), get("tiles"), get("by", "self_draw")
+    seat, dealer, wind = get("seat", 0), get("dealer", 0), get("round_wind", 0)
+    indicator = get("indicator")
+    if (_FIELDS.issuperset(data) and type(tiles) is str and type(by) is str and by in _BY
+            and type(seat) is int and 0 <= seat <= 3 and type(dealer) is int
+            and 0 <= dealer <= 3 and type(wind) is int and 0 <= wind <= 3
+            and (indicator is None or type(indicator) is str)
+            and type(rules) is dict and all(type(k) is str for k in rules)):
+        req = Request.__new__(Request)
+        object.__setattr__(req, "__dict__", {
+            "variant": data["variant"], "rules": dict(rules), "tiles": tiles, "by": by,
+            "seat": seat, "dealer": dealer, "indicator": indicator, "round_wind": wind})
+        return req
+    return Request.model_validate(data)
+
+
+_RULES: dict[tuple, tuple[Any, str]] = {}
+
+
+def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
+    """The variant's rules read from the request, and as sorted JSON (the value memo's key).
+    Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
+    table sends the same few every time; a refusal is not kept."""
+    try:
+        ck = (variant.name, *((k, type(v), v) for k, v in sorted(data.items())))
+        hash(ck)
+    except TypeError:  # a list or an object as a rule's value: read it each time
+        ck = None
+    got = _RULES.get(ck) if ck is not None else None
+    if got is None:
+        try:
+            rules = variant.Rules.model_validate(data)
+        except ValidationError as exc:
+            _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+        got = (rules, _rules_json(rules))
+        if ck is not None:
+            if len(_RULES) > 256:
+                _RULES.clear()
+            _RULES[ck] = got
+    return got
 
 
 @lru_cache(maxsize=256)
@@ -105,16 +156,21 @@ def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: An
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
     if len(set(ts.flowers)) != len(ts.flowers):
         raise ScoringError("tiles", "there is only one of each flower")
-    for x in all_tiles:
-        if x >= 27 and x not in jokers:
-            if variant == "luzhou":
-                raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three suits "
-                                   "and 红中 (7z) only", tile=tile_name(x))
-            if variant == "guiyang":
+    if variant in ("luzhou", "guiyang"):  # the others play every honour
+        for x in all_tiles:
+            if x >= 27 and x not in jokers:
+                if variant == "luzhou":
+                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
+                                       "suits and 红中 (7z) only", tile=tile_name(x))
                 raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
                                    "suits only", variant=variant, tile=tile_name(x))
+    counts = [0] * 34
+    for x in all_tiles:
+        counts[x] += 1
+    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
+        return
     for x in sorted(set(all_tiles)):
-        n = all_tiles.count(x)
+        n = counts[x]
         if variant == "luzhou" and x == RED:
             if n > rules.ghosts:
                 raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
@@ -205,14 +261,35 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     events.append(win)
     if variant == "luzhou":  # blood battle: the hand ends when the wall runs out, nobody ready
         events.append({"type": "exhausted", "ready": {str(s): None for s in range(4) if s != seat}})
-    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
-              "round_wind": round_wind, "events": events}
     try:
-        v, hand = parse_record(record)
-        outcome = v.score(hand)
+        outcome = score_record(variant, rules, dealer, round_wind, events)
     except ScoringError as exc:
         return exc
     return sum(line.deltas[seat] for line in outcome.lines if line.what in WIN_LINES)
+
+
+def score_record(variant: str, rules: str, dealer: int, round_wind: int,
+                 events: list[dict[str, Any]]) -> Outcome:
+    """The variant's own score of a one-hand record built here: what `parse_record` and
+    `score` make of `{"variant", "rules", "dealer", "round_wind", "events"}`, the same
+    refusals included. The envelope (a known variant, a seat, a wind) is known good, and the
+    rules, read once per table (`_rules_model`), not for every value a new winner needs."""
+    v = get_variant(variant)
+    rules_model = _rules_model(variant, rules)
+    try:
+        checked = v.events_adapter().validate_python(events)
+    except ValidationError as exc:
+        _raise(exc, "events", _msg("unknown field"))
+    hand = Hand(v.name, rules_model, dealer, 1, round_wind, v.initial_balances(rules_model),
+                tuple(checked))
+    return v.score(hand)
+
+
+@lru_cache(maxsize=256)
+def _rules_model(variant: str, rules: str) -> Any:
+    """A variant's rules from their sorted JSON (the value memos' key); models are immutable,
+    so every record valued under them shares one."""
+    return parse_rules(get_variant(variant), json.loads(rules))
 
 
 _HAS_KONG: dict[str, bool] = {}
@@ -279,6 +356,11 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     """One holding per way the jokers in hand split into standing in and standing as
     themselves (Luzhou's 红中 always stand in)."""
     tiles = list(hand) + ([win] if win is not None else [])
+    if table.jokers.isdisjoint(tiles):  # the common case: no joker in hand, one holding
+        counts = [0] * 34
+        for x in tiles:
+            counts[x] += 1
+        return [Holding(tuple(counts), 0, table.melds, win, False)]
     base = [0] * 34
     held = {j: 0 for j in sorted(table.jokers)}
     for x in tiles:
@@ -302,11 +384,25 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     return out
 
 
+def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
+    """`_holdings(table, hand, tile)` from `bases = _holdings(table, hand, None)`, for a tile
+    that is not a joker (every wait): the same ways of splitting the jokers, the tile added.
+    A hand's waits share the bases."""
+    out = []
+    for h in bases:
+        counts = list(h.counts)
+        counts[tile] += 1
+        out.append(Holding(tuple(counts), h.wild, h.melds, tile, False))
+    return out
+
+
 def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
     jokers = table.jokers
-    in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
-                   if w or x in jokers)  # a joker in a meld stands in, or stands as itself
-    joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
+    joker_tiles = 0  # no jokers at the table (Guiyang, Hainan): none in a meld either
+    if jokers:
+        in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
+                       if w or x in jokers)  # a joker in a meld stands in, or as itself
+        joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
         counts, wild = _split_jokers(hand, table.jokers)
@@ -338,7 +434,7 @@ def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Pr
 
 
 def _rules_key(table: Table) -> str:
-    return _rules_json(table.rules)
+    return table.rules_json or _rules_json(table.rules)
 
 
 @lru_cache(maxsize=256)
@@ -365,16 +461,17 @@ def _texts(key: frozenset[tuple[str, Any]], winner: dict[str, Any], rel: int) ->
 
 
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
-                   prep: Prep | None = None,
+                   prep: Prep | None = None, holdings: list[Holding] | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
-    """Every legal reading valued, best first; the readings found; the refusals met."""
+    """Every legal reading valued, best first; the readings found; the refusals met.
+    `holdings`: `_holdings(table, hand, win)` when the caller has them (see `with_wait`)."""
     if prep is None:
         prep = prepare(table, hand, win, by)
     ctx = prep.ctx
     feats = FEATURES[table.name]
     shapes = SHAPES[table.name]
     found: list[Reading] = []
-    for h in _holdings(table, hand, win):
+    for h in _holdings(table, hand, win) if holdings is None else holdings:
         found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
@@ -468,10 +565,13 @@ def waits(data: Any) -> dict[str, Any]:
     found = []
     per_wait = []
     prep = None
+    bases: list[Holding] = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
         if prep is None:  # a wait is never a joker, so the context is the same for each
             prep = prepare(table, hand, tile, "self_draw")
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
+            bases = _holdings(table, hand, None)
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
+                                      with_wait(bases, tile))
         if scored:
             found.append({"tile": tile_name(tile), **scored[0].to_dict()})
             per_wait.append((tile, scored))
@@ -484,7 +584,7 @@ def waits(data: Any) -> dict[str, Any]:
 
         # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
         # the waits otherwise
-        chosen = best_ready(table, per_wait)
+        chosen = best_ready(table, per_wait, reading=False)
         result["ready_entry"] = chosen["ready"] if chosen else None
     return result
 
@@ -506,7 +606,21 @@ def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
     melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
     for x in (*hand, *melded):
         held[x] += 1
-    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    if table.name != "luzhou":
+        if max(held) < 4:  # the usual case: no tile used up, the variant's own list
+            return _unused(table.name, table.jokers)
+        if table.name == "guiyang":
+            return tuple(x for x in range(27) if held[x] < 4)
+        return tuple(x for x in range(34) if held[x] < 4 and x not in table.jokers)
     suits = _real_suits(table)
-    return tuple(x for x in tiles if x not in table.jokers and held[x] < 4
-                 and not (table.name == "luzhou" and len(suits) == 2 and x // 9 not in suits))
+    return tuple(x for x in range(27) if held[x] < 4
+                 and not (len(suits) == 2 and x // 9 not in suits))
+
+
+@lru_cache(maxsize=64)
+def _unused(variant: str, jokers: frozenset[int]) -> tuple[int, ...]:
+    """`_candidates` when the hand holds no tile four times: Guiyang's suited tiles, the
+    others' every tile but the jokers."""
+    if variant == "guiyang":
+        return tuple(range(27))
+    return tuple(x for x in range(34) if x not in jokers)

@@ -9,6 +9,9 @@ Speed (issue 13): every suit is split on its own and memoised on its count vecto
 standing in, readings that the variant's features cannot tell apart (`Shapes.keep`) are merged
 per suit before the suits are joined, keeping the first of each in sorted order — so 8 ghosts
 make tens of readings, not thousands, and the chosen and listed readings stay the same.
+A hand without a joker standing in (most hands at a table) takes shortcuts: completeness by
+whole-part checks (`tables.suit_complete`), not joker counts, and splits from a splitter
+without the joker branches (`_plain_splits`), as groups memoised per part.
 """
 
 from __future__ import annotations
@@ -19,12 +22,21 @@ from itertools import combinations, combinations_with_replacement, pairwise, pro
 from typing import NamedTuple
 
 from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
-from .tables import HONOR_CHOWS, honor_need, need, needs_plus_one, suit_need
+from .tables import (
+    HONOR_CHOWS,
+    complete_plain,
+    honor_need,
+    honors_complete,
+    need,
+    needs_plus_one,
+    plus_complete,
+    suit_complete,
+    suit_need,
+)
 
-ORPHAN_SET = frozenset(ORPHAN_TILES)
 # entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
 # megabytes (a split of a joker-rich suit holds many groups)
-SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT = 30_000, 5_000, 5_000
+SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 5_000
 
 
 class Group(NamedTuple):
@@ -102,7 +114,8 @@ def is_complete(h: Holding, shapes: Shapes) -> bool:
     """Whether `h` is a winning shape (fast; no readings built)."""
     if h.size % 3 != 2:
         return False
-    if need(h.counts, shapes.honor_chows) <= h.wild:
+    if (need(h.counts, shapes.honor_chows) <= h.wild if h.wild
+            else complete_plain(bytes(h.counts), shapes.honor_chows)):
         return True
     if h.melds:
         return (shapes.orphans and _orphans_ok(h)) or (shapes.all_honors and _honors_ok(h))
@@ -123,6 +136,8 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
     Only the part (suit) of the added tile changes: each part's needs with one more of each of
     its tiles are looked up once, the others' needs are shared; the special shapes are
     checked only for the tiles the hand's own tiles leave possible."""
+    if not wild:
+        return _waiting_plain(counts, melds, shapes, candidates, limit)
     b = bytes(counts)
     hc = shapes.honor_chows
     keys = (b[0:9], b[9:18], b[18:27])
@@ -153,10 +168,44 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
     return out
 
 
+def _waiting_plain(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
+                   candidates: tuple[int, ...], limit: int) -> list[int]:
+    """`waiting` without a joker: a tile completes four sets and a pair when its part becomes
+    complete and every other part already is, exactly one part holding the pair — whole-part
+    checks (`plus_complete`), far cheaper than the joker counts of parts never seen before."""
+    b = bytes(counts)
+    hc = shapes.honor_chows
+    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
+    ok = (suit_complete(keys[0]), suit_complete(keys[1]), suit_complete(keys[2]),
+          honors_complete(keys[3], hc))
+    paired = [sum(key) % 3 == 2 for key in keys]
+    n_paired = sum(paired)
+    # per part: what one more of each of its tiles makes of the hand (True: complete), or
+    # None when another part is not complete (no tile of this part can help)
+    adds: list[tuple[bool, ...] | None] = []
+    for k in range(4):
+        if all(ok[j] for j in range(4) if j != k):
+            others = n_paired - paired[k]
+            adds.append(tuple(v > 0 and (v == 2) + others == 1
+                              for v in plus_complete(keys[k], k == 3, hc)))
+        else:
+            adds.append(None)
+    wins = {9 * k + i for k, add in enumerate(adds) if add is not None
+            for i, done in enumerate(add) if done}
+    # seven pairs: the one tile held an odd number of times
+    if shapes.seven_pairs and not melds and b.count(1) + b.count(3) == 1 and sum(b) == 13:
+        wins.add(next(t for t in range(34) if counts[t] & 1))
+    special = _special_waits(counts, 0, melds, shapes)
+    out = [t for t in candidates if t in wins or (special is not None and special(t))]
+    return out[:limit]
+
+
 def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
                    shapes: Shapes):
     """A test for the tiles that complete a special shape (九幺, 全风, 十三幺, 十三浪), or None
     when the hand's own tiles already rule every special shape out."""
+    if not (shapes.orphans or shapes.all_honors or shapes.thirteen_orphans or shapes.waves):
+        return None
     tests = []
     if not melds and sum(counts) + wild != 13:
         return None
@@ -166,8 +215,7 @@ def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
     if shapes.all_honors and not any(counts[:27]) and all(t >= 27 for g in melds for t in g.tiles):
         tests.append(lambda t: t >= 27)
     if not melds and sum(counts) + wild == 13:
-        orphans_only = all(counts[t] == 0 for t in range(34) if t not in ORPHAN_SET)
-        if shapes.thirteen_orphans and orphans_only and max(counts) <= 2:
+        if shapes.thirteen_orphans and max(counts) <= 2 and not _middles(bytes(counts)):
             tests.append(lambda t: _thirteen_ok(_with(counts, t, wild)))
         if shapes.waves and max(counts) <= 1:
             tests.append(lambda t: not counts[t] and _waves_ok(_with(counts, t, wild)))
@@ -193,7 +241,7 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     size = sum(b) + h.wild
     if size % 3 != 2:
         return found
-    if need(b, shapes.honor_chows) <= h.wild:
+    if need(b, shapes.honor_chows) <= h.wild if h.wild else complete_plain(b, shapes.honor_chows):
         found += _standard(h, shapes)
     # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:
@@ -275,26 +323,113 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
 def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
     """Four sets and a pair without a joker standing in: every split, each suit's from the
     memo, one suit holding the pair (few readings, nothing to merge)."""
-    per: list[tuple[tuple[tuple[Raw, ...], ...], tuple[tuple[Raw, ...], ...]]] = []
-    for a, b in _PARTS:
-        key = bytes(h.counts[a:b])
-        size = sum(key)
-        hc = shapes.honor_chows and a == 27
-        if not size:
-            per.append((((),), ()))  # no tiles: one empty split, never the pair
-        else:
-            per.append((_split(key, a, 0, False, size // 3, hc) if size % 3 == 0 else (),
-                        _split(key, a, 0, True, size // 3, hc) if size % 3 == 2 else ()))
+    b = bytes(h.counts)
+    hc = shapes.honor_chows
+    per = [_plain_part(b[0:9], 0, False), _plain_part(b[9:18], 9, False),
+           _plain_part(b[18:27], 18, False), _plain_part(b[27:34], 27, hc)]
+    # no joker in the hand's groups: what the reading stands for is the hand and the melds
+    identity = list(h.counts)
+    jokers = 0
+    for g in h.melds:
+        jokers += g.wild.count(True)
+        for t in g.tiles:
+            identity[t] += 1
+    ident = tuple(identity)
     results: list[Reading] = []
+    # "plain": where the winning tile sits changes no feature, so its first place will do
+    # (as in `_standard`; the first has the lowest index, the one a full list would keep)
+    first = 1 if shapes.keep == "plain" else None
+    sets_only = [per[0][0], per[1][0], per[2][0], per[3][0]]
     for where in range(4):
-        choices = [per[k][1] if k == where else per[k][0] for k in range(4)]
+        if not per[where][1]:
+            continue
+        choices = list(sets_only)
+        choices[where] = per[where][1]
         if not all(choices):
             continue
         for combo in product(*choices):
-            groups = tuple(sorted(Group(kind, tiles, wild)
-                                  for part in combo for kind, tiles, wild in part))
-            results += _place_win(h, "standard", groups + h.melds)
+            groups = tuple(sorted([g for part in combo for g in part]))
+            results += _place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
     return results
+
+
+_PLAIN: dict[tuple[bytes, int, bool], tuple[tuple[tuple[Group, ...], ...], ...]] = {}
+
+
+def _plain_part(key: bytes, offset: int, honor_chows: bool
+                ) -> tuple[tuple[tuple[Group, ...], ...], tuple[tuple[Group, ...], ...]]:
+    """A joker-free part's splits as groups: (into sets only, into sets and the pair); a part
+    without tiles has one empty split and never the pair. Memoised: every wait of a hand
+    shares the parts it does not change."""
+    ck = (key, offset, honor_chows)
+    got = _PLAIN.get(ck)
+    if got is None:
+        size = sum(key)
+        if not size:
+            got = (((),), ())
+        else:
+            chows = _plain_chows(offset, honor_chows)
+            got = tuple(_plain_splits(key, offset, pair, chows) if size % 3 == 2 * pair else ()
+                        for pair in (False, True))
+        if len(_PLAIN) > SPLITS_LIMIT:
+            _PLAIN.clear()
+        _PLAIN[ck] = got
+    return got
+
+
+_REAL2, _REAL3 = (False, False), (False, False, False)
+
+
+def _plain_chows(offset: int, honor_chows: bool) -> tuple[tuple[int, ...], ...]:
+    """The part's chows (local indices) in `_chows_with`'s order of their lowest tile."""
+    if offset < 27:
+        return tuple((s, s + 1, s + 2) for s in range(7))
+    return HONOR_CHOWS if honor_chows else ()
+
+
+_PLAIN_SUB: dict[tuple[bytes, int, bool, int], tuple[tuple[Group, ...], ...]] = {}
+
+
+def _plain_splits(c: bytes, offset: int, pair: bool, chows: tuple[tuple[int, ...], ...]
+                  ) -> tuple[tuple[Group, ...], ...]:
+    """`_split` without jokers, as groups, in its order: the lowest tile left goes into the
+    pair, a pung or a chow it is the lowest of (the tiles below it are used up). Memoised on
+    the counts left, so splits share their tails."""
+    ck = (c, offset, pair, len(chows))  # which chows: a suit's 7, Feibao's 5 honour ones or none
+    got = _PLAIN_SUB.get(ck)
+    if got is not None:
+        return got
+    i = len(c) - len(c.lstrip(b"\0"))
+    if i == len(c):
+        got = ((),) if not pair else ()
+    else:
+        out: list[tuple[Group, ...]] = []
+        ci, t = c[i], offset + i
+        cl = bytearray(c)
+        if pair and ci >= 2:
+            cl[i] -= 2
+            group = Group("pair", (t, t), _REAL2)
+            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, False, chows)]
+            cl[i] += 2
+        if ci >= 3:
+            cl[i] -= 3
+            group = Group("pung", (t, t, t), _REAL3)
+            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
+            cl[i] += 3
+        for chow in chows:
+            if chow[0] == i and c[chow[1]] and c[chow[2]]:
+                for j in chow:
+                    cl[j] -= 1
+                group = Group("chow", (offset + chow[0], offset + chow[1], offset + chow[2]),
+                              _REAL3)
+                out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
+                for j in chow:
+                    cl[j] += 1
+        got = tuple(out)
+    if len(_PLAIN_SUB) > SUB_LIMIT:
+        _PLAIN_SUB.clear()
+    _PLAIN_SUB[ck] = got
+    return got
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
@@ -465,7 +600,9 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             got = ((),) if not wild and not pair else ()
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
-            out = _split(key, base, wild, pair, sets, honor_chows, {} if wild else None)
+            # few jokers: tails shared between calls; more: many splits each, kept only here
+            memo = None if not wild else _SUB_WILD if wild <= 2 else {}
+            out = _split(key, base, wild, pair, sets, honor_chows, memo)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
@@ -484,14 +621,16 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
 
 
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
+# the same with one or two jokers: a hand's waits in one suit share most tails (the suit's
+# other tiles); more jokers make many splits per tail, kept only while one suit is split
+_SUB_WILD: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
 
 
 def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows: bool,
            memo: dict | None = None) -> tuple[tuple[Raw, ...], ...]:
     """Every split of the counts `c` into `sets` sets (and the pair) with exactly `wild` jokers,
     the lowest tile left first. Memoised on the counts left (splits share their tails): in
-    `_SUB` without jokers, in `memo` (one suit's) with them — those are many and kept only as
-    `_part_splits` sums them up."""
+    `_SUB` without jokers, in `memo` with them (`_SUB_WILD`, or one suit's own)."""
     if memo is None:
         memo = _SUB
     ck = (c, offset, wild, pair, sets, honor_chows)
@@ -544,7 +683,7 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
                         if not w:
                             cl[j] += 1
         got = tuple(out)
-    if len(memo) > SUB_LIMIT:
+    if len(memo) > (WILD_SUB_LIMIT if memo is _SUB_WILD else SUB_LIMIT):
         memo.clear()
     memo[ck] = got
     return got
@@ -596,15 +735,19 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
     return out or [()]
 
 
-def _place_win(h: Holding, shape: str, groups: tuple[Group, ...]) -> list[Reading]:
-    """One reading per distinct group that can hold the winning tile (melds cannot)."""
-    jokers = 0
-    c = [0] * 34
-    for g in groups:
-        jokers += g.wild.count(True)
-        for t in g.tiles:
-            c[t] += 1
-    identity = tuple(c)
+def _place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -1,
+               identity: tuple[int, ...] = ()) -> list[Reading]:
+    """One reading per distinct group that can hold the winning tile (melds cannot).
+    `jokers` and `identity`: the groups' joker count and 34 counts, when the caller knows
+    them."""
+    if jokers < 0:
+        jokers = 0
+        c = [0] * 34
+        for g in groups:
+            jokers += g.wild.count(True)
+            for t in g.tiles:
+                c[t] += 1
+        identity = tuple(c)
     win = h.win
     if win is None:
         return [Reading(shape, groups, -1, jokers, identity)]

@@ -54,6 +54,13 @@ def _half_flush(r: Reading) -> bool:
     return len(suits) == 1 and honors
 
 
+def _flushes(r: Reading) -> tuple[bool, bool]:
+    """`(_pure(r), _half_flush(r))` from one look at the suits (Hainan and Cixi ask both)."""
+    suits, honors = _suits(r)
+    one = len(suits) == 1
+    return one and not honors, one and honors
+
+
 def _all_pungs(r: Reading) -> bool:
     return r.shape == "standard" and all(g.kind in ("pung", "kong") for g in _sets(r))
 
@@ -127,7 +134,7 @@ def hainan(r: Reading, ctx: Context) -> dict[str, Any]:
     flowers = sum(1 for f in ctx.flowers if f % 4 == own)
     if r.shape == "thirteen_orphans":
         return {"thirteen_orphans": True, "concealed": True, "seat_flower": flowers}
-    pure, half = _pure(r), _half_flush(r)
+    pure, half = _flushes(r)
     if r.shape == "seven_pairs":
         return {"seven_pairs": True, "concealed": True, "pure": pure, "half_flush": half,
                 "luxury": _quads(r) > 0, "seat_flower": flowers}

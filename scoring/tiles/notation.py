@@ -6,6 +6,7 @@ Flowers (Hainan) are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import ScoringError
@@ -86,6 +87,16 @@ class TileString:
     flowers: tuple[int, ...]
 
 
+_RUN = re.compile(r"(?:[0-9]+[mpszf])+")
+_GROUP = re.compile(r"[0-9]+[mpszf]")
+_GROUP_TILES: dict[str, tuple[int, ...]] = {}
+# the tile (or flower) each valid digit and letter name; others go through _numbered's errors
+_NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
+                for d in range(1, 10)},
+             **{(str(d), "z"): 26 + d for d in range(1, 8)},
+             **{(str(d), "f"): d - 1 for d in range(1, 9)}}
+
+
 class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -97,6 +108,17 @@ class _Reader:
         flowers: list[int] = []
         digits = ""
         text = self.text
+        run = _RUN.match(text, self.pos)
+        if run:  # the common case, digits then their letter, read at C speed
+            for group in _GROUP.findall(run.group()):
+                got = _GROUP_TILES.get(group)
+                if got is None:
+                    got = self._group(group)
+                if group[-1] == "f":
+                    flowers += got
+                else:
+                    tiles += got
+            self.pos = run.end()
         while self.pos < len(text) and text[self.pos] not in stop:
             c = text[self.pos]
             self.pos += 1
@@ -132,6 +154,21 @@ class _Reader:
             raise ScoringError("tiles", "the digits {digits} at the end need a suit letter (m, p, s, z or f)",
                             digits=digits)
         return tiles, flowers
+
+    def _group(self, group: str) -> tuple[int, ...]:
+        """The tiles (or flowers) of digits and their letter, like `123m`; memoised, as the
+        same few recur in every request."""
+        letter = group[-1]
+        got = []
+        for d in group[:-1]:
+            t = _NUMBERED.get((d, letter))
+            if t is None:
+                self._numbered(int(d), letter, [], [])  # raises
+            got.append(t)
+        if len(_GROUP_TILES) > 4096:
+            _GROUP_TILES.clear()
+        out = _GROUP_TILES[group] = tuple(got)  # type: ignore[arg-type]
+        return out
 
     def _numbered(self, d: int, letter: str, tiles: list[int], flowers: list[int]) -> None:
         if letter == "f":

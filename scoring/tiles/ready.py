@@ -15,20 +15,22 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ScoringError
-from ..validation import parse_record
 from .analysis import (
     Scored,
     Table,
     _candidates,
+    _holdings,
     _real_suits,
     _rules_key,
     _split_jokers,
     prepare,
     read_request,
     score_readings,
+    score_record,
     split_win,
+    with_wait,
 )
-from .engine import waiting
+from .engine import Holding, waiting
 from .features import READY_FIELDS, SHAPES, named
 from .notation import tile_name
 
@@ -66,15 +68,16 @@ def _ready_value(variant: str, rules: str, seat: int, dealer: int, round_wind: i
     variant scores a record where `seat` alone is ready."""
     ready: dict[str, Any] = {str(s): None for s in range(4)}
     ready[str(seat)] = json.loads(entry)
-    record = {"variant": variant, "rules": json.loads(rules), "dealer": dealer,
-              "round_wind": round_wind, "events": [{"type": "exhausted", "ready": ready}]}
-    v, hand = parse_record(record)
-    return -v.score(hand).deltas[(seat + 1) % 4]
+    outcome = score_record(variant, rules, dealer, round_wind,
+                           [{"type": "exhausted", "ready": ready}])
+    return -outcome.deltas[(seat + 1) % 4]
 
 
-def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[str, Any] | None:
+def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]],
+               reading: bool = True) -> dict[str, Any] | None:
     """Among every reading of every waiting tile, the ready entry 查叫 values highest: its
-    entry, value, tile and the reading it came from; None when nothing completes the hand.
+    entry, value, tile and the reading it came from (left out when not `reading`: `waits`
+    keeps only the entry); None when nothing completes the hand.
     Equal values: more named features first, then a fixed order."""
     fields = READY_FIELDS[table.name]
     req = table.req
@@ -83,24 +86,45 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]]) -> dict[s
     for tile, scored in per_wait:
         for s in scored:
             entry = {k: v for k, v in s.winner.items() if k in fields}
-            key = json.dumps(entry, sort_keys=True)
+            key = _entry_text(entry)
             value = _turned_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
             found.append(((-value, -named(entry), key), entry, value, tile, s))
     if not found:
         return None
     # min keeps the first of equals: tiles in order, each tile's readings best first
     _, entry, value, tile, s = min(found, key=lambda f: f[0])
-    return {"ready": entry, "value": value, "tile": tile_name(tile), "reading": s.to_dict()}
+    out = {"ready": entry, "value": value, "tile": tile_name(tile)}
+    if reading:
+        out["reading"] = s.to_dict()
+    return out
+
+
+_TEXTS: dict[frozenset[tuple[str, object]], str] = {}
+
+
+def _entry_text(entry: dict[str, object]) -> str:
+    """A ready entry as sorted JSON (the value memo's key); the same few entries recur in
+    every hand, so memoised."""
+    ck = frozenset(entry.items())
+    got = _TEXTS.get(ck)
+    if got is None:
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        got = _TEXTS[ck] = json.dumps(entry, sort_keys=True)
+    return got
 
 
 def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
     counts, wild = _split_jokers(hand, table.jokers)
     out = []
     prep = None
+    bases: list[Holding] = []
     for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
         if prep is None:  # a wait is never a joker: one context for them all
             prep = prepare(table, hand, tile, "self_draw")
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
+            bases = _holdings(table, hand, None)
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
+                                      with_wait(bases, tile))
         if scored:
             out.append((tile, scored))
     return out

@@ -1,4 +1,5 @@
-"""Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair).
+"""Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair),
+and, for hands without jokers, whether they already are (much cheaper on unseen vectors).
 
 A suit is a 9-digit count vector (each digit 0–4), keyed as `bytes`. The tables are filled
 lazily and cached, so importing `scoring` (and `python -m scoring score`) costs nothing.
@@ -143,6 +144,117 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
             b[i] -= 1
         got = _ADD[ck] = tuple(out)
     return got
+
+
+# -- joker-free completeness: what `waiting` asks of a hand without a joker standing in --------
+
+_WHOLE: dict[bytes, bool] = {}
+
+
+def suit_complete(key: bytes) -> bool:
+    """Whether one suit's counts are sets only (sum ≡ 0 mod 3) or sets and one pair (≡ 2).
+
+    Without jokers no search is needed: the lowest tile's count modulo 3 must start that many
+    chows (three equal chows are three pungs), and the pair is tried on each tile held twice.
+    Much cheaper than `suit_need` on a vector it has not seen (a joker-free hand's waits look
+    at nine new vectors per suit)."""
+    got = _WHOLE.get(key)
+    if got is None:
+        if len(_WHOLE) > MEMO_LIMIT:
+            _WHOLE.clear()
+        size = sum(key)
+        if size % 3 == 0:
+            got = _sets_only(list(key))
+        elif size % 3 == 2:
+            got = False
+            # sets weigh 0 mod 3 (rank sums 3i, 3i + 3), so the pair's rank p has 2p ≡ the
+            # suit's rank sum: p ≡ 2 · sum mod 3
+            first = 2 * sum(i * n for i, n in enumerate(key)) % 3
+            for p in range(first, 9, 3):
+                if key[p] >= 2:
+                    c = list(key)
+                    c[p] -= 2
+                    if _sets_only(c):
+                        got = True
+                        break
+        else:
+            got = False
+        _WHOLE[key] = got
+    return got
+
+
+def _sets_only(c: list[int]) -> bool:
+    for i in range(9):
+        r = c[i] % 3
+        if r:
+            if i > 6 or c[i + 1] < r or c[i + 2] < r:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
+
+
+def honors_complete(key: bytes, honor_chows: bool) -> bool:
+    """`suit_complete` for the honours."""
+    size = sum(key)
+    if size % 3 == 1:
+        return False
+    if honor_chows:
+        return honor_need(key, True)[size % 3 == 2] == 0
+    return 2 * key.count(2) == size % 3 and key.count(1) == 0 and key.count(4) == 0
+
+
+_PLUS: dict[tuple[bytes, bool | None], tuple[int, ...]] = {}
+
+
+def plus_complete(key: bytes, honours: bool, honor_chows: bool = False) -> tuple[int, ...]:
+    """For each tile of a suit (or of the honours), what the part is with one more of it:
+    0 not complete, 1 sets only, 2 sets and the pair. Memoised: a hand's candidate waits
+    share it, and common parts recur between hands."""
+    ck = (key, honor_chows if honours else None)
+    got = _PLUS.get(ck)
+    if got is None:
+        if len(_PLUS) > MEMO_LIMIT:
+            _PLUS.clear()
+        mod = (sum(key) + 1) % 3
+        if mod == 1:
+            got = (0,) * len(key)
+        else:
+            b = bytearray(key)
+            out = []
+            weight = sum(i * n for i, n in enumerate(key))
+            for i in range(len(key)):
+                if not honours and (
+                        # sets only weigh 0 mod 3 (see suit_complete); a lone tile joins nothing
+                        (mod == 0 and (weight + i) % 3) or not any(key[max(i - 2, 0):i + 3])):
+                    out.append(0)
+                    continue
+                b[i] += 1
+                done = (honors_complete(bytes(b), honor_chows) if honours
+                        else suit_complete(bytes(b)))
+                out.append((2 if mod == 2 else 1) if done else 0)
+                b[i] -= 1
+            got = tuple(out)
+        _PLUS[ck] = got
+    return got
+
+
+def complete_plain(b: bytes, honor_chows: bool = False) -> bool:
+    """`need(b) == 0` without the joker counts: every part complete, exactly one with the
+    pair (a hand without a joker standing in)."""
+    keys = (b[0:9], b[9:18], b[18:27])
+    pairs = 0
+    for key in keys:
+        if any(key):
+            if not suit_complete(key):
+                return False
+            pairs += sum(key) % 3 == 2
+    honors = b[27:34]
+    if any(honors):
+        if not honors_complete(honors, honor_chows):
+            return False
+        pairs += sum(honors) % 3 == 2
+    return pairs == 1
 
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
