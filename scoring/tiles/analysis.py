@@ -62,7 +62,7 @@ def read_request(data: Any) -> Table:
         raise ScoringError("variant", "is required")
     variant = get_variant(data["variant"])
     try:
-        req = _request(data)
+        req = Request.model_validate(data)
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
     rules, rules_json = _read_rules(variant, req.rules)
@@ -71,32 +71,6 @@ def read_request(data: Any) -> Table:
     _check_tiles(variant.name, ts, jokers, rules)
     melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
     return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers, rules_json)
-
-
-_FIELDS = frozenset(Request.model_fields)
-_BY = frozenset(("self_draw", "discard", "robbed_kong"))  # WinBy
-
-
-def _request(data: dict[str, Any]) -> Request:
-    """`Request.model_validate(data)`, built directly for the usual well-formed request (known
-    fields only, each of exactly its type and range: what the model's checks would pass, the
-    same values in the same order); anything else goes through the checks, for their errors.
-    The checks cost more than the rest of reading a request but the tiles."""
-    get = data.get
-    rules, tiles, by = get("rules", {}), get("tiles"), get("by", "self_draw")
-    seat, dealer, wind = get("seat", 0), get("dealer", 0), get("round_wind", 0)
-    indicator = get("indicator")
-    if (_FIELDS.issuperset(data) and type(tiles) is str and type(by) is str and by in _BY
-            and type(seat) is int and 0 <= seat <= 3 and type(dealer) is int
-            and 0 <= dealer <= 3 and type(wind) is int and 0 <= wind <= 3
-            and (indicator is None or type(indicator) is str)
-            and type(rules) is dict and all(type(k) is str for k in rules)):
-        req = Request.__new__(Request)
-        object.__setattr__(req, "__dict__", {
-            "variant": data["variant"], "rules": dict(rules), "tiles": tiles, "by": by,
-            "seat": seat, "dealer": dealer, "indicator": indicator, "round_wind": wind})
-        return req
-    return Request.model_validate(data)
 
 
 _RULES: dict[tuple, tuple[Any, str]] = {}

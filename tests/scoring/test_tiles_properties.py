@@ -289,35 +289,3 @@ def test_engine_completeness_agrees_with_the_mahjong_library_on_standard_hands()
         h = Holding(tuple(counts), 0)
         assert is_complete(h, Shapes(seven_pairs=False)) == agari.is_agari(counts), group_text(
             [x for x in range(34) for _ in range(counts[x])])
-
-
-def test_the_request_fast_path_builds_what_the_model_checks_build() -> None:
-    """`_request` builds the usual request without the model's checks: the same model, and
-    for anything the checks refuse, their very error."""
-    from scoring.schema import ValidationError
-    from scoring.tiles.analysis import Request, _request
-
-    rng = random.Random(11)
-    odd: list[dict[str, Any]] = [{"seat": True}, {"seat": 4}, {"dealer": -1}, {"seat": 1.0},
-                                 {"round_wind": 4}, {"by": "tsumo"}, {"indicator": 5},
-                                 {"rules": []}, {"rules": {1: 2}}, {"extra": 1}, {"tiles": None},
-                                 {"indicator": None, "seat": 3, "dealer": 2, "round_wind": 1}]
-    for variant in VARIANTS:
-        for _ in range(20):
-            data = random_hand(rng, variant)
-            for change in [{}, *odd]:
-                asked = {**data, **change}
-                try:
-                    want: Any = Request.model_validate(asked)
-                except ValidationError as exc:
-                    want = (exc.loc, exc.template, exc.params)
-                try:
-                    got: Any = _request(asked)
-                except ValidationError as exc:
-                    got = (exc.loc, exc.template, exc.params)
-                assert got == want, asked
-                if isinstance(got, Request):
-                    assert list(got.__dict__.items()) == list(want.__dict__.items())
-    missing = {k: v for k, v in random_hand(rng, "hainan").items() if k != "tiles"}
-    with pytest.raises(ValidationError):
-        _request(missing)
