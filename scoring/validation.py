@@ -82,11 +82,19 @@ def parse_record(data: Any) -> tuple[Variant, Hand]:
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
     rules = parse_rules(variant, env.rules)
+    return variant, build_hand(variant, rules, env.events, env.dealer, env.round_wind,
+                               env.dealer_streak, env.balances)
+
+
+def build_hand(variant: Variant, rules: Any, events: Any, dealer: int, round_wind: int,
+               dealer_streak: int = 1, balances: Any = None) -> Hand:
+    """A hand from its rules model (already read) and its events (checked here by the variant's
+    own event models): the part of `parse_record` the tile analysis also uses, with rules it
+    read once per table."""
     try:
-        events = variant.events_adapter().validate_python(env.events)
+        checked = variant.events_adapter().validate_python(events)
     except ValidationError as exc:
         _raise(exc, "events", _msg("unknown field"))
-    balances = tuple(env.balances) if env.balances is not None else variant.initial_balances(rules)
-    hand = Hand(variant.name, rules, env.dealer, env.dealer_streak, env.round_wind,
-                balances, tuple(events))  # type: ignore[arg-type]
-    return variant, hand
+    start = tuple(balances) if balances is not None else variant.initial_balances(rules)
+    return Hand(variant.name, rules, dealer, dealer_streak, round_wind,
+                start, tuple(checked))  # type: ignore[arg-type]

@@ -13,10 +13,10 @@ from itertools import product
 from typing import Any
 
 from ..errors import ScoringError
-from ..model import Hand, Seat, StrictModel, WinBy
+from ..model import Seat, StrictModel, WinBy
 from ..outcome import Outcome
 from ..schema import Field, ValidationError
-from ..validation import _msg, _raise, parse_rules
+from ..validation import _msg, _raise, build_hand, parse_rules
 from ..variant import Variant, get_variant
 from .engine import Group, Holding, Reading, readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
@@ -245,18 +245,11 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
 def score_record(variant: str, rules: str, dealer: int, round_wind: int,
                  events: list[dict[str, Any]]) -> Outcome:
     """The variant's own score of a one-hand record built here: what `parse_record` and
-    `score` make of `{"variant", "rules", "dealer", "round_wind", "events"}`, the same
-    refusals included. The envelope (a known variant, a seat, a wind) is known good, and the
-    rules, read once per table (`_rules_model`), not for every value a new winner needs."""
+    `score` make of `{"variant", "rules", "dealer", "round_wind", "events"}`, the same refusals
+    included, with the rules read once per table (`_rules_model`), not for every value a new
+    winner needs."""
     v = get_variant(variant)
-    rules_model = _rules_model(variant, rules)
-    try:
-        checked = v.events_adapter().validate_python(events)
-    except ValidationError as exc:
-        _raise(exc, "events", _msg("unknown field"))
-    hand = Hand(v.name, rules_model, dealer, 1, round_wind, v.initial_balances(rules_model),
-                tuple(checked))
-    return v.score(hand)
+    return v.score(build_hand(v, _rules_model(variant, rules), events, dealer, round_wind))
 
 
 @lru_cache(maxsize=256)
