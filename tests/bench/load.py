@@ -367,10 +367,13 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
         await pause()  # reading the preview
         await d.tap(who, preview.message_id, "Confirm")
 
+    wave_starts: list[float] = []
+
     async def waves() -> None:
         for r in range(rounds):  # every chat starts its hand in the same instant
             if r:
                 await asyncio.sleep(REFILL)  # the hand being played (minutes, at a real table)
+            wave_starts.append(time.monotonic())
             await asyncio.gather(*(hand(d, r) for d in drivers))
 
     bot_before, driver_before, machine_before = await child.counters(), own_cpu(), machine_busy()
@@ -390,8 +393,20 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
     bot_cpu, driver_cpu = bot_after["cpu"] - bot_before["cpu"], driver_after - driver_before
     machine_cpu = machine_after[0] - machine_before[0]
     ids = [u["update_id"] for u in tg.injected[first_update:]]
+    # Each wave's /hu answers as the fake server answered them: the 30/s cap lets the first 30
+    # go at once and one more every 1/30 s, so the last of N comes (N-30)/30 s after the first
+    # at the least (the cap's own bound), whatever the bot does.
+    spans = []
+    chat_ids = {d.chat_id for d in drivers}
+    for start, end in zip(wave_starts, [*wave_starts[1:], float("inf")][:len(wave_starts)], strict=True):
+        sent = sorted(r.at for r in tg.requests[first_request:] if r.method == "sendMessage"
+                      and r.params.get("chat_id") in chat_ids and start <= r.at < end)
+        if sent:
+            spans.append({"first_ms": 1000 * (sent[0] - start), "last_ms": 1000 * (sent[-1] - start),
+                          "span_ms": 1000 * (sent[-1] - sent[0]),
+                          "bound_ms": 1000 * max(0, len(sent) - 30) / 30})
     return {"chats": chats, "think_s": think, "wave": wave, "updates": len(lat), "wall_s": wall,
-            "update_ids": (min(ids), max(ids) + 1),
+            "update_ids": (min(ids), max(ids) + 1), "wave_sends": spans,
             "updates_per_s": len(lat) / wall,
             "p50_ms": 1000 * lat[len(lat) // 2], "p90_ms": 1000 * lat[int(len(lat) * 0.9)],
             "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "max_ms": 1000 * lat[-1],
@@ -478,6 +493,10 @@ def show(result: dict[str, Any]) -> str:
                          f"{c['cores_driver']:.2f}, rest (database, others) {c['cores_rest']:.2f}; "
                          f"bot {c['bot_cpu_ms_per_update']:.1f} ms CPU/update; Bot API calls/update: "
                          + ", ".join(f"{m} {n:.2f}" for m, n in c["calls_per_update"].items()))
+            for n, w in enumerate(c.get("wave_sends", [])):
+                lines.append(f"  wave {n + 1}: its /hu answers sent {w['first_ms']:.0f} to "
+                             f"{w['last_ms']:.0f} ms after it began: over {w['span_ms']:.0f} ms "
+                             f"(the 30/s cap's least: {w['bound_ms']:.0f} ms)")
             if "trace" in c:
                 lines.append(c["trace"])
     return "\n".join(lines)
