@@ -38,8 +38,8 @@ def install() -> None:
 
     begin = bot.polling.Poller._begin
 
-    def traced_begin(self: Any, raw: dict[str, Any]) -> None:
-        note("fetched", raw["update_id"])
+    def traced_begin(self: Any, raw: Any) -> None:  # the update as JSON (or as an Update)
+        note("fetched", raw["update_id"] if isinstance(raw, dict) else raw.update_id)
         begin(self, raw)
 
     bot.polling.Poller._begin = traced_begin  # type: ignore[method-assign]
