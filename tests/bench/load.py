@@ -39,9 +39,9 @@ updates the p99 is the second slowest: at least the first answer's latency plus 
 that bound. Under 30 chats a wave fits in the cap's burst. --no-rate-limit lifts
 that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
 --mode webhook runs the app in webhook mode (the fake server POSTs each update to it, as
-Telegram does, many at once; the echo bot still polls). --trace prints, per scenario, where the
-updates' latency went (tests/bench/trace.py: delivery, waiting for the chat's turn, handling, the
-rate limiter, the Bot API calls).
+Telegram does: many at once, over at most 40 connections kept open; the echo bot still polls).
+--trace prints, per scenario, where the updates' latency went (tests/bench/trace.py: delivery,
+waiting for the chat's turn, handling, the rate limiter, the Bot API calls).
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
 """
 
@@ -64,8 +64,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from tests.databases import new_database
 from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.server import SECRET_HEADER
 
 TIMEOUT = 60.0
 REFILL = 1.0  # seconds for the bot's 30/s send cap (a burst of 30) to refill from empty
@@ -124,6 +127,24 @@ class TimedList(list):  # type: ignore[type-arg]
     def append(self, update: Any) -> None:
         self.at[update["update_id"]] = time.monotonic()
         super().append(update)
+
+
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections for a webhook
+
+
+def deliver_as_telegram(tg: FakeTelegram) -> aiohttp.ClientSession:
+    """Webhook deliveries as Telegram makes them: over at most WEBHOOK_CONNECTIONS connections
+    kept open (the fake server opens a new one per update, which costs this process, the
+    players' and the Bot API's, more than the bot's side)."""
+    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=WEBHOOK_CONNECTIONS))
+
+    async def deliver(url: str, secret_token: str | None, update: dict[str, Any]) -> tuple[int, str]:
+        headers = {SECRET_HEADER: secret_token} if secret_token else {}
+        async with http.post(url, json=update, headers=headers) as resp:
+            return resp.status, await resp.text()
+
+    tg.deliver_webhook = deliver  # type: ignore[method-assign]
+    return http
 
 
 def free_port() -> int:
@@ -262,10 +283,12 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
     if trace_file:
         env["LOADBOT_TRACE"] = trace_file
         tg.injected = TimedList(tg.injected)
+    http: aiohttp.ClientSession | None = None
     if os.environ.get("LOAD_MODE") == "webhook":
         port = free_port()
         env["LOADBOT_WEBHOOK_PORT"] = str(port)
         tg.webhook_target = f"http://127.0.0.1:{port}/telegram"
+        http = deliver_as_telegram(tg)
     child = await start_child(tg, "app", db_url, env)
     result: dict[str, Any] = {}
     try:
@@ -305,6 +328,8 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
         return result
     finally:
         await child.stop()
+        if http is not None:
+            await http.close()
         if trace_file:
             traced(result, trace_file, tg.injected.at)  # type: ignore[attr-defined]
 
