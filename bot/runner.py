@@ -29,6 +29,10 @@ from .updates import handle
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+# Telegram's most (default 40): a webhook is answered once its update was handled, and with
+# the 30/s send cap a busy moment holds one a second or more, so 40 would cap the chats served
+# at once at 40.
+WEBHOOK_CONNECTIONS = 100
 REACH_FIRST, REACH_MAX = 1.0, 30.0  # seconds between attempts to reach Telegram at start-up
 
 
@@ -129,7 +133,8 @@ async def serve(settings: Settings, store: Store | None = None,
         await app.start()
         if settings.mode == "webhook":
             await app.bot.set_webhook(settings.webhook_url or "", secret_token=settings.webhook_secret,
-                                      allowed_updates=ALLOWED_UPDATES)
+                                      allowed_updates=ALLOWED_UPDATES,
+                                      max_connections=WEBHOOK_CONNECTIONS)
         else:
             await app.bot.delete_webhook()
             poller = Poller(app, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)

@@ -39,7 +39,8 @@ updates the p99 is the second slowest: at least the first answer's latency plus 
 that bound. Under 30 chats a wave fits in the cap's burst. --no-rate-limit lifts
 that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
 --mode webhook runs the app in webhook mode (the fake server POSTs each update to it, as
-Telegram does: many at once, over at most 40 connections kept open; the echo bot still polls).
+Telegram does: many at once, over at most setWebhook's max_connections connections kept open;
+the echo bot still polls).
 --trace prints, per scenario, where the updates' latency went (tests/bench/trace.py: delivery,
 waiting for the chat's turn, handling, the rate limiter, the Bot API calls).
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
@@ -129,14 +130,15 @@ class TimedList(list):  # type: ignore[type-arg]
         super().append(update)
 
 
-WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections for a webhook
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections, when setWebhook gives none
 
 
 def deliver_as_telegram(tg: FakeTelegram) -> aiohttp.ClientSession:
-    """Webhook deliveries as Telegram makes them: over at most WEBHOOK_CONNECTIONS connections
-    kept open (the fake server opens a new one per update, which costs this process, the
+    """Webhook deliveries as Telegram makes them: over at most the webhook's max_connections
+    connections kept open (the fake server opens a new one per update, which costs this process, the
     players' and the Bot API's, more than the bot's side)."""
-    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=WEBHOOK_CONNECTIONS))
+    connections = (tg.webhook or {}).get("max_connections", WEBHOOK_CONNECTIONS)
+    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections))
 
     async def deliver(url: str, secret_token: str | None, update: dict[str, Any]) -> tuple[int, str]:
         headers = {SECRET_HEADER: secret_token} if secret_token else {}
@@ -288,8 +290,9 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
         port = free_port()
         env["LOADBOT_WEBHOOK_PORT"] = str(port)
         tg.webhook_target = f"http://127.0.0.1:{port}/telegram"
-        http = deliver_as_telegram(tg)
     child = await start_child(tg, "app", db_url, env)
+    if tg.webhook_target:
+        http = deliver_as_telegram(tg)  # the webhook is set now: its max_connections known
     result: dict[str, Any] = {}
     try:
         meter = Meter(child)
