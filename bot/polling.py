@@ -11,9 +11,9 @@ Updates are handled concurrently through the per-chat processor, so one chat's s
 does not hold up the others: while some are being handled, getUpdates returns them again at
 once (they are not acknowledged), together with any new ones. So the batch is fetched as raw
 JSON and only the unseen updates are parsed (PTB's get_updates would build every Update of the
-batch again, each time). While updates are being handled the loop asks again at once after it
-found new ones (a burst is arriving), else every POLL_BUSY seconds (a new update waits for its
-fetch at most that long), and goes back to the long poll the moment the last one finished. A
+batch again, each time). While updates are being handled the loop asks again every POLL_BUSY
+seconds (a new update waits for its fetch at most that long; at once after a full batch), and
+goes back to the long poll the moment the last one finished. A
 stuck update delays what comes after it only when 100 newer ones (a batch) arrived meanwhile; a
 stuck update is bounded by the store's waits (a few seconds).
 """
@@ -120,9 +120,9 @@ class Poller:
             fresh = [raw for raw in batch if self._unseen(raw, offset)]
             for raw in fresh if not self._stopping else []:  # else: delivered again later
                 self._begin(raw)
-            if self._handling and not fresh:
-                # only updates being handled came back: look again in a moment, or at once
-                # when the last one finished (then the long poll acknowledges them all)
+            if self._handling and not (fresh and len(batch) >= BATCH):
+                # not a full batch of new ones: look again in a moment, or at once when the
+                # last update being handled finished (the long poll then acknowledges them all)
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._idle.wait(), POLL_BUSY)
 
