@@ -13,9 +13,9 @@ once (they are not acknowledged), together with any new ones. So the batch is fe
 JSON and only the unseen updates are parsed (PTB's get_updates would build every Update of the
 batch again, each time). While updates are being handled the loop asks again every POLL_BUSY
 seconds (a new update waits for its fetch at most that long; at once after a full batch), and
-goes back to the long poll the moment the last one finished. A
-stuck update delays what comes after it only when 100 newer ones (a batch) arrived meanwhile; a
-stuck update is bounded by the store's waits (a few seconds).
+goes back to the long poll the moment the last one finished. A stuck update delays what comes
+after it only when 100 newer ones (a batch) arrived meanwhile; a stuck update is bounded by the
+store's waits (a few seconds).
 """
 
 from __future__ import annotations

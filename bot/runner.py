@@ -223,7 +223,7 @@ async def run_forever(settings: Settings) -> None:
             log.info("Mahjong Ledger is running (%s)", settings.mode)
             await stop.wait()
 
-    # A stop while the start still waits for Telegram (or the database) ends the start.
+    # A stop while the start still waits for Telegram ends the start.
     running, stopping = asyncio.create_task(run()), asyncio.create_task(stop.wait())
     await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
     stopping.cancel()
