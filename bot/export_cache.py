@@ -5,7 +5,7 @@ A session's cache is three files in the export directory:
   session-<id>.csv.gz   CSV rows (no header), one gzip member per batch of hands appended
   session-<id>.json.gz  the JSON document's hand entries, likewise
   session-<id>.meta     what they hold: the last seq written, the CSV's running totals, the
-                        live-hand count the store reported then, the byte lengths written, and
+                        count of live hands written, the byte lengths written, and
                         a key over everything else that goes into the rows (names, stake, rules)
 Gzip members concatenate into one valid gzip stream, so a file to send is a fresh member with
 the header, the stored body as it is, and a member with the tail: copying a few megabytes, not
@@ -49,7 +49,7 @@ def cache_root(export_dir: str | None, database_url: str) -> Path:
 class Meta:
     key: str = ""
     last_seq: int = 0
-    live_mark: int = 0  # the store's live-hand count when last_seq was written
+    live_mark: int = 0  # the live (not voided) hands written: the store's count if none was voided since
     totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     hands: int = 0  # hand entries in the JSON body
     csv_bytes: int = 0  # compressed bytes of each body
@@ -241,6 +241,8 @@ def _gunzip(path: Path) -> bytes:
 # Up to this many new hands are read on the event loop (a short read: decoding them holds the
 # loop a few milliseconds); more, in a worker thread with its own connection.
 ON_LOOP = 200
+# Hands read (and held) at a time by a long append, in its worker thread.
+READ_BATCH = 2_000
 # An export that must read more hands than this takes seconds: /export says so first and sends
 # the files from a background task.
 LONG_EXPORT = 2_000
@@ -271,31 +273,57 @@ async def hands_to_write(store: Any, session: Any, players: Sequence[str], root:
 async def export_files(store: Any, session: Any, players: Sequence[str], root: Path, out_dir: Path,
                        base: str) -> tuple[Path, Path]:
     """The session's CSV and JSON export files in `out_dir`, from its cache brought up to date:
-    only hands entered since the last /export are read, unless the cache must be rebuilt."""
+    only hands entered since the cache was last written are read, unless it must be rebuilt
+    (it was evicted or lost: every hand is read again)."""
     cache = cache_for(root, session, players)
     lock = await asyncio.to_thread(cache.acquire)
     try:
-        meta = await asyncio.to_thread(cache.load)
-        hand_count, live = await store.export_mark(session.id)
-        had = meta.hands
-        if meta.last_seq > hand_count:  # not this session's history
-            await asyncio.to_thread(cache.reset)
-            had = 0
-        live_new = await _append(store, cache, session.id, hand_count)
-        if had and live - cache.meta.live_mark != live_new:
-            # a hand already written was voided since: write again from the append that wrote
-            # the first such hand (the whole history when that cannot be told)
-            voided = await store.voided_seqs(session.id)
-            stale = sorted(set(voided) - set(cache.meta.voided))
-            await asyncio.to_thread(cache.rewind, stale[0] if stale else 1)
-            await _append(store, cache, session.id, hand_count)
-        await asyncio.to_thread(cache.save, live)
+        await bring_up_to_date(store, cache, session.id)
         return await asyncio.to_thread(cache.write_files, out_dir, base, session.variant, session.rules)
     finally:
         await asyncio.to_thread(cache.release, lock)
 
 
-async def _append(store: Any, cache: SessionCache, session_id: int, upto: int) -> int:
+async def bring_up_to_date(store: Any, cache: SessionCache, session_id: int, *,
+                           step: int | None = None, batch: int = READ_BATCH) -> bool:
+    """Load the cache (held: between acquire and release) and append the hands it lacks, at
+    most `step` of them when given, read `batch` at a time; saved either way. True when it
+    then holds every hand."""
+    meta = await asyncio.to_thread(cache.load)
+    hand_count, live = await store.export_mark(session_id)
+    had = meta.hands
+    if meta.last_seq > hand_count:  # not this session's history
+        await asyncio.to_thread(cache.reset)
+        had = 0
+    upto = hand_count if step is None else min(hand_count, cache.meta.last_seq + step)
+    live_new = await _append(store, cache, session_id, upto, batch)
+    if upto == hand_count and had and live - cache.meta.live_mark != live_new:
+        # a hand already written was voided since: write again from the append that wrote
+        # the first such hand (the whole history when that cannot be told)
+        voided = await store.voided_seqs(session_id)
+        stale = sorted(set(voided) - set(cache.meta.voided))
+        await asyncio.to_thread(cache.rewind, stale[0] if stale else 1)
+        await _append(store, cache, session_id, hand_count, batch)
+    # the live hands the cache holds: what the store's live count is compared with next time
+    # (a cache filled part of the way holds fewer than the store counts)
+    await asyncio.to_thread(cache.save, cache.meta.hands - len(cache.meta.voided))
+    return upto == hand_count
+
+
+def is_current(cache: SessionCache, hand_count: int, live: int) -> bool:
+    """Whether the stored cache holds exactly the session's hands as they are (from its meta
+    file alone: no lock, no hands read)."""
+    try:
+        meta = Meta(**json.loads(cache.meta_path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return False
+    return (meta.version == CACHE_VERSION and meta.key == cache.key and meta.last_seq == hand_count
+            and meta.live_mark == live and cache._size(cache.csv_path) >= meta.csv_bytes
+            and cache._size(cache.json_path) >= meta.json_bytes)
+
+
+async def _append(store: Any, cache: SessionCache, session_id: int, upto: int,
+                  batch: int = READ_BATCH) -> int:
     """Append the hands after the cache's last seq up to `upto`; returns how many are live."""
     live = 0
 
@@ -305,9 +333,11 @@ async def _append(store: Any, cache: SessionCache, session_id: int, upto: int) -
                               for h in batch])
 
     after = cache.meta.last_seq
+    if upto <= after:  # nothing new: no read at all
+        return 0
     if upto - after <= ON_LOOP:
         async for batch in store.iter_hands(session_id, after=after, upto=upto):
             await asyncio.to_thread(consume, batch)
     else:
-        await store.consume_hands_off_loop(session_id, consume, after=after, upto=upto)
+        await store.consume_hands_off_loop(session_id, consume, after=after, upto=upto, batch=batch)
     return live

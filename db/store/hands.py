@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, case, delete, false, func, select, text, update
+from sqlalchemy import URL, Integer, bindparam, case, delete, false, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.pool import NullPool
@@ -290,17 +290,13 @@ class HandsMixin(StoreCore):
         and whatever `consume` does (writing an export) leave this event loop free for the
         other chats. Returns the count."""
         span = {"after": after, "upto": upto}
-        url = self.engine.url
-        if self._sqlite and url.database in (None, "", ":memory:"):  # one shared connection
+        url = await self.standalone_url()
+        if url is None:  # one shared connection
             count = 0
             async for hands in self.iter_hands(session_id, batch=batch, **span):
                 await asyncio.to_thread(consume, hands)
                 count += len(hands)
             return count
-        if not self._sqlite:  # make_engine moved it out of the URL into the connection settings
-            async with self.engine.connect() as conn:
-                path = (await conn.execute(text("SHOW search_path"))).scalar()
-            url = url.update_query_dict({"search_path": path})
 
         async def read() -> int:
             engine = make_engine(url, poolclass=NullPool)
@@ -314,6 +310,17 @@ class HandsMixin(StoreCore):
             return count
 
         return await asyncio.to_thread(asyncio.run, read())
+
+    async def standalone_url(self) -> URL | None:
+        """The URL another engine (another thread's, another process's) reaches this same
+        database with, None for an in-memory SQLite database (only this engine's connection)."""
+        url = self.engine.url
+        if self._sqlite:
+            return None if url.database in (None, "", ":memory:") else url
+        # make_engine moved the schema out of the URL into the connection settings
+        async with self.engine.connect() as conn:
+            path = (await conn.execute(text("SHOW search_path"))).scalar()
+        return url.update_query_dict({"search_path": path})
 
     async def export_mark(self, session_id: int) -> tuple[int, int]:
         """(hands entered, hands not voided) in the session, from its running aggregates (one

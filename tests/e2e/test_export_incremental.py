@@ -32,7 +32,7 @@ async def export(table: Table, tg: FakeTelegram, user: dict) -> tuple[list[list[
 
 
 async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
-        bot: object, table: Table, store: Store, tg: FakeTelegram,
+        bot: Any, table: Table, store: Store, tg: FakeTelegram,
         monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[Any] = []  # where each read of hands for the export started
     iter_hands = Store.iter_hands
@@ -42,6 +42,7 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
         return iter_hands(self, session_id, **kwargs)
 
     monkeypatch.setattr(Store, "iter_hands", spy)
+    bot.bot_data["export_keeper"].pause()  # only /export reads hands here
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
@@ -64,7 +65,7 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
     rows, doc = await export(table, tg, carol)
     assert [h["voided"] for h in doc["hands"]] == [False, False, True]
     assert doc["hands"][2]["void_reason"] == "typo"
-    assert reads[2:] == [3, 2]  # nothing new after hand 3, then hand 3 again (not 1 and 2)
+    assert reads[2:] == [2]  # nothing new after hand 3: hand 3 again (not 1 and 2)
     totals = await store.totals(session.id)
     assert [int(r[5]) for r in rows[-4:]] == list(totals)
 
@@ -89,3 +90,36 @@ async def test_a_long_first_export_answers_at_once_and_sends_the_files_after(
     assert [h["seq"] for h in json.loads(docs[1].file.upload.data)["hands"]] == [1, 2]
     rows, doc = await export(table, tg, carol)  # now held in the cache: the files at once
     assert [h["seq"] for h in doc["hands"]] == [1, 2] and len(rows) == 9
+
+
+async def test_the_keeper_follows_the_chat_so_export_reads_no_hand(
+        bot: Any, table: Table, store: Store, tg: FakeTelegram,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    keeper = bot.bot_data["export_keeper"]
+    keeper.delay = 0.05  # the debounce, shortened
+    alice, bob, carol, dan = table.players
+    await table.seat_everyone("luzhou")
+    await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
+    await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
+    await keeper.wait_idle(30)
+    written = keeper.refreshed
+    assert written >= 1
+    done = await table.say(alice, "/undo typo")  # hand 2 voided
+    assert "Hand 2 undone" in done.text
+    await tg.wait_for(lambda: keeper.refreshed > written, 30)  # the chat was marked after it
+    await keeper.wait_idle(30)
+    assert keeper.failures == 0
+
+    reads: list[Any] = []
+
+    def spy(self: Store, session_id: int, **kwargs: Any) -> Any:
+        reads.append(kwargs.get("after", 0))
+        return iter_hands(self, session_id, **kwargs)
+
+    iter_hands = Store.iter_hands
+    monkeypatch.setattr(Store, "iter_hands", spy)
+    rows, doc = await export(table, tg, carol)
+    assert reads == []  # the cache held both hands, hand 2 voided
+    assert [(h["seq"], h["voided"]) for h in doc["hands"]] == [(1, False), (2, True)]
+    session = await store.running_session(table.chat_id)
+    assert [int(r[5]) for r in rows[-4:]] == list(await store.totals(session.id))
