@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from telegram import Update
+from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import Application
 
 from db import DatabaseUnavailable, Store
@@ -22,11 +23,17 @@ from db.config import fault
 from .app import build_application, stop_export_keeper
 from .config import Settings, check_webhook_secret
 from .polling import Poller
+from .ratelimit import retry_seconds
 from .updates import handle
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
+# Telegram's most (default 40): a webhook is answered once its update was handled, and with
+# the 30/s send cap a busy moment holds one a second or more, so 40 would cap the chats served
+# at once at 40.
+WEBHOOK_CONNECTIONS = 100
+REACH_FIRST, REACH_MAX = 1.0, 30.0  # seconds between attempts to reach Telegram at start-up
 
 
 def webhook_path(settings: Settings) -> str:
@@ -119,13 +126,15 @@ async def serve(settings: Settings, store: Store | None = None,
     try:
         if not ready:
             migrating = asyncio.create_task(_migrate_when_back(app, store))
+        await _reach_telegram(app)
         await app.initialize()
         if app.post_init:
             await app.post_init(app)
         await app.start()
         if settings.mode == "webhook":
             await app.bot.set_webhook(settings.webhook_url or "", secret_token=settings.webhook_secret,
-                                      allowed_updates=ALLOWED_UPDATES)
+                                      allowed_updates=ALLOWED_UPDATES,
+                                      max_connections=WEBHOOK_CONNECTIONS)
         else:
             await app.bot.delete_webhook()
             poller = Poller(app, timeout=poll_timeout, allowed_updates=ALLOWED_UPDATES)
@@ -150,6 +159,29 @@ async def serve(settings: Settings, store: Store | None = None,
         await app.shutdown()
         if own_store:
             await store.close()
+
+
+async def _reach_telegram(app: Application) -> None:
+    """Ask Telegram who the bot is (getMe) until it answers: a network down or Telegram away at
+    start-up is waited out with backoff, one log line per failed attempt. A refused token (or
+    any other refusal) ends the start as before."""
+    delay, attempt = REACH_FIRST, 1
+    while True:
+        try:
+            await app.bot.initialize()
+            return
+        except RetryAfter as exc:
+            wait = retry_seconds(exc)
+            reason = f"asked to wait {wait:.0f} s"
+        except BadRequest:  # a NetworkError in PTB, but an answer: trying again changes nothing
+            raise
+        except NetworkError as exc:  # unreachable, timed out, or a 5xx from Telegram's side
+            wait, delay = delay, min(REACH_MAX, delay * 2)
+            reason = str(exc) or type(exc).__name__
+        log.warning("Telegram cannot be reached (attempt %d: %s); trying again in %.0f s",
+                    attempt, reason, wait)
+        attempt += 1
+        await asyncio.sleep(wait)
 
 
 RETRY_MIGRATION = 2.0  # seconds between attempts while the database is down at start
@@ -184,6 +216,19 @@ async def run_forever(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with serve(settings):
-        log.info("Mahjong Ledger is running (%s)", settings.mode)
-        await stop.wait()
+    started = asyncio.Event()
+
+    async def run() -> None:
+        async with serve(settings):
+            started.set()
+            log.info("Mahjong Ledger is running (%s)", settings.mode)
+            await stop.wait()
+
+    # A stop while the start still waits for Telegram ends the start.
+    running, stopping = asyncio.create_task(run()), asyncio.create_task(stop.wait())
+    await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if not started.is_set():
+        running.cancel()
+    with suppress(asyncio.CancelledError):
+        await running

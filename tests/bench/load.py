@@ -3,7 +3,8 @@ same run. Each bot runs in its own process (tests/bench/loadbot.py) so its CPU t
 this process plays the fake Telegram server and the players.
 
     .venv/bin/python -m tests.bench.load [--db sqlite|postgres] [--chats 4] [--rounds 20]
-                                         [--concurrent 50] [--json out.json]
+                                         [--concurrent 50] [--think 2] [--mode polling|webhook]
+                                         [--trace] [--json out.json]
 
 Measured, one update at a time (the bot's CPU and SQL counters are read before and after each
 update, once its statements have settled), the echo bot's rounds interleaved with the app's:
@@ -21,7 +22,8 @@ bot's message in that chat or its answer to the button):
   paced      (--think S) a player pauses about S seconds (0.5-1.5x) before each update
   waves      (--think S) every round, all N chats send /hu in the same instant, each player
              reads the preview for about S seconds and taps Confirm; the next round starts when
-             every chat is done: "N chats entering hands at once"
+             every chat is done (and REFILL more: the hand being played, a second here, minutes
+             at a real table): "N chats entering hands at once"
 Each scenario also reports the cores busy in the bot, in this process (the fake Bot API server
 and the players) and in the rest of the machine (the database server, other work), and the Bot
 API calls per update.
@@ -29,8 +31,18 @@ API calls per update.
 Every update here is answered by one call naming its chat (the preview message, the edit on
 Confirm) besides the callback answer, and the bot sends at most 30 such calls a second overall
 (Telegram's limit; bot/ratelimit.py). So N chats that keep an update in flight all
-the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). --no-rate-limit lifts
+the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). And a wave of N > 30
+/hu sent in one instant: the cap lets 30 answers go at once and one more every 1/30 s, so the
+last comes (N-30)/30 s after the first (50 chats: 0.667 s). With two waves of 50 among 200
+updates the p99 is the second slowest: at least the first answer's latency plus 0.667 s, about
+0.7 s, whatever the bot does; the waves line shows each wave's first and last answer against
+that bound. Under 30 chats a wave fits in the cap's burst. --no-rate-limit lifts
 that cap in the bot (a benchmark switch, never in production) to show what the bot itself can do.
+--mode webhook runs the app in webhook mode (the fake server POSTs each update to it, as
+Telegram does: many at once, over at most setWebhook's max_connections connections kept open;
+the echo bot still polls).
+--trace prints, per scenario, where the updates' latency went (tests/bench/trace.py: delivery,
+waiting for the chat's turn, handling, the rate limiter, the Bot API calls).
 PostgreSQL uses TEST_DATABASE_URL (a fresh schema, dropped afterwards).
 """
 
@@ -43,6 +55,7 @@ import os
 import random
 import resource
 import signal
+import socket
 import statistics
 import sys
 import tempfile
@@ -52,10 +65,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
 from tests.databases import new_database
 from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.server import SECRET_HEADER
 
 TIMEOUT = 60.0
+REFILL = 1.0  # seconds for the bot's 30/s send cap (a burst of 30) to refill from empty
 
 
 @dataclass
@@ -101,11 +118,50 @@ class Child:
             await self.proc.wait()
 
 
-async def start_child(tg: FakeTelegram, kind: str, db_url: str | None) -> Child:
+class TimedList(list):  # type: ignore[type-arg]
+    """FakeTelegram.injected that also notes when each update was injected (--trace)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.at: dict[int, float] = {}
+
+    def append(self, update: Any) -> None:
+        self.at[update["update_id"]] = time.monotonic()
+        super().append(update)
+
+
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections, when setWebhook gives none
+
+
+def deliver_as_telegram(tg: FakeTelegram) -> aiohttp.ClientSession:
+    """Webhook deliveries as Telegram makes them: over at most the webhook's max_connections
+    connections kept open (the fake server opens a new one per update, which costs this process, the
+    players' and the Bot API's, more than the bot's side)."""
+    connections = (tg.webhook or {}).get("max_connections", WEBHOOK_CONNECTIONS)
+    http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections))
+
+    async def deliver(url: str, secret_token: str | None, update: dict[str, Any]) -> tuple[int, str]:
+        headers = {SECRET_HEADER: secret_token} if secret_token else {}
+        async with http.post(url, json=update, headers=headers) as resp:
+            return resp.status, await resp.text()
+
+    tg.deliver_webhook = deliver  # type: ignore[method-assign]
+    return http
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def start_child(tg: FakeTelegram, kind: str, db_url: str | None,
+                      env: dict[str, str] | None = None) -> Child:
     args = [sys.executable, "-m", "tests.bench.loadbot", kind, tg.base_url, tg.base_file_url, tg.token]
     if db_url:
         args.append(db_url)
     proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE,
+                                                env={**os.environ, **(env or {})},
                                                 cwd=os.path.dirname(os.path.dirname(os.path.dirname(
                                                     os.path.abspath(__file__)))))
     child = Child(proc)
@@ -224,7 +280,20 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
                       concurrent: int, think: float = 0.0, echo: Echo | None = None) -> dict[str, Any]:
     """The app's updates; with `echo`, a round of the echo bot's after each round of the
     app's (the two baselines drift apart less on a shared machine than one after the other)."""
-    child = await start_child(tg, "app", db_url)
+    env: dict[str, str] = {}
+    trace_file = os.environ.get("LOAD_TRACE")  # set by --trace
+    if trace_file:
+        env["LOADBOT_TRACE"] = trace_file
+        tg.injected = TimedList(tg.injected)
+    http: aiohttp.ClientSession | None = None
+    if os.environ.get("LOAD_MODE") == "webhook":
+        port = free_port()
+        env["LOADBOT_WEBHOOK_PORT"] = str(port)
+        tg.webhook_target = f"http://127.0.0.1:{port}/telegram"
+    child = await start_child(tg, "app", db_url, env)
+    if tg.webhook_target:
+        http = deliver_as_telegram(tg)  # the webhook is set now: its max_connections known
+    result: dict[str, Any] = {}
     try:
         meter = Meter(child)
         drivers = [make_chat(tg, n) for n in range(chats)]
@@ -248,7 +317,7 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
             await d.tap(d.players[0], wizard.message_id, "Cancel")
             for _ in range(max(1, rounds // 4)):
                 await meter.measure("table", d.say(d.players[1], "/table"))
-        result: dict[str, Any] = {"per_update": meter.per_update()}
+        result["per_update"] = meter.per_update()
         if echo is not None:
             result["echo"] = {"per_update": echo.meter.per_update()}
             await echo.child.stop()  # idle before the timed bursts
@@ -262,6 +331,23 @@ async def measure_app(tg: FakeTelegram, db_url: str, chats: int, rounds: int,
         return result
     finally:
         await child.stop()
+        if http is not None:
+            await http.close()
+        if trace_file:
+            traced(result, trace_file, tg.injected.at)  # type: ignore[attr-defined]
+
+
+def traced(result: dict[str, Any], trace_file: str, injected: dict[int, float]) -> None:
+    """Each scenario's timeline summary (--trace), from the bot's events and the injections."""
+    from tests.bench import trace
+
+    with open(trace_file) as f:
+        events = json.load(f)
+    for key in ("concurrent", "paced", "waves"):
+        if key in result:
+            first, last = result[key]["update_ids"]
+            rows = trace.phases(events, {u: t for u, t in injected.items() if first <= u < last})
+            result[key]["trace"] = trace.summary(rows)
 
 
 def machine_busy() -> tuple[float, float]:
@@ -292,6 +378,9 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
     await asyncio.gather(*(d.seat_everyone() for d in drivers))
     for d in drivers:
         d.latencies.clear()
+    # Seating N chats just sent 5N messages through the bot's 30/s cap: let its allowance refill
+    # before the timed part (else a wave starts with none and waits N/30 s, not (N-30)/30 s).
+    await asyncio.sleep(REFILL)
 
     async def pause() -> None:
         if think:
@@ -311,12 +400,17 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
         await pause()  # reading the preview
         await d.tap(who, preview.message_id, "Confirm")
 
+    wave_starts: list[float] = []
+
     async def waves() -> None:
         for r in range(rounds):  # every chat starts its hand in the same instant
+            if r:
+                await asyncio.sleep(REFILL)  # the hand being played (minutes, at a real table)
+            wave_starts.append(time.monotonic())
             await asyncio.gather(*(hand(d, r) for d in drivers))
 
     bot_before, driver_before, machine_before = await child.counters(), own_cpu(), machine_busy()
-    first_request = len(tg.requests)
+    first_request, first_update = len(tg.requests), len(tg.injected)
     began = time.perf_counter()
     if wave:
         await waves()
@@ -331,7 +425,21 @@ async def concurrent_entry(tg: FakeTelegram, child: Child, chats: int, rounds: i
             calls[r.method] += 1
     bot_cpu, driver_cpu = bot_after["cpu"] - bot_before["cpu"], driver_after - driver_before
     machine_cpu = machine_after[0] - machine_before[0]
+    ids = [u["update_id"] for u in tg.injected[first_update:]]
+    # Each wave's /hu answers as the fake server answered them: the 30/s cap lets the first 30
+    # go at once and one more every 1/30 s, so the last of N comes (N-30)/30 s after the first
+    # at the least (the cap's own bound), whatever the bot does.
+    spans = []
+    chat_ids = {d.chat_id for d in drivers}
+    for start, end in zip(wave_starts, [*wave_starts[1:], float("inf")][:len(wave_starts)], strict=True):
+        sent = sorted(r.at for r in tg.requests[first_request:] if r.method == "sendMessage"
+                      and r.params.get("chat_id") in chat_ids and start <= r.at < end)
+        if sent:
+            spans.append({"first_ms": 1000 * (sent[0] - start), "last_ms": 1000 * (sent[-1] - start),
+                          "span_ms": 1000 * (sent[-1] - sent[0]),
+                          "bound_ms": 1000 * max(0, len(sent) - 30) / 30})
     return {"chats": chats, "think_s": think, "wave": wave, "updates": len(lat), "wall_s": wall,
+            "update_ids": (min(ids), max(ids) + 1), "wave_sends": spans,
             "updates_per_s": len(lat) / wall,
             "p50_ms": 1000 * lat[len(lat) // 2], "p90_ms": 1000 * lat[int(len(lat) * 0.9)],
             "p99_ms": 1000 * lat[int(len(lat) * 0.99)], "max_ms": 1000 * lat[-1],
@@ -394,7 +502,9 @@ async def run(backend: str, chats: int, rounds: int, concurrent: int,
 def show(result: dict[str, Any]) -> str:
     limit = ("without the 30/s overall send cap" if os.environ.get("LOADBOT_NO_RATE_LIMIT")
              else "with the 30/s overall send cap")
-    lines = [f"== {result['backend']}: {result['chats']} chats x {result['rounds']} rounds, bot {limit}"]
+    mode = os.environ.get("LOAD_MODE", "polling")
+    lines = [f"== {result['backend']}: {result['chats']} chats x {result['rounds']} rounds, bot "
+             f"{limit}, {mode}"]
     for who in ("echo", "app"):
         for kind, v in result[who]["per_update"].items():
             lines.append(f"{who:5} {kind:8} cpu {1000 * v['cpu']:6.2f} ms/update  statements "
@@ -416,6 +526,12 @@ def show(result: dict[str, Any]) -> str:
                          f"{c['cores_driver']:.2f}, rest (database, others) {c['cores_rest']:.2f}; "
                          f"bot {c['bot_cpu_ms_per_update']:.1f} ms CPU/update; Bot API calls/update: "
                          + ", ".join(f"{m} {n:.2f}" for m, n in c["calls_per_update"].items()))
+            for n, w in enumerate(c.get("wave_sends", [])):
+                lines.append(f"  wave {n + 1}: its /hu answers sent {w['first_ms']:.0f} to "
+                             f"{w['last_ms']:.0f} ms after it began: over {w['span_ms']:.0f} ms "
+                             f"(the 30/s cap's least: {w['bound_ms']:.0f} ms)")
+            if "trace" in c:
+                lines.append(c["trace"])
     return "\n".join(lines)
 
 
@@ -430,8 +546,15 @@ def main() -> None:
     parser.add_argument("--no-rate-limit", action="store_true",
                         help="the bot without its 30 requests/s overall cap (Telegram's own send "
                              "limit), to see what the bot itself can do")
+    parser.add_argument("--mode", choices=["polling", "webhook"], default="polling",
+                        help="how the app gets its updates (the echo bot always polls)")
+    parser.add_argument("--trace", action="store_true",
+                        help="print where each scenario's latency went (tests/bench/trace.py)")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
+    os.environ["LOAD_MODE"] = args.mode
+    if args.trace:
+        os.environ["LOAD_TRACE"] = os.path.join(tempfile.mkdtemp(), "trace.json")
     if args.no_rate_limit:
         os.environ["LOADBOT_NO_RATE_LIMIT"] = "1"  # read by tests/bench/loadbot.py
     result = asyncio.run(run(args.db, args.chats, args.rounds, args.concurrent, args.think))

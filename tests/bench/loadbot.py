@@ -9,11 +9,14 @@ On SIGUSR1 it writes one JSON line to stdout with its counters so far: CPU secon
 statements (cursor executions), transactions begun and connections checked out. SIGTERM stops it.
 LOADBOT_NO_RATE_LIMIT=1 lifts the bot's 30 requests/s overall cap; LOADBOT_NO_GC_FREEZE=1 leaves
 the start-up objects to the garbage collector (as before bot.app.freeze_startup_objects).
+LOADBOT_WEBHOOK_PORT=PORT runs the app in webhook mode, its webhook on 127.0.0.1:PORT/telegram.
+LOADBOT_TRACE=FILE records each update's timeline (tests/bench/trace.py) into FILE on stopping.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import resource
@@ -101,7 +104,20 @@ def lift_overall_limit() -> None:
         overall_max_rate=0, max_retries=5)
 
 
+WEBHOOK_SECRET = "load-benchmark-webhook-secret"
+
+
 async def run_app(settings: Settings, stop: asyncio.Event) -> None:
+    trace_file = os.environ.get("LOADBOT_TRACE")
+    if trace_file:
+        from tests.bench import trace
+
+        trace.install()
+    if os.environ.get("LOADBOT_WEBHOOK_PORT"):
+        settings = dataclasses.replace(
+            settings, mode="webhook", webhook_url="https://bot.example.com/telegram",
+            webhook_secret=WEBHOOK_SECRET, listen="127.0.0.1",
+            port=int(os.environ["LOADBOT_WEBHOOK_PORT"]))
     if os.environ.get("LOADBOT_NO_RATE_LIMIT"):
         lift_overall_limit()
     if os.environ.get("LOADBOT_NO_GC_FREEZE"):  # the bot as it was before it froze its start-up
@@ -116,6 +132,8 @@ async def run_app(settings: Settings, stop: asyncio.Event) -> None:
             await stop.wait()
     finally:
         await store.close()
+        if trace_file:
+            trace.dump(trace_file)
 
 
 async def main(argv: list[str]) -> None:

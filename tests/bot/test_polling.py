@@ -80,3 +80,69 @@ async def test_a_clean_stop_acknowledges_what_was_handled(tg: FakeTelegram,
     await poller.stop()  # while the update is being handled: it finishes, then is acknowledged
     assert done == [tg.injected[-1]["update_id"]]
     assert waiting_ids(tg) == []
+
+
+async def test_updates_fetched_again_while_being_handled_are_handled_and_read_once(
+        tg: FakeTelegram, app: Application, monkeypatch: pytest.MonkeyPatch) -> None:
+    release, done = asyncio.Event(), []
+
+    async def handle(update: Update, _: object) -> None:
+        await release.wait()  # every update stays in flight: each getUpdates returns it again
+        done.append(update.update_id)
+
+    parsed: list[int] = []
+    de_json = Update.de_json
+
+    def counting_de_json(data: dict, bot: object = None) -> Update:
+        parsed.append(data["update_id"])
+        return de_json(data, bot)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("bot.polling.Update.de_json", counting_de_json)
+    app.add_handler(TypeHandler(Update, handle))
+    alice = tg.user(1, "Alice")
+    poller = Poller(app, timeout=5, allowed_updates=["message"])
+    poller.start()
+    try:
+        for n in range(5):
+            await tg.send_message(tg.group(f"g{n}"), alice, "/table")
+        sent = [u["update_id"] for u in tg.injected]
+        await tg.wait_for(lambda: len(poller._handling) == 5)
+        polls = len(tg.requests_for("getUpdates"))
+        await tg.wait_for(lambda: len(tg.requests_for("getUpdates")) >= polls + 3)
+        assert waiting_ids(tg) == sent  # fetched again and again, never acknowledged
+        release.set()
+        await tg.wait_for(lambda: not waiting_ids(tg))
+    finally:
+        await poller.stop()
+    assert sorted(done) == sent  # each handled once
+    assert sorted(parsed) == sent  # and read once, though fetched many times
+
+
+async def test_an_update_that_cannot_be_read_is_acknowledged_and_the_rest_go_on(
+        tg: FakeTelegram, app: Application, monkeypatch: pytest.MonkeyPatch) -> None:
+    done: list[int] = []
+
+    async def handle(update: Update, _: object) -> None:
+        done.append(update.update_id)
+
+    app.add_handler(TypeHandler(Update, handle))
+    await tg.send_message(tg.group("g"), tg.user(1, "Alice"), "/table")
+    bad = tg.injected[-1]
+    await tg.send_message(tg.group("g"), tg.user(1, "Alice"), "/table")
+    good = tg.injected[-1]["update_id"]
+    de_json = Update.de_json
+
+    def picky_de_json(data: dict, bot: object = None) -> Update:
+        if data["update_id"] == bad["update_id"]:  # a field this PTB version cannot read, say
+            raise TypeError("cannot read it")
+        return de_json(data, bot)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("bot.polling.Update.de_json", picky_de_json)
+    poller = Poller(app, timeout=5, allowed_updates=["message"])
+    poller.start()
+    try:
+        await tg.wait_for(lambda: good in done)
+        await tg.wait_for(lambda: not waiting_ids(tg))  # the bad one too: it would never pass
+    finally:
+        await poller.stop()
+    assert done == [good] and bad["update_id"] < good

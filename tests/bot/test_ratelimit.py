@@ -80,3 +80,16 @@ async def test_retry_after_surfaces_after_max_retries() -> None:
     with pytest.raises(RetryAfter):  # a call's own rate_limit_args wins
         await api.call(limiter, "edit", -1, retries=2)
     assert api.calls == ["edit"] * 3
+
+
+async def test_the_overall_cap_lets_a_burst_through_at_once_and_never_holds_chatless_calls() -> None:
+    # 3 per minute: the burst's size is the cap (as 30 a second lets 30 answers of a wave go at
+    # once), the next one waits for the bucket to drain, calls without a chat do not count
+    limiter, api = ChatRateLimiter(overall_max_rate=3, overall_time_period=60), Api()
+    burst = [asyncio.create_task(api.call(limiter, f"reply {n}", -n)) for n in range(1, 4)]
+    assert sorted(await asyncio.gather(*burst)) == ["reply 1", "reply 2", "reply 3"]
+    fourth = asyncio.create_task(api.call(limiter, "reply 4", -4))
+    assert await api.call(limiter, "callback answer") == "callback answer"
+    await asyncio.sleep(0.05)
+    assert not fourth.done() and "reply 4" not in api.calls  # ~20 s to go
+    fourth.cancel()

@@ -59,3 +59,42 @@ def test_updates_without_a_chat_are_keyed_by_their_user_or_not_at_all() -> None:
     assert chat_key(message_update(1, -5)) == -5
     assert chat_key(Update(9)) is None
     assert chat_key(object()) is None
+
+
+async def test_a_burst_is_handled_a_few_at_a_time_in_arrival_order() -> None:
+    processor = PerChatProcessor(queued=64, running=64, soon=3, give_way=60.0)
+    busy, most, started = 0, 0, []
+
+    async def handle(update: Update) -> None:
+        nonlocal busy, most
+        started.append(update.update_id)
+        busy += 1
+        most = max(most, busy)
+        for _ in range(5):  # database round trips, say
+            await asyncio.sleep(0)
+        busy -= 1
+
+    updates = [message_update(i, -100 - i) for i in range(20)]  # 20 chats at once
+    await asyncio.gather(*(processor.process_update(u, handle(u)) for u in updates))
+    assert most == 3
+    assert started == list(range(20))
+
+
+async def test_a_slow_update_gives_its_turn_away_and_holds_up_no_other_chat() -> None:
+    processor = PerChatProcessor(queued=64, running=64, soon=1, give_way=0.01)
+    release, done = asyncio.Event(), []
+
+    async def handle(update: Update) -> None:
+        if update.update_id == 1:
+            await release.wait()  # waits for a lock far longer than give_way
+        done.append(update.update_id)
+
+    slow = asyncio.create_task(processor.process_update(message_update(1, -1),
+                                                        handle(message_update(1, -1))))
+    await asyncio.sleep(0)
+    await asyncio.wait_for(processor.process_update(message_update(2, -2),
+                                                    handle(message_update(2, -2))), 5)
+    assert done == [2]
+    release.set()
+    await slow
+    assert done == [2, 1] and processor._soon._value == 1  # every turn given back once

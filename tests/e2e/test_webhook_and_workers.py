@@ -36,6 +36,7 @@ async def test_webhook_mode_end_to_end(tg: FakeTelegram, db_url: str, table: Tab
     async with serve(webhook_settings(tg, db_url, port)):  # type: ignore[arg-type]
         assert tg.webhook is not None and tg.webhook["url"] == "https://bot.example.com/telegram"
         assert tg.webhook.get("secret_token") == SECRET
+        assert tg.webhook.get("max_connections") == 100  # Telegram's most: see bot/runner.py
         tg.webhook_target = f"http://127.0.0.1:{port}/telegram"
         lobby = await table.seat_everyone("luzhou")
         assert "Alice" in lobby.text
