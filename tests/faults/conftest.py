@@ -3,27 +3,23 @@ API in this process; the test locks its SQLite file, cuts or restarts its Postgr
 TCP proxy of its own: the shared server is never touched), or kills the process.
 
 Fixtures: `tg` (FakeTelegram), `bot_process` (a factory: `await bot_process(db_url)` starts one
-and waits until it polls), `sqlite_url`, `pg_proxy` (a TcpProxy in front of the PostgreSQL of
-TEST_DATABASE_URL; the test is skipped without one) and `pg_db` (a fresh schema: its URL
-direct and through that proxy). Helpers: `Chat` (a chat as its members drive it; every call waits for
-the bot's answer), `Trials` (counts repeated trials for the report).
+and waits until it is ready; the process itself is tests/faults/process.py), `sqlite_url`,
+`pg_proxy` (a TcpProxy in front of the PostgreSQL of TEST_DATABASE_URL; the test is skipped
+without one) and `pg_db` (a fresh schema: its URL direct and through that proxy). Helpers: `Chat`
+(a chat as its members drive it; every call waits for the bot's answer), `Trials` (counts
+repeated trials for the report).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
-import socket
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -31,102 +27,34 @@ from tests.databases import PG_URL, fresh_database
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.models import RecordedRequest, StoredMessage
 
-ROOT = Path(__file__).resolve().parents[2]
+from .process import BotProcess, free_port
+
 ANSWER_TIMEOUT = 20.0  # generous: the machine is shared; the bounds under test are checked apart
-START_TIMEOUT = 60.0  # a loaded machine: imports and migration take long
 
 
-# -- the bot as a process ------------------------------------------------------------------------
+# -- the bot as a process (tests/faults/process.py) ----------------------------------------------
 
-class BotProcess:
-    """`python -m bot` in polling mode against the fake Bot API, its log in a file."""
-
-    def __init__(self, tg: FakeTelegram, db_url: str, log_path: Path, **env: str) -> None:
-        self.tg, self.db_url, self.log_path, self.extra_env = tg, db_url, log_path, env
-        self.proc: asyncio.subprocess.Process | None = None
-        self.starts = 0
-
-    def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("DATABASE_URL", "BOT_MODE", "WEBHOOK_URL", "WEBHOOK_SECRET", "PORT")}
-        env.update(TELEGRAM_BOT_TOKEN=self.tg.token, TELEGRAM_BASE_URL=self.tg.base_url,
-                   TELEGRAM_BASE_FILE_URL=self.tg.base_file_url, DATABASE_URL=self.db_url,
-                   PYTHONUNBUFFERED="1", **self.extra_env)
-        return env
-
-    async def start(self) -> None:
-        """Start and wait until the process polls for updates (it has migrated and is ready)."""
-        assert self.proc is None or self.proc.returncode is not None, "already running"
-        mark = len(self.tg.requests)
-        self.starts += 1
-        with self.log_path.open("ab") as log:
-            log.write(f"\n---- start {self.starts} ----\n".encode())
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=ROOT, env=self.env(),
-                stdout=log, stderr=log, start_new_session=True)
-        webhook = self.extra_env.get("BOT_MODE") == "webhook"
-        try:
-            await self.tg.wait_for_request("setWebhook" if webhook else "getUpdates", START_TIMEOUT,
-                                           after=mark)
-            if webhook:
-                await self._wait_for_http()
-        except TimeoutError:
-            raise AssertionError(f"the bot did not start; its log:\n{self.log()}") from None
-
-    async def _wait_for_http(self) -> None:
-        """Webhook mode: ready once /healthz answers."""
-        url = f"http://127.0.0.1:{self.extra_env['PORT']}/healthz"
-        deadline = time.monotonic() + START_TIMEOUT
-        async with aiohttp.ClientSession() as http:
-            while True:
-                try:
-                    async with http.get(url) as resp:
-                        if resp.status == 200:
-                            return
-                except aiohttp.ClientError:
-                    pass
-                if time.monotonic() > deadline or not self.running:
-                    raise TimeoutError
-                await asyncio.sleep(0.1)
-
-    @property
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.returncode is None
-
-    async def kill(self) -> None:
-        """SIGKILL: no clean-up of any kind."""
-        if self.running:
-            assert self.proc is not None
-            self.proc.send_signal(signal.SIGKILL)
-            await self.proc.wait()
-
-    async def stop(self) -> int | None:
-        """SIGTERM and wait (SIGKILL after 15 s); the exit code."""
-        if not self.running:
-            return self.proc.returncode if self.proc else None
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return await asyncio.wait_for(self.proc.wait(), 15)
-        except TimeoutError:
-            await self.kill()
-            return self.proc.returncode
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+MODES = ["polling", "webhook"]
 
 
 @pytest.fixture
 async def bot_process(tg: FakeTelegram, tmp_path: Path
                       ) -> AsyncIterator[Callable[..., Awaitable[BotProcess]]]:
-    """`await bot_process(db_url, **env)`: a started bot process; all stopped at the end."""
+    """`await bot_process(db_url, crash_at=None, mode="polling", **env)`: a started bot process
+    (`mode="webhook"`: served through a webhook, on the port of the test's earlier webhook bots:
+    Telegram's URL is fixed). All stopped at the end."""
     started: list[BotProcess] = []
 
-    async def start(db_url: str, **env: str) -> BotProcess:
-        bot = BotProcess(tg, db_url, tmp_path / f"bot{len(started)}.log", **env)
+    async def start(db_url: str, *, crash_at: str | None = None, mode: str = "polling",
+                    **env: str) -> BotProcess:
+        assert mode in MODES, mode
+        port = None
+        if mode == "webhook":
+            port = next((b.webhook_port for b in started if b.webhook), None) or free_port()
+        bot = BotProcess(tg, db_url, tmp_path / f"bot{len(started)}.log", crash_at=crash_at,
+                         webhook_port=port, **env)
         started.append(bot)
-        await bot.start()
-        return bot
+        return await bot.start()
 
     yield start
     for bot in started:
@@ -198,12 +126,6 @@ class TcpProxy:
     async def reopen(self) -> None:
         if self.server is None:
             await self.open()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -19,10 +19,7 @@ from tests.databases import BACKENDS, fresh_database
 from tests.e2e.table import Table
 from tests.fake_telegram import FakeTelegram
 
-from . import kills
-from .kills import MODES, BotProcess, run_bot
-
-bots = kills.bots  # fixture (tg comes from tests/conftest.py)
+from .conftest import MODES
 
 WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
                                         "winners": [{"seat": 0}]}]}
@@ -97,19 +94,19 @@ async def consistent(url: str, chat_id: int) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_right_after_the_draft_is_saved(tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_right_after_the_draft_is_saved(tg: FakeTelegram, bot_process: Any,
                                                      tmp_path: Path, backend: str, mode: str) -> None:
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice, bob = table.players[:2]
-        bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_draft_saved", mode=mode)
+        bot = await bot_process(url, crash_at="after_draft_saved", mode=mode)
         await table.seat_everyone("guiyang")
         await tg.send_message(table.chat, bob, "/hu 1 zimo")
         await bot.killed()
         assert await counts(url, table.chat_id) == {
             "sessions": 1, "hands": 0, "entries": 0, "guests": 0, "drafts": 1}  # never posted
 
-        await run_bot(bots, tg, url, tmp_path, mode=mode)
+        await bot_process(url, mode=mode)
         answer = await redelivered(tg, table)  # the /hu again: this time its preview is posted
         preview = table.message(answer.result["message_id"])
         assert "Confirm" in " ".join(preview.button_labels)
@@ -126,12 +123,12 @@ async def test_killed_right_after_the_draft_is_saved(tg: FakeTelegram, bots: lis
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bot_process: Any,
                                                      tmp_path: Path, backend: str, mode: str) -> None:
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice, bob = table.players[:2]
-        bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_hand_stored", mode=mode)
+        bot = await bot_process(url, crash_at="after_hand_stored", mode=mode)
         await table.seat_everyone("guiyang")
         preview = await table.say(bob, "/hu 1 zimo")
         confirm = preview.callback_data("Confirm")
@@ -142,7 +139,7 @@ async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bots: lis
 
         assert lost in tg.unanswered_callbacks()  # the dead process never answered Bob's tap
 
-        await run_bot(bots, tg, url, tmp_path, mode=mode)
+        await bot_process(url, mode=mode)
         reply = await table.answered(lost)  # Telegram delivered the tap again
         assert reply.get("show_alert") and "Hand 1 is already recorded" in reply["text"], reply
         assert not table.message(preview.message_id).button_labels  # no Confirm left to tap
@@ -158,21 +155,21 @@ async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bots: lis
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_in_the_middle_of_an_import(tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_in_the_middle_of_an_import(tg: FakeTelegram, bot_process: Any,
                                                  tmp_path: Path, backend: str, mode: str) -> None:
     async with fresh_database(backend, tmp_path) as url:
         table = make_table(tg)
         alice = table.players[0]
         tg.set_admins(table.chat_id, [alice])
         data = import_file()
-        bot = await run_bot(bots, tg, url, tmp_path, crash_at="mid_import", mode=mode)
+        bot = await bot_process(url, crash_at="mid_import", mode=mode)
         await table.say(alice, "/help")
         await tg.send_document(table.chat, alice, data, "session.json", caption="/import")
         await bot.killed()
         assert await counts(url, table.chat_id) == {
             "sessions": 0, "hands": 0, "entries": 0, "guests": 0, "drafts": 0}  # nothing at all
 
-        await run_bot(bots, tg, url, tmp_path, mode=mode)
+        await bot_process(url, mode=mode)
         answer = await redelivered(tg, table)  # the same file again: imported this time
         assert "Imported 3 hands" in answer.params["text"]
         assert await counts(url, table.chat_id) == {
@@ -182,7 +179,7 @@ async def test_killed_in_the_middle_of_an_import(tg: FakeTelegram, bots: list[Bo
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_killed_after_the_import_committed(tg: FakeTelegram, bots: list[BotProcess],
+async def test_killed_after_the_import_committed(tg: FakeTelegram, bot_process: Any,
                                                  tmp_path: Path, backend: str, mode: str) -> None:
     """At-least-once delivery: the import was committed, the process died before answering,
     so Telegram delivers the update again. It is recognised (handled_updates, written in the
@@ -191,7 +188,7 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bots: list[Bo
         table = make_table(tg)
         alice = table.players[0]
         tg.set_admins(table.chat_id, [alice])
-        bot = await run_bot(bots, tg, url, tmp_path, crash_at="after_booked", mode=mode)
+        bot = await bot_process(url, crash_at="after_booked", mode=mode)
         await table.say(alice, "/help")
         await tg.send_document(table.chat, alice, import_file(), "session.json", caption="/import")
         await bot.killed()
@@ -199,7 +196,7 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bots: list[Bo
         assert await counts(url, table.chat_id) == imported  # committed; no answer yet
         assert await handled(url, table.chat_id) == 1  # in the import's own transaction
 
-        await run_bot(bots, tg, url, tmp_path, mode=mode)
+        await bot_process(url, mode=mode)
         answer = await redelivered(tg, table)
         assert "already done" in answer.params["text"], answer.params
         assert await counts(url, table.chat_id) == imported  # not twice

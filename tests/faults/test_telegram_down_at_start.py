@@ -5,55 +5,33 @@ waits ends it cleanly. `python -m bot` as deployed, Telegram behind a TCP proxy 
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 from tests.fake_telegram import FakeTelegram
 
-from .conftest import ROOT, START_TIMEOUT, BotProcess, Chat, TcpProxy, people
+from .conftest import Chat, TcpProxy, people
+from .process import START_TIMEOUT, BotProcess
 
 RETRY_LINE = "Telegram cannot be reached (attempt"
 
 
-class ProxiedBot(BotProcess):
-    """The bot process with Telegram reached through `proxy`."""
-
-    def __init__(self, tg: FakeTelegram, db_url: str, log_path: Path, proxy: TcpProxy) -> None:
-        super().__init__(tg, db_url, log_path)
-        self.proxy = proxy
-
-    def env(self) -> dict[str, str]:
-        through = f"http://127.0.0.1:{self.proxy.port}"
-        env = super().env()
-        env["TELEGRAM_BASE_URL"] = self.tg.base_url.replace(f"http://127.0.0.1:{self.tg.port}", through)
-        env["TELEGRAM_BASE_FILE_URL"] = self.tg.base_file_url.replace(
-            f"http://127.0.0.1:{self.tg.port}", through)
-        return env
-
-    async def launch(self) -> None:
-        """Start the process without waiting for it to poll."""
-        with self.log_path.open("ab") as log:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=ROOT, env=self.env(),
-                stdout=log, stderr=log, start_new_session=True)
-
-    async def attempts(self, n: int) -> None:
-        """Wait until the log shows `n` failed attempts to reach Telegram."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + START_TIMEOUT
-        while self.log().count(RETRY_LINE) < n:
-            assert self.running, self.log()
-            assert loop.time() < deadline, self.log()
-            await asyncio.sleep(0.1)
+async def attempts(bot: BotProcess, n: int) -> None:
+    """Wait until the log shows `n` failed attempts to reach Telegram."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_TIMEOUT
+    while bot.log().count(RETRY_LINE) < n:
+        assert bot.running, bot.log()
+        assert loop.time() < deadline, bot.log()
+        await asyncio.sleep(0.1)
 
 
 async def test_the_bot_waits_for_telegram_at_start_and_then_works(
         tg: FakeTelegram, tmp_path: Path, sqlite_url: str) -> None:
     proxy = TcpProxy("127.0.0.1", tg.port)  # not listening yet: Telegram is unreachable
-    bot = ProxiedBot(tg, sqlite_url, tmp_path / "bot.log", proxy)
+    bot = BotProcess(tg, sqlite_url, tmp_path / "bot.log", telegram_port=proxy.port)
     await bot.launch()
     try:
-        await bot.attempts(2)
+        await attempts(bot, 2)
         assert not tg.requests  # nothing got through
         await proxy.open()
         await tg.wait_for_request("getUpdates", START_TIMEOUT)
@@ -72,10 +50,10 @@ async def test_the_bot_waits_for_telegram_at_start_and_then_works(
 async def test_a_stop_while_waiting_for_telegram_ends_the_bot_cleanly(
         tg: FakeTelegram, tmp_path: Path, sqlite_url: str) -> None:
     proxy = TcpProxy("127.0.0.1", tg.port)
-    bot = ProxiedBot(tg, sqlite_url, tmp_path / "bot.log", proxy)
+    bot = BotProcess(tg, sqlite_url, tmp_path / "bot.log", telegram_port=proxy.port)
     await bot.launch()
     try:
-        await bot.attempts(1)
+        await attempts(bot, 1)
         assert await bot.stop() == 0
     finally:
         await bot.stop()

@@ -15,16 +15,14 @@ import pytest
 from bot.runner import SECRET_HEADER
 from tests.fake_telegram import FakeTelegram
 
-from .conftest import ROOT, Chat, free_port, people
-
-SECRET = "webhook-secret_for-the-fault-suite"
-HOOK = "https://bot.example.com/telegram"
+from .conftest import Chat, people
+from .process import ROOT, WEBHOOK_SECRET, WEBHOOK_URL
 
 
 @pytest.mark.parametrize("secret", [None, "", "short-secret", "sixteen chars!!!", "x" * 15])
 async def test_webhook_mode_does_not_start_without_a_good_secret(tmp_path: Path,
                                                                  secret: str | None) -> None:
-    env = {"TELEGRAM_BOT_TOKEN": "1:x", "BOT_MODE": "webhook", "WEBHOOK_URL": HOOK,
+    env = {"TELEGRAM_BOT_TOKEN": "1:x", "BOT_MODE": "webhook", "WEBHOOK_URL": WEBHOOK_URL,
            "DATABASE_URL": f"sqlite:///{tmp_path}/never.sqlite3", "PATH": "/usr/bin:/bin"}
     if secret is not None:
         env["WEBHOOK_SECRET"] = secret
@@ -70,20 +68,17 @@ BAD_BODIES: list[tuple[str, bytes]] = [
 
 async def test_a_body_that_is_not_an_update_gets_400(tg: FakeTelegram, bot_process: Any,
                                                      sqlite_url: str) -> None:
-    port = free_port()
-    bot = await bot_process(sqlite_url, BOT_MODE="webhook", WEBHOOK_URL=HOOK,
-                            WEBHOOK_SECRET=SECRET, PORT=str(port), LISTEN="127.0.0.1")
-    url = f"http://127.0.0.1:{port}/telegram"
+    bot = await bot_process(sqlite_url, mode="webhook")
+    url = bot.hook_url
     async with aiohttp.ClientSession() as http:
         for name, body in BAD_BODIES:
-            async with http.post(url, data=body, headers={SECRET_HEADER: SECRET,
+            async with http.post(url, data=body, headers={SECRET_HEADER: WEBHOOK_SECRET,
                                                           "Content-Type": "application/json"}) as resp:
                 assert resp.status == 400, (name, resp.status, await resp.text())
         async with http.post(url, data=b"[]", headers={SECRET_HEADER: "wrong"}) as resp:
             assert resp.status == 403
     assert "Traceback" not in bot.log()
     # and real updates still work, through the webhook
-    tg.webhook_target = url
     chat = Chat(tg, tg.group("hooked"), people(tg, 700, "zh-Hans"))
     lobby = await chat.seat_everyone()
     assert "阿丽" in lobby.text
