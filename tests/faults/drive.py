@@ -14,10 +14,22 @@ from bot.i18n import translator
 from db.config import make_engine
 from db.models import Base
 from tests.fake_telegram import FakeTelegram
+from tests.fake_telegram.models import StoredMessage
+from tests.photo.render import Scene, render
 
 from .conftest import Chat, people
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+# a winning Guiyang hand as a phone would photograph it (the detector reads it in under a second)
+HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s")
+PHOTO_CAPTION = "/hu 1 zimo"
+# the photo handler (bot/hands.py hu_photo), both ways in: a photo captioned /hu, and /hu
+# answering a photo already in the chat (posted by `prepare`)
+PHOTO_COMMANDS = [f"photo {PHOTO_CAPTION}", "/hu answering a photo"]
+
+
+def hand_photo() -> bytes:
+    return render(Scene(HAND))
 
 
 def commands(chat: Chat) -> list[str]:
@@ -26,7 +38,7 @@ def commands(chat: Chat) -> list[str]:
     return ["/start", "/help", "/new luzhou", "/hand", "/hu 1 zimo", "/table", "/history",
             "/undo", "/guest Zed", "/stake 2", "/rules", "/lang", "/settle",
             f"/paid @{payee} 5", "/stats", "/chart", "/import", "/end",
-            "/export"]  # last: it answers with two documents
+            *PHOTO_COMMANDS, "/export"]  # last: it answers with two documents
 
 
 @dataclass
@@ -48,8 +60,28 @@ async def prepare(chat: Chat) -> None:
     assert not answer.get("show_alert"), answer
     await chat.say(chat.people[0], "/hand")
     await open_tile_keyboard(chat, chat.last().message_id)
+    # a photo of a hand, no caption: the bot says nothing; /hu will answer it
+    await chat.tg.send_photo(chat.chat, chat.people[0], hand_photo())
     for command in ("/lang", "/rules"):
         await chat.say(chat.people[0], command)
+
+
+def posted_photo(chat: Chat) -> StoredMessage:
+    """The photo `prepare` posted (a user's photo without caption)."""
+    return next(m for m in reversed(chat.tg.messages(chat.id, include_users=True))
+                if "photo" in m.media and not m.from_bot and not m.caption)
+
+
+async def send_command(chat: Chat, user: dict[str, Any], command: str) -> int:
+    """Send a command (one of PHOTO_COMMANDS: the photo way); the mark for `answer_after`."""
+    mark = len(chat.tg.requests)
+    if command == f"photo {PHOTO_CAPTION}":
+        await chat.tg.send_photo(chat.chat, user, hand_photo(), caption=PHOTO_CAPTION)
+    elif command == "/hu answering a photo":
+        await chat.tg.send_message(chat.chat, user, "/hu", reply_to=posted_photo(chat).message_id)
+    else:
+        await chat.tg.send_message(chat.chat, user, command)
+    return mark
 
 
 async def open_tile_keyboard(chat: Chat, wizard_id: int) -> None:
@@ -66,9 +98,16 @@ async def every_command(chat: Chat, user: dict[str, Any]) -> list[Answer]:
     """Send each command in turn and wait for the bot's answer to it."""
     answers = []
     for command in commands(chat):
-        req = await chat.answer_after(await chat.send(user, command))
+        req = await chat.answer_after(await send_command(chat, user, command))
         answers.append(Answer(command, str(req.params.get("text") or req.params.get("caption") or "")))
     return answers
+
+
+async def photos_work_again(chat: Chat, sender: dict[str, Any]) -> None:
+    """Both ways into the photo handler open the tile keyboard with what the photo shows."""
+    for command in PHOTO_COMMANDS:
+        answer = await chat.answer_after(await send_command(chat, sender, command))
+        assert "tiles read from the photo" in answer.params["text"], (command, answer.params)
 
 
 async def every_button(chat: Chat, user: dict[str, Any], per_message: int = 4) -> list[Answer]:

@@ -12,7 +12,15 @@ from db import Store
 from tests.fake_telegram import FakeTelegram
 
 from .conftest import Chat, PgDatabase, TcpProxy, Trials, people
-from .drive import check_language, db_snapshot, drive, fault_texts, three_chats
+from .drive import (
+    PHOTO_COMMANDS,
+    check_language,
+    db_snapshot,
+    drive,
+    fault_texts,
+    photos_work_again,
+    three_chats,
+)
 
 
 async def test_every_command_and_button_is_answered_while_postgres_is_down(
@@ -37,11 +45,13 @@ async def test_every_command_and_button_is_answered_while_postgres_is_down(
         down = fault_texts(lang)["unavailable"]
         # every update needs the database: each one says so, in the chat's language
         assert [a for a in answers if a.text != down] == [], lang
+        assert {a.what for a in answers} >= set(PHOTO_COMMANDS)  # the photo handler too
         assert all(a.alert for a in answers if a.what.startswith("button"))
         trials.runs += len(answers)
     assert await db_snapshot(pg_db.direct) == before
     for chat, _, sender in chats:  # back: the same chats work again
         assert "2" in await chat.say(sender, "/stake 2")
+    await photos_work_again(chats[2][0], chats[2][2])
     print(trials.report())
 
 

@@ -16,7 +16,15 @@ from sqlalchemy.engine import make_url
 from tests.fake_telegram import FakeTelegram
 
 from .conftest import Chat, Trials, people
-from .drive import check_language, drive, fault_texts, snapshot, three_chats
+from .drive import (
+    PHOTO_COMMANDS,
+    check_language,
+    drive,
+    fault_texts,
+    photos_work_again,
+    snapshot,
+    three_chats,
+)
 
 BUSY_BOUND = 10.0  # "a few seconds": LOCK_WAIT is 2 s; before the fix a write waited 30 s × 6
 
@@ -86,21 +94,25 @@ async def test_every_command_and_button_is_answered_while_the_file_is_locked(
         before = snapshot(path)
         results = await asyncio.gather(*(drive(chat, sender) for chat, _, sender in chats))
         assert snapshot(path) == before
-    for (_chat, lang, _), answers in zip(chats, results, strict=True):
+    for (chat, lang, _), answers in zip(chats, results, strict=True):
         check_language(answers, lang)
         assert any(a.what.startswith("button k:") for a in answers)  # the tile keyboard too
         busy = fault_texts(lang)["busy"]
         said_busy = [a.what.split(" @")[0] for a in answers if a.text == busy]
         # what writes was refused as busy; what only reads was answered as usual
-        for what in ("/stake 2", "/end", "/hu 1 zimo", "/hand", "/paid"):
+        for what in ("/stake 2", "/end", "/hu 1 zimo", "/hand", "/paid", *PHOTO_COMMANDS):
             assert what in said_busy, (lang, what, answers)
         for what in ("/table", "/history", "/help", "/stats", "/rules"):
             assert what not in said_busy, (lang, what)
+        # the photos were read (the chat showed "typing…"); only storing the draft was refused
+        assert any(r.method == "sendChatAction" and str(r.params.get("chat_id")) == str(chat.id)
+                   for r in tg.requests), lang
         assert any(a.what.startswith("button") and a.alert and a.text == busy for a in answers)
         trials.runs += len(answers)
-    # afterwards the same chats work again
+    # afterwards the same chats work again, the photo handler too
     for chat, _, sender in chats:
         assert "2" in await chat.say(sender, "/stake 2")
+    await photos_work_again(chats[2][0], chats[2][2])
     print(trials.report())
 
 
@@ -130,7 +142,7 @@ async def test_every_command_and_button_is_answered_when_the_disk_is_full(
         assert any(a.what.startswith("button k:") for a in answers)  # the tile keyboard too
         down = fault_texts(lang)["unavailable"]
         said = [a.what.split(" @")[0] for a in answers if a.text == down]
-        for what in ("/stake 2", "/end", "/hu 1 zimo", "/hand", "/paid"):
+        for what in ("/stake 2", "/end", "/hu 1 zimo", "/hand", "/paid", *PHOTO_COMMANDS):
             assert what in said, (lang, what, answers)
         assert "/table" not in said
         trials.runs += len(answers)
