@@ -6,6 +6,7 @@ or killed (SIGKILL), and started again on the same database and port."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -47,6 +48,7 @@ class BotProcess:
         self.crash_at, self.webhook_port, self.telegram_port = crash_at, webhook_port, telegram_port
         self.extra_env = env
         self.proc: asyncio.subprocess.Process | None = None
+        self._copier: asyncio.Task[None] | None = None
         self.starts = 0
 
     @property
@@ -80,9 +82,27 @@ class BotProcess:
         self.starts += 1
         with self.log_path.open("ab") as log:
             log.write(f"\n---- start {self.starts} ----\n".encode())
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=ROOT, env=self.env(),
-                stdout=log, stderr=log, start_new_session=True)
+        # through a pipe, copied here: the log goes on while the bot may write no file (a full disk)
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=ROOT, env=self.env(), stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        assert self.proc.stdout is not None
+        self._copier = asyncio.create_task(self._copy_log(self.proc.stdout))
+
+    async def _copy_log(self, out: asyncio.StreamReader) -> None:
+        with self.log_path.open("ab") as log:
+            while chunk := await out.read(65536):
+                log.write(chunk)
+                log.flush()
+
+    async def _exited(self) -> int:
+        """Wait for the process to end and its log to be copied; the exit code."""
+        assert self.proc is not None
+        code = await self.proc.wait()
+        if self._copier is not None:  # EOF once the bot (and any child it left) is gone
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._copier), 10)
+        return code
 
     async def start(self) -> BotProcess:
         """Start and wait until it is ready: it polls for updates (or has set its webhook and
@@ -128,7 +148,7 @@ class BotProcess:
     async def killed(self, timeout: float = 30.0) -> None:
         """Wait until it died at its crash point (SIGKILL: no clean-up ran)."""
         assert self.proc is not None
-        code = await asyncio.wait_for(self.proc.wait(), timeout)
+        code = await asyncio.wait_for(self._exited(), timeout)
         assert code == -signal.SIGKILL, (code, self.log()[-3000:])
 
     async def kill(self) -> None:
@@ -136,7 +156,7 @@ class BotProcess:
         if self.running:
             assert self.proc is not None
             self.proc.send_signal(signal.SIGKILL)
-            await self.proc.wait()
+            await self._exited()
 
     async def stop(self) -> int | None:
         """SIGTERM and wait (SIGKILL after 15 s); the exit code."""
@@ -145,7 +165,7 @@ class BotProcess:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return await asyncio.wait_for(self.proc.wait(), 15)
+            return await asyncio.wait_for(self._exited(), 15)
         except TimeoutError:
             await self.kill()
             return self.proc.returncode
