@@ -9,6 +9,7 @@ looked for), with DejaVu Sans (shipped with matplotlib) after it for any glyph i
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -26,15 +27,21 @@ SIZE_INCHES = (8.0, 4.5)
 DPI = 100
 
 
+# Charts are drawn in worker threads; addfont registers the collection face by face, so a
+# second chart could see the file's first face but not yet our family.
+_REGISTERING = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def cjk_font_family() -> str:
     """The CJK family charts use, registered from the shipped font file on first use."""
     path = str(noto_cjk_sans_otc.FONT_PATH)
-    manager = font_manager.fontManager
-    if not any(font.fname == path for font in manager.ttflist):
-        manager.addfont(path)
-    if not any(font.name == CJK_FAMILY for font in manager.ttflist):
-        raise RuntimeError(f"{path} holds no {CJK_FAMILY}")
+    with _REGISTERING:
+        manager = font_manager.fontManager
+        if not any(font.fname == path for font in manager.ttflist):
+            manager.addfont(path)
+        if not any(font.name == CJK_FAMILY for font in manager.ttflist):
+            raise RuntimeError(f"{path} holds no {CJK_FAMILY}")
     return CJK_FAMILY
 
 

@@ -76,3 +76,50 @@ def test_the_chart_font_is_the_shipped_file_not_a_system_font():
 
     chosen = font_manager.findfont(charts._font(), fallback_to_default=False)
     assert chosen == str(noto_cjk_sans_otc.FONT_PATH)
+
+
+def test_first_charts_drawn_at_once_all_find_the_font(monkeypatch):
+    """Charts are drawn in worker threads: two chats' first /chart at the same time. The shipped
+    collection is registered face by face; a second thread that saw the file's first face but
+    not yet the family failed the chart ("Something went wrong"), found by the fault run."""
+    import threading
+    from types import SimpleNamespace
+
+    from matplotlib import font_manager
+
+    first_face_in, release = threading.Event(), threading.Event()
+
+    class SlowManager:  # registers the collection's faces one by one, like FontManager.addfont
+        def __init__(self) -> None:
+            self.ttflist: list[SimpleNamespace] = []
+
+        def addfont(self, path: str) -> None:
+            self.ttflist.append(SimpleNamespace(fname=path, name="Noto Sans CJK JP"))
+            first_face_in.set()
+            release.wait(10)
+            self.ttflist.append(SimpleNamespace(fname=path, name=charts.CJK_FAMILY))
+
+    monkeypatch.setattr(font_manager, "fontManager", SlowManager())
+    cjk_font_family.cache_clear()
+    results: list[object] = []
+
+    def draw() -> None:
+        try:
+            results.append(cjk_font_family())
+        except Exception as exc:  # the failure under test
+            results.append(exc)
+
+    try:
+        first = threading.Thread(target=draw)
+        first.start()
+        assert first_face_in.wait(10)
+        second = threading.Thread(target=draw)
+        second.start()
+        second.join(0.5)  # without the fix it fails at once; with it, it waits for the first
+        release.set()
+        first.join(10)
+        second.join(10)
+    finally:
+        release.set()
+        cjk_font_family.cache_clear()  # the real font manager again for the other tests
+    assert results == [charts.CJK_FAMILY, charts.CJK_FAMILY], results
