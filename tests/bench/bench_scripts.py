@@ -31,9 +31,10 @@ def test_scale_benchmark_at_toy_size() -> None:
     for size in ("30",):
         commands = results["sizes"][size]["commands"]
         assert set(commands) == {f"{v} {c}" for v in ("luzhou", "cixi")
-                                 for c in [*scale.COMMANDS, "/export +1"]}
+                                 for c in [*scale.COMMANDS, "/export +1", "/export kept"]}
         assert commands["luzhou /export"]["upload_mb"] > 0
         assert commands["luzhou /export +1"]["upload_mb"] > 0
+        assert commands["luzhou /export kept"]["upload_mb"] > 0
     assert "ratio" in scale.show(results)
 
 
