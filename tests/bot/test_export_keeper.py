@@ -33,6 +33,15 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             await s.close()
 
 
+async def run_until_idle(keeper: ExportKeeper, timeout: float = 60) -> None:
+    """Start the keeper, let it finish what it found to do, stop it."""
+    keeper.start()
+    try:
+        await keeper.wait_idle(timeout)
+    finally:
+        await keeper.stop()
+
+
 @pytest.fixture
 async def keeper(store: Store, tmp_path: Path) -> AsyncIterator[ExportKeeper]:
     k = ExportKeeper(store, tmp_path / "kept", 2**30, delay=0.05, max_delay=1.0, retry=0.1,
@@ -235,11 +244,7 @@ async def test_start_up_catches_up_missing_and_stale_caches_running_sessions_fir
         return wrote
 
     keeper.refresh = spy  # type: ignore[method-assign]
-    keeper.start()
-    try:
-        await keeper.wait_idle(60)
-    finally:
-        await keeper.stop()
+    await run_until_idle(keeper)
     assert order == [running.id, newer.id, older.id]
     for i, sid in enumerate((older.id, newer.id, running.id)):
         assert await kept_files(store, sid, root, tmp_path / f"k{i}") == \
@@ -335,11 +340,7 @@ async def test_a_session_failing_in_the_catch_up_holds_up_no_other(
         return await refresh(session)
 
     keeper.refresh = spy  # type: ignore[method-assign]
-    keeper.start()
-    try:
-        await keeper.wait_idle(60)
-    finally:
-        await keeper.stop()
+    await run_until_idle(keeper)
     assert keeper.failures == 1
     # the failing one first, the others after it, then it again
     assert order[:3] == [sessions[2], sessions[1], sessions[0]] and order[3] == sessions[2]
