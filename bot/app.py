@@ -37,7 +37,7 @@ from .common import (
     store_of,
 )
 from .config import Settings
-from .export_cache import cache_root
+from .export_cache import store_cache_root
 from .export_keeper import ExportKeeper
 from .i18n import LANGS, N_, lang_from_code, translator
 from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
@@ -249,7 +249,7 @@ async def _post_init(app: Application) -> None:
         app.bot_data["store"] = await Store.open(settings.database_url)
     if "export_keeper" not in app.bot_data:
         store = app.bot_data["store"]
-        root = cache_root(settings.export_dir, store.engine.url.render_as_string(hide_password=True))
+        root = store_cache_root(settings.export_dir, store)
         keeper = ExportKeeper(store, root, settings.export_cache_mb * 2**20)
         app.bot_data["export_keeper"] = keeper
         keeper.start()

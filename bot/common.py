@@ -146,6 +146,16 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
     return session
 
 
+async def last_session(store: Store, chat_id: int) -> Any | None:
+    """The chat's running session, else its newest (what /export, /history and /settle
+    session speak of, and the export keeper keeps the cache of)."""
+    running = await store.running_session(chat_id)
+    if running is not None:
+        return running
+    sessions = await store.chat_sessions(chat_id, include_settled=True)
+    return sessions[0] if sessions else None
+
+
 async def seat_names(store: Store, session: Any) -> list[str | None]:
     if isinstance(session, SessionView):
         return list(session.names)

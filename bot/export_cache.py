@@ -45,6 +45,11 @@ def cache_root(export_dir: str | None, database_url: str) -> Path:
     return root / hashlib.sha256(database_url.encode()).hexdigest()[:16]
 
 
+def store_cache_root(export_dir: str | None, store: Any) -> Path:
+    """`cache_root` of the database `store` is on (its URL without the password)."""
+    return cache_root(export_dir, store.engine.url.render_as_string(hide_password=True))
+
+
 @dataclass
 class Meta:
     key: str = ""
@@ -108,17 +113,30 @@ class SessionCache:
         fcntl.flock(lock, fcntl.LOCK_UN)
         lock.close()
 
-    def load(self) -> Meta:
-        """The stored state if it is whole and for the same names, stake and rules, else an
-        empty cache (the files cut back to nothing)."""
+    def stored(self) -> Meta | None:
+        """The meta file's state when it is of this cache version and for the same names, stake
+        and rules, else None (read without the lock: nothing is changed)."""
         try:
             meta = Meta(**json.loads(self.meta_path.read_text()))
         except (OSError, ValueError, TypeError):
-            meta = None
-        ok = (meta is not None and meta.version == CACHE_VERSION and meta.key == self.key
-              and self._size(self.csv_path) >= meta.csv_bytes
-              and self._size(self.json_path) >= meta.json_bytes)
-        self.meta = meta if ok and meta is not None else Meta(key=self.key)
+            return None
+        return meta if meta.version == CACHE_VERSION and meta.key == self.key else None
+
+    def whole(self, meta: Meta) -> bool:
+        """The body files hold at least what `meta` recorded (a torn write leaves less)."""
+        return (self._size(self.csv_path) >= meta.csv_bytes
+                and self._size(self.json_path) >= meta.json_bytes)
+
+    def held(self) -> int:
+        """The last seq the stored cache holds, 0 when it holds nothing usable."""
+        meta = self.stored()
+        return meta.last_seq if meta is not None else 0
+
+    def load(self) -> Meta:
+        """The stored state if it is whole and for the same names, stake and rules, else an
+        empty cache (the files cut back to nothing)."""
+        meta = self.stored()
+        self.meta = meta if meta is not None and self.whole(meta) else Meta(key=self.key)
         # anything past the recorded lengths is an append that never finished
         for path, length in ((self.csv_path, self.meta.csv_bytes), (self.json_path, self.meta.json_bytes)):
             with path.open("ab") as f:
@@ -258,16 +276,8 @@ async def hands_to_write(store: Any, session: Any, players: Sequence[str], root:
     """About how many hands the next export must read (those its cache does not hold yet):
     a long wait ahead when it is many."""
     cache = cache_for(root, session, players)
-
-    def held() -> int:
-        try:
-            meta = Meta(**json.loads(cache.meta_path.read_text()))
-        except (OSError, ValueError, TypeError):
-            return 0
-        return meta.last_seq if meta.key == cache.key and meta.version == CACHE_VERSION else 0
-
     hand_count, _ = await store.export_mark(session.id)
-    return max(0, hand_count - await asyncio.to_thread(held))
+    return max(0, hand_count - await asyncio.to_thread(cache.held))
 
 
 async def export_files(store: Any, session: Any, players: Sequence[str], root: Path, out_dir: Path,
@@ -313,13 +323,9 @@ async def bring_up_to_date(store: Any, cache: SessionCache, session_id: int, *,
 def is_current(cache: SessionCache, hand_count: int, live: int) -> bool:
     """Whether the stored cache holds exactly the session's hands as they are (from its meta
     file alone: no lock, no hands read)."""
-    try:
-        meta = Meta(**json.loads(cache.meta_path.read_text()))
-    except (OSError, ValueError, TypeError):
-        return False
-    return (meta.version == CACHE_VERSION and meta.key == cache.key and meta.last_seq == hand_count
-            and meta.live_mark == live and cache._size(cache.csv_path) >= meta.csv_bytes
-            and cache._size(cache.json_path) >= meta.json_bytes)
+    meta = cache.stored()
+    return (meta is not None and meta.last_seq == hand_count and meta.live_mark == live
+            and cache.whole(meta))
 
 
 async def _append(store: Any, cache: SessionCache, session_id: int, upto: int,

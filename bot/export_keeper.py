@@ -40,7 +40,7 @@ from typing import Any
 
 from db.config import fault
 
-from .common import seat_names
+from .common import last_session, seat_names
 from .export_cache import bring_up_to_date, cache_for, is_current
 
 log = logging.getLogger(__name__)
@@ -239,10 +239,7 @@ class ExportKeeper:
 
     async def _refresh_chat(self, chat_id: int) -> None:
         """The session /export would send in this chat: the running one, else the newest."""
-        session = await self.store.running_session(chat_id)
-        if session is None:
-            sessions = await self.store.chat_sessions(chat_id, include_settled=True)
-            session = sessions[0] if sessions else None
+        session = await last_session(self.store, chat_id)
         if session is not None and await self.refresh(session):
             await asyncio.to_thread(self._evict, session.id)
 
@@ -267,7 +264,7 @@ class ExportKeeper:
         hand_count, live = await self.store.export_mark(session.id)
         if hand_count == 0 or await asyncio.to_thread(is_current, cache, hand_count, live):
             return False
-        held = await asyncio.to_thread(_held, cache)
+        held = await asyncio.to_thread(cache.held)
         url = await self.store.standalone_url() if hand_count - held > self.spawn_above else None
         if url is not None:
             await self._build_in_child(url, session, names)
@@ -376,15 +373,6 @@ class ExportKeeper:
                 lock_path.unlink(missing_ok=True)
             fcntl.flock(lock, fcntl.LOCK_UN)
         return True
-
-
-def _held(cache: Any) -> int:
-    """The last seq the cache holds for its key, 0 when it holds nothing usable."""
-    try:
-        meta = json.loads(cache.meta_path.read_text())
-    except (OSError, ValueError):
-        return 0
-    return int(meta.get("last_seq", 0)) if meta.get("key") == cache.key else 0
 
 
 async def _build(job: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from .common import (
     Context,
     edit,
     is_admin,
+    last_session,
     parse_amount,
     refusal,
     reply,
@@ -35,7 +36,7 @@ from .common import (
     store_of,
 )
 from .export import ImportError_, parse_import
-from .export_cache import LONG_EXPORT, cache_root, export_files, hands_to_write
+from .export_cache import LONG_EXPORT, export_files, hands_to_write, store_cache_root
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -154,20 +155,11 @@ async def _close_settled(context: Context, sc: ChatScope, session_id: int | None
         await store.mark_settled(ended)
 
 
-async def _last_session(context: Context, chat_id: int) -> Any | None:
-    store = store_of(context)
-    running = await store.running_session(chat_id)
-    if running is not None:
-        return running
-    sessions = await store.chat_sessions(chat_id, include_settled=True)
-    return sessions[0] if sessions else None
-
-
 async def cmd_settle(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     session_id = None
     if (context.args or [""])[0].lower() in ("session", "this"):
-        session = await _last_session(context, sc.chat_id)
+        session = await last_session(store_of(context), sc.chat_id)
         session_id = session.id if session else None
     text, rows = await _settle_view(context, sc, session_id)
     await reply(update, context, text, rows)
@@ -360,7 +352,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
 async def cmd_chart(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    session = await _last_session(context, sc.chat_id)
+    session = await last_session(store_of(context), sc.chat_id)
     if session is None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
@@ -382,14 +374,13 @@ async def cmd_chart(update: Update, context: Context) -> None:
 async def cmd_export(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     store = store_of(context)
-    session = await _last_session(context, sc.chat_id)
+    session = await last_session(store_of(context), sc.chat_id)
     if session is None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store, session)]
     settings = context.application.bot_data.get("settings")
-    root = cache_root(getattr(settings, "export_dir", None),
-                      store.engine.url.render_as_string(hide_password=True))
+    root = store_cache_root(getattr(settings, "export_dir", None), store)
     pending = await hands_to_write(store, session, names, root)
     if pending <= LONG_EXPORT:
         await _send_export(context, sc, session, names, root)
