@@ -527,21 +527,8 @@ def waits(data: Any) -> dict[str, Any]:
         out["flower_cat"] = len(suits) == 3
         if out["flower_cat"]:
             return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
-    tiles = _candidates(table, hand)
-    counts, wild = _split_jokers(hand, table.jokers)
-    found = []
-    per_wait = []
-    prep = None
-    bases: list[Holding] = []
-    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], tiles):
-        if prep is None:  # a wait is never a joker, so the context is the same for each
-            prep = prepare(table, hand, tile, "self_draw")
-            bases = _holdings(table, hand, None)
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
-                                      with_wait(bases, tile))
-        if scored:
-            found.append({"tile": tile_name(tile), **scored[0].to_dict()})
-            per_wait.append((tile, scored))
+    per_wait = scored_waits(table, hand)
+    found = [{"tile": tile_name(tile), **scored[0].to_dict()} for tile, scored in per_wait]
     best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
     result: dict[str, Any] = {"waits": found, "ready": bool(found),
                               "best": ({"tile": best["tile"], "winner": best["winner"],
@@ -554,6 +541,24 @@ def waits(data: Any) -> dict[str, Any]:
         chosen = best_ready(table, per_wait, reading=False)
         result["ready_entry"] = chosen["ready"] if chosen else None
     return result
+
+
+def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
+    """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
+    self-draw, best first (`waits` and 查叫 both start from these)."""
+    counts, wild = _split_jokers(hand, table.jokers)
+    out = []
+    prep = None
+    bases: list[Holding] = []
+    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
+        if prep is None:  # a wait is never a joker, so the context is the same for each
+            prep = prepare(table, hand, tile, "self_draw")
+            bases = _holdings(table, hand, None)
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
+                                      with_wait(bases, tile))
+        if scored:
+            out.append((tile, scored))
+    return out
 
 
 def _split_jokers(hand: tuple[int, ...], jokers: frozenset[int]) -> tuple[list[int], int]:

@@ -18,20 +18,14 @@ from ..errors import ScoringError
 from .analysis import (
     Scored,
     Table,
-    _candidates,
-    _holdings,
     _real_suits,
     _rules_key,
-    _split_jokers,
-    prepare,
     read_request,
-    score_readings,
     score_record,
+    scored_waits,
     split_win,
-    with_wait,
 )
-from .engine import Holding, waiting
-from .features import READY_FIELDS, SHAPES, named
+from .features import READY_FIELDS, named
 from .notation import tile_name
 
 FLOWER_CAT = "flower_cat"
@@ -114,22 +108,6 @@ def _entry_text(entry: dict[str, object]) -> str:
     return got
 
 
-def _waits_scored(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
-    counts, wild = _split_jokers(hand, table.jokers)
-    out = []
-    prep = None
-    bases: list[Holding] = []
-    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
-        if prep is None:  # a wait is never a joker: one context for them all
-            prep = prepare(table, hand, tile, "self_draw")
-            bases = _holdings(table, hand, None)
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
-                                      with_wait(bases, tile))
-        if scored:
-            out.append((tile, scored))
-    return out
-
-
 def ready_entry(data: Any) -> dict[str, Any]:
     """A seat's 13 tiles (the `waits` request) → its 查叫 at an exhausted wall:
     `{"ready": entry | None | "flower_cat", "value": …, "tile": …, "waits": [...], "reading": …}`.
@@ -144,7 +122,7 @@ def ready_entry(data: Any) -> dict[str, Any]:
     hand, _ = split_win(table, 13)
     if table.name == "luzhou" and len(_real_suits(table)) == 3:
         return {"ready": FLOWER_CAT, "value": None, "tile": None, "waits": [], "reading": None}
-    per_wait = _waits_scored(table, hand)
+    per_wait = scored_waits(table, hand)
     best = best_ready(table, per_wait)
     waits = [tile_name(tile) for tile, _ in per_wait]
     if best is None:
