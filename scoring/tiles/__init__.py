@@ -15,13 +15,13 @@ __all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_e
 
 def clear_caches() -> None:
     """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
-    from . import analysis, engine, notation, ready, tables
+    from . import analysis, engine, notation, ready, request, tables
 
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
-    analysis._rules_json.cache_clear()
+    request._rules_json.cache_clear()
     analysis._rules_model.cache_clear()
-    analysis._RULES.clear()
+    request._RULES.clear()
     for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, engine._PLAIN, engine._PLAIN_SUB,
                  engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,
                  tables._WHOLE, tables._PLUS):
@@ -31,8 +31,8 @@ def clear_caches() -> None:
     analysis._TEXTS.clear()
     notation._GROUP_TILES.clear()
     ready._TEXTS.clear()
-    analysis._jokers.cache_clear()
-    analysis._meld.cache_clear()
+    request._jokers.cache_clear()
+    request._meld.cache_clear()
     analysis._unused.cache_clear()
     tables.complete_suits.cache_clear()
     tables.complete_honors.cache_clear()

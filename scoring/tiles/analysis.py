@@ -13,205 +13,15 @@ from itertools import product
 from typing import Any
 
 from ..errors import ScoringError
-from ..model import Seat, StrictModel, WinBy
 from ..outcome import Outcome
-from ..schema import Field, ValidationError
-from ..validation import _msg, _raise, build_hand, parse_rules
-from ..variant import Variant, get_variant
-from .engine import Group, Holding, Reading, readings, waiting
+from ..validation import build_hand, parse_rules
+from ..variant import get_variant
+from .engine import Holding, Reading, readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
-from .notation import RED, TileString, next_tile, parse_tiles, tile_name
+from .notation import tile_name
+from .request import Table, _rules_json, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
-
-
-class Request(StrictModel):
-    variant: str
-    rules: dict[str, Any] = Field(default_factory=dict)
-    tiles: str
-    by: WinBy = "self_draw"
-    seat: Seat = 0
-    dealer: Seat = 0
-    indicator: str | None = None
-    round_wind: int = Field(default=0, ge=0, le=3)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A request read and checked: the variant, its rules, the jokers and the tiles."""
-
-    req: Request
-    variant: Variant
-    rules: Any
-    jokers: frozenset[int]
-    hand: tuple[int, ...]  # concealed tiles, the winning tile not among them
-    melds: tuple[Group, ...]
-    win: int | None
-    flowers: tuple[int, ...]
-    rules_json: str = ""  # the rules as sorted JSON
-
-    @property
-    def name(self) -> str:
-        return self.variant.name
-
-
-def read_request(data: Any) -> Table:
-    if not isinstance(data, dict):
-        raise ScoringError("request", "a request must be a JSON object")
-    if not isinstance(data.get("variant"), str):
-        raise ScoringError("variant", "is required")
-    variant = get_variant(data["variant"])
-    try:
-        req = Request.model_validate(data)
-    except ValidationError as exc:
-        _raise(exc, "", _msg("unknown field"))
-    rules, rules_json = _read_rules(variant, req.rules)
-    jokers = _jokers(variant.name, req.indicator)
-    ts = parse_tiles(req.tiles)
-    _check_tiles(variant.name, ts, jokers, rules)
-    melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
-    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers, rules_json)
-
-
-_RULES: dict[tuple, tuple[Any, str]] = {}
-
-
-def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
-    """The variant's rules read from the request, and as sorted JSON (the value memo's key).
-    Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
-    table sends the same few every time; a refusal is not kept."""
-    try:
-        ck = (variant.name, *((k, type(v), v) for k, v in sorted(data.items())))
-        hash(ck)
-    except TypeError:  # a list or an object as a rule's value: read it each time
-        ck = None
-    got = _RULES.get(ck) if ck is not None else None
-    if got is None:
-        try:
-            rules = variant.Rules.model_validate(data)
-        except ValidationError as exc:
-            _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
-        got = (rules, _rules_json(rules))
-        if ck is not None:
-            if len(_RULES) > 256:
-                _RULES.clear()
-            _RULES[ck] = got
-    return got
-
-
-@lru_cache(maxsize=256)
-def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
-    if variant == "luzhou":
-        if indicator is not None:
-            raise ScoringError("indicator", "luzhou's jokers are always 红中; it turns no "
-                               "indicator")
-        return frozenset((RED,))
-    if variant not in ("cixi", "feibao"):
-        if indicator is not None:
-            raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
-                               "indicator", variant=variant)
-        return frozenset()
-    if indicator is None:
-        raise ScoringError("indicator", "{variant} needs the turned tile (indicator) to know "
-                           "its jokers", variant=variant)
-    ts = parse_tiles(indicator)
-    if len(ts.hand) != 1 or ts.melds or ts.win is not None or ts.flowers:
-        raise ScoringError("indicator", "the indicator is one tile, like \"9m\" or \"北\"")
-    turned = ts.hand[0]
-    return frozenset((next_tile(turned),)) if variant == "cixi" else frozenset(
-        (turned, next_tile(turned)))
-
-
-def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: Any) -> None:
-    all_tiles = list(ts.hand) + [x for m in ts.melds for x in m.tiles]
-    if ts.win is not None:
-        all_tiles.append(ts.win)
-    if ts.flowers and variant != "hainan":
-        raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
-    if len(set(ts.flowers)) != len(ts.flowers):
-        raise ScoringError("tiles", "there is only one of each flower")
-    if variant in ("luzhou", "guiyang"):  # the others play every honour
-        for x in all_tiles:
-            if x >= 27 and x not in jokers:
-                if variant == "luzhou":
-                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
-                                       "suits and 红中 (7z) only", tile=tile_name(x))
-                raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
-                                   "suits only", variant=variant, tile=tile_name(x))
-    counts = [0] * 34
-    for x in all_tiles:
-        counts[x] += 1
-    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
-        return
-    for x in sorted(set(all_tiles)):
-        n = counts[x]
-        if variant == "luzhou" and x == RED:
-            if n > rules.ghosts:
-                raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
-                                   "(rule ghosts)", count=n, ghosts=rules.ghosts)
-        elif n > 4:
-            raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
-                               count=n, tile=tile_name(x))
-
-
-@lru_cache(maxsize=4096)
-def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
-          jokers: frozenset[int]) -> Group:
-    """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""
-    text = "[" + "".join(tile_name(x) for x in tiles) + "]"
-    kind = "kong" if len(tiles) == 4 else "pung"
-    real = [x for x in tiles if x not in jokers]
-    if len(set(tiles)) == 1:
-        stands = (tiles[0],) * len(tiles)
-        wild = (False,) * len(tiles)
-    elif real and len(set(real)) == 1:
-        stands = (real[0],) * len(tiles)
-        wild = tuple(x != real[0] for x in tiles)
-    else:
-        stands, wild = _chow(tiles, jokers, variant)
-        kind = "chow"
-        if not stands:
-            raise ScoringError("tiles", "{meld} is not a pung, kong or chow", meld=text)
-        if variant in ("luzhou", "guiyang"):
-            raise ScoringError("tiles", "{variant} has no chow, so {meld} cannot be a meld",
-                               variant=variant, meld=text)
-    return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
-
-
-_RUNS = frozenset((s, s + 1, s + 2) for s in range(27) if s % 9 <= 6)
-_HONOR_RUNS = frozenset(((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30), (31, 32, 33)))
-
-
-def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
-          variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-    from .tables import HONOR_CHOWS
-
-    if len(tiles) != 3:
-        return (), ()
-    natural_run = tuple(sorted(tiles))
-    if natural_run in _RUNS or (variant == "feibao" and natural_run in _HONOR_RUNS):
-        return natural_run, (False, False, False)  # the common case: three tiles in a row
-    runs = [(s, s + 1, s + 2) for s in range(27) if s % 9 <= 6]
-    if variant == "feibao":
-        runs += [tuple(27 + j for j in c) for c in HONOR_CHOWS]  # type: ignore[misc]
-    for natural in (True, False):
-        for run in runs:
-            left = list(run)
-            wild = []
-            for x in sorted(tiles, key=lambda x: x in jokers):
-                if x in left and (natural or x not in jokers):
-                    left.remove(x)
-                    wild.append(False)
-                elif x in jokers and not natural:
-                    wild.append(True)
-                else:
-                    break
-            else:
-                if natural and not left:
-                    return run, (False, False, False)
-                if not natural and len(wild) == 3:
-                    return run, tuple(sorted(wild))
-    return (), ()
 
 
 # -- valuing a winner object --------------------------------------------------------------------
@@ -286,37 +96,6 @@ class Scored:
                 "shape": self.reading.shape,
                 "sets": [g.to_dict() for g in self.reading.groups],
                 **({"winning_group": self.reading.win} if self.reading.win >= 0 else {})}
-
-
-def split_win(table: Table, want: int) -> tuple[tuple[int, ...], int | None]:
-    """The concealed tiles without the winning tile, and that tile. The tile after `+` is one
-    more tile when the rest count 13, and names one of them when they count 14."""
-    n = len(table.hand) + 3 * len(table.melds)
-    if table.win is None:
-        if n != want:
-            raise _count_error(n, want)
-        return table.hand, None
-    if want == 13:
-        raise ScoringError("tiles", "a hand waiting for its tile has no winning tile: drop "
-                           "the '+'")
-    if n == 13:
-        return table.hand, table.win
-    if n == 14:
-        if table.win not in table.hand:
-            raise ScoringError("tiles", "the winning tile {tile} is not among the tiles",
-                               tile=tile_name(table.win))
-        rest = list(table.hand)
-        rest.remove(table.win)
-        return tuple(rest), table.win
-    raise _count_error(n + 1, want)
-
-
-def _count_error(n: int, want: int) -> ScoringError:
-    if want == 14:
-        return ScoringError("tiles", "{count} tiles (a kong counts as three) but a winning hand "
-                            "has 14", count=n)
-    return ScoringError("tiles", "{count} tiles (a kong counts as three) but a waiting hand "
-                        "has 13", count=n)
 
 
 def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
@@ -402,12 +181,6 @@ def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Pr
 
 def _rules_key(table: Table) -> str:
     return table.rules_json or _rules_json(table.rules)
-
-
-@lru_cache(maxsize=256)
-def _rules_json(rules: Any) -> str:
-    """A variant's rules (a frozen model, so hashable) as sorted JSON."""
-    return json.dumps(rules.model_dump(), sort_keys=True)
 
 
 _TEXTS: dict[tuple[frozenset[tuple[str, Any]], int], tuple[str, str]] = {}

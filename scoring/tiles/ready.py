@@ -15,18 +15,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ScoringError
-from .analysis import (
-    Scored,
-    Table,
-    _real_suits,
-    _rules_key,
-    read_request,
-    score_record,
-    scored_waits,
-    split_win,
-)
+from .analysis import Scored, _real_suits, _rules_key, score_record, scored_waits
 from .features import READY_FIELDS, named
 from .notation import tile_name
+from .request import Table, read_request, split_win
 
 FLOWER_CAT = "flower_cat"
 

@@ -42,7 +42,7 @@ import pytest
 
 from scoring import ScoringError
 from scoring.tiles import analyze, clear_caches, waits
-from scoring.tiles.analysis import read_request, split_win
+from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import is_agari
 from tests.scoring.test_tiles_properties import VARIANTS, agari_sample, random_hand
 

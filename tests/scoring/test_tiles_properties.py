@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError
 from scoring.tiles import analyze, waits
-from scoring.tiles.analysis import _candidates, _kongs, _value, read_request, split_win
+from scoring.tiles.analysis import _candidates, _kongs, _value
 from scoring.tiles.engine import Holding, Shapes, is_complete
 from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
+from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import ORPHANS, is_agari, need
 
 from .tiles_reference import brute_best, jokers_held
