@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import chain
+from typing import Any
 
 from ..errors import ScoringError
 
@@ -89,7 +91,9 @@ class TileString:
 
 _RUN = re.compile(r"(?:[0-9]+[mpszf])+")
 _GROUP = re.compile(r"[0-9]+[mpszf]")
-_GROUP_TILES: dict[str, tuple[int, ...]] = {}
+# the memo of the pieces that recur from hand to hand: a digit group's tiles ("123m" → (0, 1,
+# 2)), and a bracketed meld as written ("[(9999m)]" → its RawMeld); valid ones only
+_GROUP_TILES: dict[str, Any] = {}
 # the tile (or flower) each valid digit and letter name; others go through _numbered's errors
 _NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
                 for d in range(1, 10)},
@@ -165,10 +169,9 @@ class _Reader:
             if t is None:
                 self._numbered(int(d), letter, [], [])  # raises
             got.append(t)
-        if len(_GROUP_TILES) > 4096:
-            _GROUP_TILES.clear()
-        out = _GROUP_TILES[group] = tuple(got)  # type: ignore[arg-type]
-        return out
+        out = tuple(got)
+        _remember(group, out)
+        return out  # type: ignore[return-value]
 
     def _numbered(self, d: int, letter: str, tiles: list[int], flowers: list[int]) -> None:
         if letter == "f":
@@ -198,7 +201,68 @@ def parse_tiles(text: str) -> TileString:
 
     The winning tile after `+` may be one more tile (`…中+5m`, 13 + 1) or name one of the tiles
     already written (`…77s…+7s`, 14 with it); which one is decided by the count (see
-    `analysis.split_win`)."""
+    `request.split_win`)."""
+    return TileString(*read_tiles(text))
+
+
+def read_tiles(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | None,
+                                   tuple[int, ...]]:
+    """`parse_tiles` as a tuple (hand, melds, win, flowers), with the same refusals.
+
+    The common form, digit groups and bracketed melds then at most one winning tile after `+`
+    (no spaces, flowers or characters outside the melds), is read at C speed: the melds from
+    the memo of those seen before, the digits from their bytes. Anything else, or a meld or
+    group not seen yet, or anything wrong, goes through the reader, which fills the memo and
+    names the first problem."""
+    if type(text) is str:
+        body, plus, win_text = text.partition("+")
+        win = _ONE_TILE.get(win_text) if plus else None
+        if win is not None or not plus:
+            try:
+                if "[" in body:
+                    parts = _MELD_TEXT.split(body)  # the melds at odd places
+                    melds = tuple(map(_GROUP_TILES.__getitem__, parts[1::2]))
+                    body = "".join(parts[0::2])
+                else:
+                    melds = ()
+                hand = _pairs(body)
+                if hand is None and _HAND.fullmatch(body):
+                    hand = tuple(chain.from_iterable(map(_GROUP_TILES.__getitem__,
+                                                         _GROUP.findall(body))))
+                if hand is not None:
+                    return hand, melds, win, ()
+            except KeyError:  # a meld or group not seen yet
+                pass
+    return _read(text)
+
+
+_ONE_TILE = {tile_name(t): t for t in range(N_TILES)}  # "5m" → 4: a winning tile after `+`
+_MELD_TEXT = re.compile(r"(\[[^]]*\])")
+_HAND = re.compile(r"(?:[0-9]+[mpsz])*")
+# each digit as its rank - 1, each suit letter as its first tile; anything else as 255
+_RANK_BYTES = bytes(i - 49 if 49 <= i <= 57 else 255 for i in range(256))
+_SUIT_BYTES = bytes({109: 0, 112: 9, 115: 18, 122: 27}.get(i, 255) for i in range(256))
+
+
+def _pairs(body: str) -> tuple[int, ...] | None:
+    """The tiles of a string of one-digit groups (`7z6p5p…`, as a photo or the keyboard
+    writes them), or None when it is anything else. The ranks and the suits' first tiles are
+    two big numbers, one byte a tile; their sum holds the tiles, no byte carrying (≤ 35)."""
+    raw = body.encode()
+    if len(raw) & 1:
+        return None
+    ranks = raw[0::2].translate(_RANK_BYTES)
+    suits = raw[1::2].translate(_SUIT_BYTES)
+    if 255 in ranks or 255 in suits:
+        return None
+    tiles = (int.from_bytes(ranks, "big") + int.from_bytes(suits, "big")).to_bytes(len(ranks), "big")
+    if "8z" in body or "9z" in body:  # (a digit stands at an even place, a letter after it)
+        return None
+    return tuple(tiles)
+
+
+def _read(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | None, tuple[int, ...]]:
+    """The reader: any tile string, character by character where it must be."""
     if not isinstance(text, str):
         raise ScoringError("tiles", "must be a string (got {value})", value=repr(text))
     r = _Reader(text)
@@ -215,7 +279,10 @@ def parse_tiles(text: str) -> TileString:
         c = text[r.pos]
         r.pos += 1
         if c == "[":
-            melds.append(_meld(r))
+            start = r.pos - 1
+            meld = _meld(r)
+            melds.append(meld)
+            _remember(text[start:r.pos], meld)
         elif c == "+":
             if win is not None:
                 raise ScoringError("tiles", "only one winning tile may follow '+'")
@@ -225,7 +292,13 @@ def parse_tiles(text: str) -> TileString:
             win = tiles[0]
         else:
             raise ScoringError("tiles", "unexpected '{char}' at position {at}", char=c, at=r.pos)
-    return TileString(tuple(hand), tuple(melds), win, tuple(flowers))
+    return tuple(hand), tuple(melds), win, tuple(flowers)
+
+
+def _remember(text: str, piece: tuple[int, ...] | RawMeld) -> None:
+    if len(_GROUP_TILES) > 4096:
+        _GROUP_TILES.clear()
+    _GROUP_TILES[text] = piece
 
 
 def _meld(r: _Reader) -> RawMeld:

@@ -5,9 +5,10 @@ named before any reading is searched."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from bisect import bisect_left
 from functools import lru_cache
-from typing import Any
+from operator import eq
+from typing import Any, NamedTuple
 
 from ..errors import ScoringError
 from ..model import Seat, StrictModel, WinBy
@@ -15,7 +16,7 @@ from ..schema import Field, ValidationError
 from ..validation import _msg, _raise
 from ..variant import Variant, get_variant
 from .engine import Group
-from .notation import RED, TileString, next_tile, parse_tiles, tile_name
+from .notation import RED, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
 
 
 class Request(StrictModel):
@@ -29,9 +30,9 @@ class Request(StrictModel):
     round_wind: int = Field(default=0, ge=0, le=3)
 
 
-@dataclass(frozen=True)
-class Table:
-    """A request read and checked: the variant, its rules, the jokers and the tiles."""
+class Table(NamedTuple):
+    """A request read and checked: the variant, its rules, the jokers and the tiles. (A named
+    tuple, not a frozen dataclass: one is built per request, and that cost a microsecond.)"""
 
     req: Request
     variant: Variant
@@ -51,19 +52,21 @@ class Table:
 def read_request(data: Any) -> Table:
     if not isinstance(data, dict):
         raise ScoringError("request", "a request must be a JSON object")
-    if not isinstance(data.get("variant"), str):
+    name = data.get("variant")
+    if not isinstance(name, str):
         raise ScoringError("variant", "is required")
-    variant = get_variant(data["variant"])
+    variant = get_variant(name)
     try:
         req = Request.model_validate(data)
     except ValidationError as exc:
         _raise(exc, "", _msg("unknown field"))
+    name = variant.name
     rules, rules_json = _read_rules(variant, req.rules)
-    jokers = _jokers(variant.name, req.indicator)
-    ts = parse_tiles(req.tiles)
-    _check_tiles(variant.name, ts, jokers, rules)
-    melds = tuple(_meld(variant.name, m.tiles, m.concealed, jokers) for m in ts.melds)
-    return Table(req, variant, rules, jokers, ts.hand, melds, ts.win, ts.flowers, rules_json)
+    jokers = _jokers(name, req.indicator)
+    hand, raw, win, flowers = read_tiles(req.tiles)
+    _check_tiles(name, hand, raw, win, flowers, jokers, rules)
+    melds = tuple([_meld(name, m.tiles, m.concealed, jokers) for m in raw]) if raw else ()
+    return Table(req, variant, rules, jokers, hand, melds, win, flowers, rules_json)
 
 
 _RULES: dict[tuple, tuple[Any, str]] = {}
@@ -73,12 +76,12 @@ def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
     """The variant's rules read from the request, and as sorted JSON (the value memo's key).
     Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
     table sends the same few every time; a refusal is not kept."""
+    ck: tuple | None = (variant.name, *[(k, type(v), v) for k, v in sorted(data.items())]
+                        ) if data else (variant.name,)
     try:
-        ck = (variant.name, *((k, type(v), v) for k, v in sorted(data.items())))
-        hash(ck)
+        got = _RULES.get(ck)
     except TypeError:  # a list or an object as a rule's value: read it each time
-        ck = None
-    got = _RULES.get(ck) if ck is not None else None
+        ck = got = None
     if got is None:
         try:
             rules = variant.Rules.model_validate(data)
@@ -115,13 +118,43 @@ def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
         (turned, next_tile(turned)))
 
 
-def _check_tiles(variant: str, ts: TileString, jokers: frozenset[int], rules: Any) -> None:
-    all_tiles = list(ts.hand) + [x for m in ts.melds for x in m.tiles]
-    if ts.win is not None:
-        all_tiles.append(ts.win)
-    if ts.flowers and variant != "hainan":
+def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...],
+                 win: int | None, flowers: tuple[int, ...], jokers: frozenset[int],
+                 rules: Any) -> None:
+    all_tiles = list(hand)
+    for m in melds:
+        all_tiles += m.tiles
+    if win is not None:
+        all_tiles.append(win)
+    if _nothing_to_refuse(variant, all_tiles, flowers, jokers, rules):
+        return
+    _refuse_tiles(variant, all_tiles, flowers, jokers, rules)
+
+
+def _nothing_to_refuse(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
+                       jokers: frozenset[int], rules: Any) -> bool:
+    """True when `_refuse_tiles` finds nothing (the common case, told from the sorted tiles);
+    False when it may, and it then names the first problem."""
+    if flowers and (variant != "hainan" or len(set(flowers)) != len(flowers)):
+        return False
+    ordered = sorted(all_tiles)
+    if variant in ("luzhou", "guiyang") and ordered and ordered[-1] >= 27:
+        if not jokers.issuperset(ordered[bisect_left(ordered, 27):]):
+            return False
+        if variant == "luzhou":  # any number of 红中 up to the rule ghosts, four of the rest
+            reds = ordered.count(RED)
+            if reds > rules.ghosts:
+                return False
+            del ordered[len(ordered) - reds:]
+    return not any(map(eq, ordered, ordered[4:]))  # five of a tile
+
+
+def _refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
+                  jokers: frozenset[int], rules: Any) -> None:
+    """The first thing wrong with the tiles, in the order a player reads them."""
+    if flowers and variant != "hainan":
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
-    if len(set(ts.flowers)) != len(ts.flowers):
+    if len(set(flowers)) != len(flowers):
         raise ScoringError("tiles", "there is only one of each flower")
     if variant in ("luzhou", "guiyang"):  # the others play every honour
         for x in all_tiles:
