@@ -239,6 +239,9 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
         return _accepting(run, lambda v, const: " and ".join(
             [f"({inner(v, const)})"] + ([f"{v} >= {const(lo)}"] if lo is not None else [])
             + ([f"{v} <= {const(hi)}"] if hi is not None else [])))
+    if _accepts(check) is not None and after and not before and lo is None and hi is None \
+            and least is None and most is None:
+        run.then = (check, after)  # type: ignore[attr-defined] # a plain value, then validators
     return run
 
 
@@ -509,7 +512,9 @@ class StrictModel:
 
     @classmethod
     def model_validate(cls, data: Any) -> Any:
-        return cls.__check__(data)
+        if cls.__checker is None:
+            cls.__checker = cls._compile()
+        return cls.__checker(data)
 
     def model_dump(self, mode: str = "python") -> dict[str, Any]:
         """The fields as plain data (nested models too), by field name."""
@@ -544,6 +549,7 @@ def _model_check(cls: type[StrictModel]) -> Check:
     plain values. Then unknown fields, then the model validators."""
     names: dict[int, str] = {}
     space: dict[str, Any] = {"cls": cls, "ValidationError": ValidationError, "_within": _within,
+                             "_refused": _refused,
                              "_not_object": _not_object, "_required": _required,
                              "_unknown": _unknown, "_set": object.__setattr__, "_validated": _validated,
                              "validators": cls.__validators__}
@@ -557,9 +563,9 @@ def _model_check(cls: type[StrictModel]) -> Check:
 
     keys: list[str] = []
     lines = ["def check(value):",
-             "    if isinstance(value, cls):",
-             "        return value",
-             "    if type(value) is not dict:",
+             "    if type(value) is not dict:",  # (a model is not a dict)
+             "        if isinstance(value, cls):",
+             "            return value",
              "        raise _not_object(value)",
              "    data = {}"]
     for name, info in cls.model_fields.items():
@@ -567,9 +573,24 @@ def _model_check(cls: type[StrictModel]) -> Check:
         keys.append(key)
         check = compile_type(info.annotation, info.metadata)
         accepts = _accepts(check)
+        then = getattr(check, "then", None)
         k, n, c = repr(key), repr(name), const(check)  # (names are str: repr is their literal)
         lines.append(f"    if {k} in value:")
-        if accepts is not None:
+        if then is not None:  # as `_with_meta`'s `run`: the plain check, then the validators
+            plain, after = then
+            lines += [f"        v = value[{k}]",
+                      f"        if {_accepts(plain)('v', const)}:",  # type: ignore[misc]
+                      "            try:",
+                      *[f"                v = {const(func)}(v)" for func in after],
+                      "            except ValueError as exc:",
+                      f"                raise _within(_refused(exc), {k}) from None",
+                      "        else:",
+                      "            try:",
+                      f"                v = {c}(v)",
+                      "            except ValidationError as exc:",
+                      f"                raise _within(exc, {k}) from None",
+                      f"        data[{n}] = v"]
+        elif accepts is not None:
             lines += [f"        v = value[{k}]",
                       f"        if not ({accepts('v', const)}):",
                       "            try:",

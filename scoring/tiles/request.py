@@ -66,9 +66,11 @@ def read_request(data: Any) -> Table:
     hand, raw, win, flowers = read_tiles(req.tiles)
     _check_tiles(name, hand, raw, win, flowers, jokers, rules)
     melds = tuple([_meld(name, m.tiles, m.concealed, jokers) for m in raw]) if raw else ()
-    return Table(req, variant, rules, jokers, hand, melds, win, flowers, rules_json)
+    # Table(…) without its generated __new__ (a call less)
+    return _new_table(Table, (req, variant, rules, jokers, hand, melds, win, flowers, rules_json))
 
 
+_new_table = tuple.__new__
 _RULES: dict[tuple, tuple[Any, str]] = {}
 
 
@@ -76,8 +78,13 @@ def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
     """The variant's rules read from the request, and as sorted JSON (the value memo's key).
     Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
     table sends the same few every time; a refusal is not kept."""
-    ck: tuple | None = (variant.name, *[(k, type(v), v) for k, v in sorted(data.items())]
-                        ) if data else (variant.name,)
+    if not data:
+        ck: tuple | None = (variant.name,)
+    elif len(data) == 1:
+        ((k, v),) = data.items()
+        ck = (variant.name, (k, type(v), v))
+    else:
+        ck = (variant.name, *[(k, type(v), v) for k, v in sorted(data.items())])
     try:
         got = _RULES.get(ck)
     except TypeError:  # a list or an object as a rule's value: read it each time
@@ -126,27 +133,20 @@ def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...]
         all_tiles += m.tiles
     if win is not None:
         all_tiles.append(win)
-    if _nothing_to_refuse(variant, all_tiles, flowers, jokers, rules):
-        return
+    # the common case, nothing to refuse, told from the sorted tiles; else `_refuse_tiles`
+    # names the first problem
+    if not flowers or (variant == "hainan" and len(set(flowers)) == len(flowers)):
+        ordered = sorted(all_tiles)
+        fine = True
+        if ordered and ordered[-1] >= 27 and variant in ("luzhou", "guiyang"):
+            fine = jokers.issuperset(ordered[bisect_left(ordered, 27):])  # honours: jokers only
+            if fine and variant == "luzhou":  # 红中 up to the rule ghosts, four of the rest
+                reds = ordered.count(RED)
+                fine = reds <= rules.ghosts
+                del ordered[len(ordered) - reds:]
+        if fine and not any(map(eq, ordered, ordered[4:])):  # no five of a tile
+            return
     _refuse_tiles(variant, all_tiles, flowers, jokers, rules)
-
-
-def _nothing_to_refuse(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
-                       jokers: frozenset[int], rules: Any) -> bool:
-    """True when `_refuse_tiles` finds nothing (the common case, told from the sorted tiles);
-    False when it may, and it then names the first problem."""
-    if flowers and (variant != "hainan" or len(set(flowers)) != len(flowers)):
-        return False
-    ordered = sorted(all_tiles)
-    if variant in ("luzhou", "guiyang") and ordered and ordered[-1] >= 27:
-        if not jokers.issuperset(ordered[bisect_left(ordered, 27):]):
-            return False
-        if variant == "luzhou":  # any number of 红中 up to the rule ghosts, four of the rest
-            reds = ordered.count(RED)
-            if reds > rules.ghosts:
-                return False
-            del ordered[len(ordered) - reds:]
-    return not any(map(eq, ordered, ordered[4:]))  # five of a tile
 
 
 def _refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
