@@ -546,13 +546,16 @@ def _model_check(cls: type[StrictModel]) -> Check:
     Field by field, in order: a value an `accepts` expression takes is kept as it is; any other
     goes through the field's check, which returns its value or raises — the same checks and
     complaints as calling each field's check in turn, with no loop and no call for the usual
-    plain values. Then unknown fields, then the model validators."""
+    plain values. Then unknown fields, then the model validators. When every field is given
+    under its own name (no alias), the object's fields start as the value itself laid over a
+    mark for each field (given or not), in the fields' order; else they are copied one by
+    one."""
     names: dict[int, str] = {}
     space: dict[str, Any] = {"cls": cls, "ValidationError": ValidationError, "_within": _within,
-                             "_refused": _refused,
-                             "_not_object": _not_object, "_required": _required,
-                             "_unknown": _unknown, "_set": object.__setattr__, "_validated": _validated,
-                             "validators": cls.__validators__}
+                             "_refused": _refused, "_not_object": _not_object,
+                             "_required": _required, "_unknown": _unknown,
+                             "_set": object.__setattr__, "_validated": _validated,
+                             "validators": cls.__validators__, "_absent": _ABSENT}
 
     def const(value: Any) -> str:
         """A name for `value` in the generated code."""
@@ -561,63 +564,63 @@ def _model_check(cls: type[StrictModel]) -> Check:
             space[name] = value
         return names[id(value)]
 
-    keys: list[str] = []
+    fields = cls.model_fields
+    laid = all(info.alias is None or info.alias == name for name, info in fields.items())
+    keys = [info.alias or name for name, info in fields.items()]
+    space["known"] = frozenset(keys)
+    space["marks"] = dict.fromkeys(fields, _ABSENT)
     lines = ["def check(value):",
              "    if type(value) is not dict:",  # (a model is not a dict)
              "        if isinstance(value, cls):",
              "            return value",
              "        raise _not_object(value)",
-             "    data = {}"]
-    for name, info in cls.model_fields.items():
-        key = info.alias or name
-        keys.append(key)
+             "    data = {**marks, **value}" if laid else "    data = {}"]
+    for (name, info), key in zip(fields.items(), keys, strict=True):
+        k, n = repr(key), repr(name)  # (names are str: repr is their literal)
+        if info.default_factory is not None:
+            absent = f"data[{n}] = {const(info.default_factory)}()"
+        elif info.default is not Undefined:
+            absent = f"data[{n}] = {const(info.default)}"
+        else:
+            absent = f"raise _required({k})"
+        lines += [f"    v = data[{n}]" if laid else f"    v = data[{n}] = value.get({k}, _absent)",
+                  "    if v is _absent:",
+                  f"        {absent}"]
         check = compile_type(info.annotation, info.metadata)
-        accepts = _accepts(check)
-        then = getattr(check, "then", None)
-        k, n, c = repr(key), repr(name), const(check)  # (names are str: repr is their literal)
-        lines.append(f"    if {k} in value:")
+        accepts, then = _accepts(check), getattr(check, "then", None)
         if then is not None:  # as `_with_meta`'s `run`: the plain check, then the validators
             plain, after = then
-            lines += [f"        v = value[{k}]",
-                      f"        if {_accepts(plain)('v', const)}:",  # type: ignore[misc]
-                      "            try:",
-                      *[f"                v = {const(func)}(v)" for func in after],
-                      "            except ValueError as exc:",
-                      f"                raise _within(_refused(exc), {k}) from None",
-                      "        else:",
-                      "            try:",
-                      f"                v = {c}(v)",
-                      "            except ValidationError as exc:",
-                      f"                raise _within(exc, {k}) from None",
-                      f"        data[{n}] = v"]
+            lines += [f"    elif {_accepts(plain)('v', const)}:",  # type: ignore[misc]
+                      "        try:",
+                      *[f"            v = {const(func)}(v)" for func in after],
+                      "        except ValueError as exc:",
+                      f"            raise _within(_refused(exc), {k}) from None",
+                      f"        data[{n}] = v",
+                      "    else:"]
         elif accepts is not None:
-            lines += [f"        v = value[{k}]",
-                      f"        if not ({accepts('v', const)}):",
-                      "            try:",
-                      f"                v = {c}(v)",
-                      "            except ValidationError as exc:",
-                      f"                raise _within(exc, {k}) from None",
-                      f"        data[{n}] = v"]
+            lines.append(f"    elif not ({accepts('v', const)}):")
         else:
-            lines += ["        try:",
-                      f"            data[{n}] = {c}(value[{k}])",
-                      "        except ValidationError as exc:",
-                      f"            raise _within(exc, {k}) from None"]
-        lines.append("    else:")
-        if info.default_factory is not None:
-            lines.append(f"        data[{n}] = {const(info.default_factory)}()")
-        elif info.default is not Undefined:
-            lines.append(f"        data[{n}] = {const(info.default)}")
-        else:
-            lines.append(f"        raise _required({k})")
-    space["known"] = frozenset(keys)
-    lines += ["    if not value.keys() <= known:",
+            lines.append("    else:")
+        lines += ["        try:",
+                  f"            data[{n}] = {const(check)}(v)",
+                  "        except ValidationError as exc:",
+                  f"            raise _within(exc, {k}) from None"]
+    lines += [f"    if len(data) > {len(fields)}:" if laid else
+              "    if not value.keys() <= known:",
               "        raise _unknown(value, known)",
               "    obj = cls.__new__(cls)",
               "    _set(obj, '__dict__', data)",
               "    return _validated(obj, validators)" if cls.__validators__ else "    return obj"]
     exec(compile("\n".join(lines), f"<check of {cls.__qualname__}>", "exec"), space)
     return space["check"]  # type: ignore[no-any-return]
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+_ABSENT: Any = _Absent()  # a field not given, in a model's generated check
 
 
 def _not_object(value: Any) -> ValidationError:

@@ -30,6 +30,7 @@ def clear_caches() -> None:
     engine._group_dict.cache_clear()
     analysis._TEXTS.clear()
     notation._GROUP_TILES.clear()
+    notation._MELDS.clear()
     ready._TEXTS.clear()
     request._jokers.cache_clear()
     request._meld.cache_clear()

@@ -91,9 +91,10 @@ class TileString:
 
 _RUN = re.compile(r"(?:[0-9]+[mpszf])+")
 _GROUP = re.compile(r"[0-9]+[mpszf]")
-# the memo of the pieces that recur from hand to hand: a digit group's tiles ("123m" → (0, 1,
-# 2)), and a bracketed meld as written ("[(9999m)]" → its RawMeld); valid ones only
-_GROUP_TILES: dict[str, Any] = {}
+# the memos of the pieces that recur from hand to hand, valid ones only: a digit group's tiles
+# ("123m" → (0, 1, 2)), a bracketed meld as written but its "]" ("[(9999m)" → its RawMeld)
+_GROUP_TILES: dict[str, tuple[int, ...]] = {}
+_MELDS: dict[str, RawMeld] = {}
 # the tile (or flower) each valid digit and letter name; others go through _numbered's errors
 _NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
                 for d in range(1, 10)},
@@ -170,7 +171,7 @@ class _Reader:
                 self._numbered(int(d), letter, [], [])  # raises
             got.append(t)
         out = tuple(got)
-        _remember(group, out)
+        _remember(_GROUP_TILES, group, out)  # type: ignore[arg-type]
         return out  # type: ignore[return-value]
 
     def _numbered(self, d: int, letter: str, tiles: list[int], flowers: list[int]) -> None:
@@ -219,12 +220,20 @@ def read_tiles(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | N
         win = _ONE_TILE.get(win_text) if plus else None
         if win is not None or not plus:
             try:
+                melds: tuple[RawMeld, ...] = ()
                 if "[" in body:
-                    parts = _MELD_TEXT.split(body)  # the melds at odd places
-                    melds = tuple(map(_GROUP_TILES.__getitem__, parts[1::2]))
-                    body = "".join(parts[0::2])
-                else:
-                    melds = ()
+                    at = body.index("[")
+                    parts = body[at:].split("]")  # "[555p", "[(9999m)", "" as melds end it
+                    if parts[-1]:  # tiles after a meld
+                        parts = _MELD_TEXT.split(body)  # the melds at odd places
+                        melds = tuple(map(_MELDS.__getitem__, parts[1::2]))
+                        if not all(map(_HAND.fullmatch, parts[0::2])):  # each whole groups
+                            return _read(text)  # ("1[555p]m" is no "1m")
+                        body = "".join(parts[0::2])
+                    else:
+                        del parts[-1]
+                        melds = tuple(map(_MELDS.__getitem__, parts))
+                        body = body[:at]
                 hand = _pairs(body)
                 if hand is None and _HAND.fullmatch(body):
                     hand = tuple(chain.from_iterable(map(_GROUP_TILES.__getitem__,
@@ -237,7 +246,7 @@ def read_tiles(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | N
 
 
 _ONE_TILE = {tile_name(t): t for t in range(N_TILES)}  # "5m" → 4: a winning tile after `+`
-_MELD_TEXT = re.compile(r"(\[[^]]*\])")
+_MELD_TEXT = re.compile(r"(\[[^]]*)\]")  # a meld's key in the memo: without its "]"
 _HAND = re.compile(r"(?:[0-9]+[mpsz])*")
 # each digit as its rank - 1, each suit letter as its first tile; anything else as 255
 _RANK_BYTES = bytes(i - 49 if 49 <= i <= 57 else 255 for i in range(256))
@@ -282,7 +291,7 @@ def _read(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | None, 
             start = r.pos - 1
             meld = _meld(r)
             melds.append(meld)
-            _remember(text[start:r.pos], meld)
+            _remember(_MELDS, text[start:r.pos - 1], meld)  # "[555p" (a "]" ends it)
         elif c == "+":
             if win is not None:
                 raise ScoringError("tiles", "only one winning tile may follow '+'")
@@ -295,10 +304,10 @@ def _read(text: str) -> tuple[tuple[int, ...], tuple[RawMeld, ...], int | None, 
     return tuple(hand), tuple(melds), win, tuple(flowers)
 
 
-def _remember(text: str, piece: tuple[int, ...] | RawMeld) -> None:
-    if len(_GROUP_TILES) > 4096:
-        _GROUP_TILES.clear()
-    _GROUP_TILES[text] = piece
+def _remember(memo: dict[str, Any], text: str, piece: Any) -> None:
+    if len(memo) > 4096:
+        memo.clear()
+    memo[text] = piece
 
 
 def _meld(r: _Reader) -> RawMeld:

@@ -5,7 +5,7 @@ named before any reading is searched."""
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from functools import lru_cache
 from operator import eq
 from typing import Any, NamedTuple
@@ -128,15 +128,20 @@ def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
 def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...],
                  win: int | None, flowers: tuple[int, ...], jokers: frozenset[int],
                  rules: Any) -> None:
-    all_tiles = list(hand)
-    for m in melds:
-        all_tiles += m.tiles
-    if win is not None:
-        all_tiles.append(win)
     # the common case, nothing to refuse, told from the sorted tiles; else `_refuse_tiles`
     # names the first problem
     if not flowers or (variant == "hainan" and len(set(flowers)) == len(flowers)):
-        ordered = sorted(all_tiles)
+        if melds:
+            ordered = list(hand)
+            for m in melds:
+                ordered += m.tiles
+            if win is not None:
+                ordered.append(win)
+            ordered.sort()
+        else:
+            ordered = sorted(hand)
+            if win is not None:
+                insort(ordered, win)
         fine = True
         if ordered and ordered[-1] >= 27 and variant in ("luzhou", "guiyang"):
             fine = jokers.issuperset(ordered[bisect_left(ordered, 27):])  # honours: jokers only
@@ -146,6 +151,11 @@ def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...]
                 del ordered[len(ordered) - reds:]
         if fine and not any(map(eq, ordered, ordered[4:])):  # no five of a tile
             return
+    all_tiles = list(hand)  # as written
+    for m in melds:
+        all_tiles += m.tiles
+    if win is not None:
+        all_tiles.append(win)
     _refuse_tiles(variant, all_tiles, flowers, jokers, rules)
 
 
