@@ -577,7 +577,9 @@ def _model_check(cls: type[StrictModel]) -> Check:
              "    data = {**marks, **value}" if laid else "    data = {}"]
     for (name, info), key in zip(fields.items(), keys, strict=True):
         k, n = repr(key), repr(name)  # (names are str: repr is their literal)
-        if info.default_factory is not None:
+        if info.default_factory in (dict, list):
+            absent = f"data[{n}] = {info.default_factory()!r}"  # a new {} or []
+        elif info.default_factory is not None:
             absent = f"data[{n}] = {const(info.default_factory)}()"
         elif info.default is not Undefined:
             absent = f"data[{n}] = {const(info.default)}"
@@ -608,7 +610,7 @@ def _model_check(cls: type[StrictModel]) -> Check:
     lines += [f"    if len(data) > {len(fields)}:" if laid else
               "    if not value.keys() <= known:",
               "        raise _unknown(value, known)",
-              "    obj = cls.__new__(cls)",
+              f"    obj = {const(cls.__new__)}(cls)",
               "    _set(obj, '__dict__', data)",
               "    return _validated(obj, validators)" if cls.__validators__ else "    return obj"]
     exec(compile("\n".join(lines), f"<check of {cls.__qualname__}>", "exec"), space)
