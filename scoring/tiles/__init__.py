@@ -15,7 +15,7 @@ __all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_e
 
 def clear_caches() -> None:
     """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
-    from . import analysis, engine, notation, ready, request, tables
+    from . import analysis, engine, notation, reading, ready, request, tables
 
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
@@ -27,7 +27,7 @@ def clear_caches() -> None:
                  tables._WHOLE, tables._PLUS):
         memo.clear()
     engine._room.cache_clear()
-    engine._group_dict.cache_clear()
+    reading._group_dict.cache_clear()
     analysis._TEXTS.clear()
     notation._GROUP_TILES.clear()
     ready._TEXTS.clear()

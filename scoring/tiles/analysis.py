@@ -16,9 +16,10 @@ from ..errors import ScoringError
 from ..outcome import Outcome
 from ..validation import build_hand, parse_rules
 from ..variant import get_variant
-from .engine import Holding, Reading, readings, waiting
+from .engine import readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
 from .notation import tile_name
+from .reading import Holding, Reading
 from .request import Table, _rules_json, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself

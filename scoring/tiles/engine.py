@@ -16,12 +16,12 @@ without the joker branches (`_plain_splits`), as groups memoised per part.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
-from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
+from .notation import ORPHAN_TILES, is_terminal_or_honor
+from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import (
     HONOR_CHOWS,
     complete_plain,
@@ -38,76 +38,6 @@ from .tables import (
 # megabytes (a split of a joker-rich suit holds many groups)
 SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 5_000
 
-
-class Group(NamedTuple):
-    """One set, pair or loose run of tiles of a reading. `tiles` are what the group stands for,
-    `wild[i]` is true where a joker stands in; `meld` is "" (in hand), "exposed" or
-    "concealed_kong". A tuple, so readings hash and sort fast."""
-
-    kind: str  # pair, pung, kong, chow, loose
-    tiles: tuple[int, ...]
-    wild: tuple[bool, ...]
-    meld: str = ""
-
-    @property
-    def jokers(self) -> int:
-        return sum(self.wild)
-
-    def to_dict(self) -> dict[str, object]:
-        return dict(_group_dict(self))
-
-
-@lru_cache(maxsize=4096)
-def _group_dict(g: Group) -> dict[str, object]:
-    """A group as output (copied by `to_dict`): a hand's groups recur in every reading."""
-    out: dict[str, object] = {"kind": g.kind, "tiles": group_text(g.tiles)}
-    if True in g.wild:
-        out["jokers"] = g.wild.count(True)
-    if g.meld:
-        out["meld"] = g.meld
-    return out
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """Which shapes a variant knows besides four sets and a pair."""
-
-    seven_pairs: bool = True
-    honor_chows: bool = False  # Feibao: three different winds, or 中发白
-    thirteen_orphans: bool = False  # Hainan 十三幺
-    orphans: bool = False  # Feibao 九幺: terminals and honours in any order
-    waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
-    all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
-    # what readings the features can tell apart: "all" keeps every reading; "win" merges
-    # readings alike in suits, quads, chows, joker count and where the winning tile and a
-    # joker sit (Cixi, Feibao); "plain" the same without the winning tile (Luzhou, Guiyang)
-    keep: str = "all"
-
-
-@dataclass(frozen=True)
-class Holding:
-    counts: tuple[int, ...]  # concealed tiles (winning tile included) standing as themselves
-    wild: int  # jokers in the concealed hand standing in for other tiles
-    melds: tuple[Group, ...] = ()
-    win: int | None = None  # the winning tile (what it stands as)
-    win_wild: bool = False  # the winning tile is a joker standing in
-
-    @property
-    def size(self) -> int:
-        return sum(self.counts) + self.wild
-
-
-@dataclass(frozen=True)
-class Reading:
-    shape: str  # standard, seven_pairs, thirteen_orphans, orphans, waves, all_honors
-    groups: tuple[Group, ...]  # melds included
-    win: int = -1  # index of the group holding the winning tile; -1 unknown
-    jokers: int = 0  # jokers standing in, melds included
-    identity: tuple[int, ...] = field(default=(), compare=False)  # 34 counts of what it stands for
-
-    @property
-    def win_group(self) -> Group | None:
-        return self.groups[self.win] if self.win >= 0 else None
 
 
 def is_complete(h: Holding, shapes: Shapes) -> bool:
@@ -316,7 +246,7 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     first = slice(1 if shapes.keep == "plain" else None)
     for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
         if key[0] == h.wild and key[1] == 1:
-            results += _place_win(h, "standard", groups + h.melds)[first]
+            results += place_win(h, "standard", groups + h.melds)[first]
     return results
 
 
@@ -349,7 +279,7 @@ def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
             continue
         for combo in product(*choices):
             groups = tuple(sorted([g for part in combo for g in part]))
-            results += _place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
+            results += place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
     return results
 
 
@@ -735,36 +665,6 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
     return out or [()]
 
 
-def _place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -1,
-               identity: tuple[int, ...] = ()) -> list[Reading]:
-    """One reading per distinct group that can hold the winning tile (melds cannot).
-    `jokers` and `identity`: the groups' joker count and 34 counts, when the caller knows
-    them."""
-    if jokers < 0:
-        jokers = 0
-        c = [0] * 34
-        for g in groups:
-            jokers += g.wild.count(True)
-            for t in g.tiles:
-                c[t] += 1
-        identity = tuple(c)
-    win = h.win
-    if win is None:
-        return [Reading(shape, groups, -1, jokers, identity)]
-    # features ask only whether the winning tile completed a pair (and which pair), so one
-    # reading per pair that can hold it and one for "in a set"
-    out, seen, in_set = [], set(), False
-    win_wild = h.win_wild
-    for idx, g in enumerate(groups):
-        if g.meld or g in seen or (in_set and g.kind != "pair"):
-            continue
-        if (True in g.wild) if win_wild else (win in g.tiles and (True not in g.wild or any(
-                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)))):
-            seen.add(g)
-            in_set = in_set or g.kind != "pair"
-            out.append(Reading(shape, groups, idx, jokers, identity))
-    return out
-
 
 def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
     """Seven pairs, jokers pairing with a single or with each other; of the readings alike
@@ -796,7 +696,7 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
             if groups not in seen:
                 seen.add(groups)
                 if keep == "all":
-                    out += _place_win(h, "seven_pairs", groups)
+                    out += place_win(h, "seven_pairs", groups)
                     continue
                 look = _pairs_look(h, groups, keep)
                 old = firsts.get(look)
@@ -804,7 +704,7 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
                     firsts[look] = groups
     first = slice(1 if keep == "plain" else None)  # see _standard
     for groups in sorted(firsts.values()):
-        out += _place_win(h, "seven_pairs", groups)[first]
+        out += place_win(h, "seven_pairs", groups)[first]
     return out
 
 
@@ -834,7 +734,7 @@ def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading
     out = []
     for fill in dict.fromkeys((f + (0,) * h.wild)[:h.wild] for f in fills):
         group = Group("loose", real + fill, (False,) * len(real) + (True,) * h.wild)
-        out += _place_win(h, shape, (group, *h.melds))
+        out += place_win(h, shape, (group, *h.melds))
     return out
 
 

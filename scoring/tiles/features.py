@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import Group, Reading, Shapes
+from .reading import Group, Reading, Shapes
 
 DRAGONS = (31, 32, 33)
 

@@ -11,8 +11,8 @@ import pytest
 
 from scoring import ScoringError
 from scoring.tiles import analyze, clear_caches, engine
-from scoring.tiles.engine import Group
 from scoring.tiles.notation import parse_tiles
+from scoring.tiles.reading import Group
 from scoring.tiles.tables import (
     complete_plain,
     honor_need,
