@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ScoringError
 from ..outcome import Outcome
@@ -85,18 +85,20 @@ def _kongs(table: Table) -> tuple[str, ...]:
 
 # -- analysis -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Scored:
+class Scored(NamedTuple):
     winner: dict[str, Any]
     value: int
     reading: Reading
     key: str  # the winner as sorted JSON: a fixed order between equal values
+    named: int  # the winner's named features: the first tie-break between equal values
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "value": self.value,
-                "shape": self.reading.shape,
-                "sets": [g.to_dict() for g in self.reading.groups],
-                **({"winning_group": self.reading.win} if self.reading.win >= 0 else {})}
+        r = self.reading
+        out = {"winner": self.winner, "value": self.value, "shape": r.shape,
+               "sets": [g.to_dict() for g in r.groups]}
+        if r.win >= 0:
+            out["winning_group"] = r.win
+        return out
 
 
 def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
@@ -184,20 +186,28 @@ def _rules_key(table: Table) -> str:
     return table.rules_json or _rules_json(table.rules)
 
 
-_TEXTS: dict[tuple[frozenset[tuple[str, Any]], int], tuple[str, str]] = {}
+_VALUED: dict[tuple, tuple[str, int | ScoringError, int]] = {}
+VALUED_LIMIT = 20_000
 
 
-def _texts(key: frozenset[tuple[str, Any]], winner: dict[str, Any], rel: int) -> tuple[str, str]:
-    """A winner object as sorted JSON, and the same with the seat counted from the dealer
-    (`rel`): the value memo's keys. Memoised: the same few objects recur in every hand."""
-    got = _TEXTS.get((key, rel))
+def _valued(table: Table, prep: Prep, by: str, rel: int, key: frozenset[tuple[str, Any]],
+            winner: dict[str, Any]) -> tuple[str, int | ScoringError, int]:
+    """A winner object's sorted JSON, its value (or the variant's refusal) and its named
+    features. A win pays the same wherever the table sits and whatever the round's wind (the
+    wind only moves the deal; both checked by a property test), so values are kept for the
+    seat as counted from the dealer (`rel`) in an east round: sixteen times fewer to compute,
+    and the same few objects recur in every hand."""
+    ck = (table.name, prep.rules, by, rel, prep.kongs, key)
+    got = _VALUED.get(ck)
     if got is None:
         text = json.dumps(winner, sort_keys=True)
         turned = text if rel == winner["seat"] else json.dumps({**winner, "seat": rel},
                                                                sort_keys=True)
-        if len(_TEXTS) > 20_000:
-            _TEXTS.clear()
-        got = _TEXTS[(key, rel)] = (text, turned)
+        got = (text, _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned),
+               named(winner))
+        if len(_VALUED) > VALUED_LIMIT:
+            _VALUED.clear()
+        _VALUED[ck] = got
     return got
 
 
@@ -208,43 +218,48 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
     `holdings`: `_holdings(table, hand, win)` when the caller has them (see `with_wait`)."""
     if prep is None:
         prep = prepare(table, hand, win, by)
-    ctx = prep.ctx
-    feats = FEATURES[table.name]
     shapes = SHAPES[table.name]
     found: list[Reading] = []
     for h in _holdings(table, hand, win) if holdings is None else holdings:
         found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
-    scored: list[Scored] = []
-    errors: list[ScoringError] = []
-    seat = table.req.seat
+    scored, errors = value_readings(table, found, prep, by)
+    return scored, found, errors
+
+
+def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
+                   ) -> tuple[list[Scored], list[ScoringError]]:
+    """The readings' winner objects valued, one reading per object, best first; the refusals
+    met."""
+    ctx = prep.ctx
+    feats = FEATURES[table.name]
+    req = table.req
+    seat = req.seat
     seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
     for r in found:
         winner = _winner(feats(r, ctx), seat)
         key = frozenset(winner.items())
         # one reading per winner object: readings that differ only in where the jokers or the
         # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
-        if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
-            continue
-        seen[key] = (winner, r)
-    req = table.req
-    # a win pays the same wherever the table sits and whatever the round's wind (the wind
-    # only moves the deal; both checked by a property test), so values are memoised for the
-    # seat as counted from the dealer in an east round: sixteen times fewer to compute
+        old = seen.get(key)
+        if old is None or (r.groups, r.win) < (old[1].groups, old[1].win):
+            seen[key] = (winner, r)
     rel = (seat - req.dealer) % 4
+    scored: list[Scored] = []
+    errors: list[ScoringError] = []
     for key, (winner, r) in seen.items():
-        text, turned = _texts(key, winner, rel)
-        value = _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned)
+        text, value, n = _valued(table, prep, by, rel, key, winner)
         if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
             value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,
                            prep.kongs, text)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
-            scored.append(Scored(winner, value, r, text))
-    scored.sort(key=lambda s: (-s.value, -named(s.winner), s.key, s.reading.groups, s.reading.win))
-    return scored, found, errors
+            scored.append(Scored(winner, value, r, text, n))
+    if len(scored) > 1:
+        scored.sort(key=lambda s: (-s.value, -s.named, s.key, s.reading.groups, s.reading.win))
+    return scored, errors
 
 
 def _refusal(table: Table, found: list[Reading], errors: list[ScoringError], by: str) -> ScoringError:

@@ -4,7 +4,7 @@ the shapes a variant knows, and where the winning tile can sit — shared by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -56,8 +56,9 @@ class Shapes:
     keep: str = "all"
 
 
-@dataclass(frozen=True)
-class Holding:
+class Holding(NamedTuple):
+    """What one reading search looks at (a tuple, so a hand's waits build theirs cheaply)."""
+
     counts: tuple[int, ...]  # concealed tiles (winning tile included) standing as themselves
     wild: int  # jokers in the concealed hand standing in for other tiles
     melds: tuple[Group, ...] = ()
@@ -69,13 +70,14 @@ class Holding:
         return sum(self.counts) + self.wild
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
+    """One way to read a hand (a tuple: thousands are built and thrown away per hand)."""
+
     shape: str  # standard, seven_pairs, thirteen_orphans, orphans, waves, all_honors
     groups: tuple[Group, ...]  # melds included
     win: int = -1  # index of the group holding the winning tile; -1 unknown
     jokers: int = 0  # jokers standing in, melds included
-    identity: tuple[int, ...] = field(default=(), compare=False)  # 34 counts of what it stands for
+    identity: tuple[int, ...] = ()  # 34 counts of what it stands for (from the groups)
 
     @property
     def win_group(self) -> Group | None:
