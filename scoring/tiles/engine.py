@@ -145,7 +145,7 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
-            found += _seven_pairs(h, shapes.keep)
+            found += _seven_pairs(h, shapes.keep) if h.wild else plain.seven_pairs(h, shapes.keep)
         if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
         if shapes.waves and max(b) <= 1 and _waves_ok(h):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 from itertools import product
+from typing import Any
 
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import HONOR_CHOWS, HONORS, HONORS_CHOWS, SUIT, part_splits
@@ -25,15 +26,18 @@ def _honor_kind(honor_chows: bool) -> int:
     return HONORS_CHOWS if honor_chows else HONORS
 
 
-_GROUPS: dict[tuple[bytes, int, int], tuple[tuple[Group, ...], ...] | None] = {}
+# per (offset, kind): part vector → its splits as groups, or None when not complete
+_GROUPS: dict[tuple[int, int], dict[bytes, tuple[tuple[Group, ...], ...] | None]] = {}
 
 
 def part_groups(key: bytes, offset: int, kind: int) -> tuple[tuple[Group, ...], ...] | None:
     """A part's splits as groups at `offset` (its first tile), each split's groups sorted;
     None when the part is not complete; a part without tiles has one empty split. Memoised
     per part and offset."""
-    ck = (key, offset, kind)
-    got = _GROUPS.get(ck, False)
+    memo = _GROUPS.get((offset, kind))
+    if memo is None:
+        memo = _GROUPS[(offset, kind)] = {}
+    got = memo.get(key, False)
     if got is False:
         splits = part_splits(kind).get(key)
         if splits is None:
@@ -41,9 +45,9 @@ def part_groups(key: bytes, offset: int, kind: int) -> tuple[tuple[Group, ...], 
         else:
             made = _made(offset)
             got = tuple(tuple(made[rel] for rel in split) for split in splits)
-        if len(_GROUPS) > GROUPS_LIMIT:
-            _GROUPS.clear()
-        _GROUPS[ck] = got
+        if len(memo) > GROUPS_LIMIT:
+            memo.clear()
+        memo[key] = got
     return got  # type: ignore[return-value]
 
 
@@ -67,30 +71,55 @@ def standard(h: Holding, shapes: Shapes, b: bytes | None = None) -> list[Reading
     caller has them."""
     if b is None:
         b = bytes(h.counts)
-    hk = _honor_kind(shapes.honor_chows)
-    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    per = (part_groups(keys[0], 0, SUIT), part_groups(keys[1], 9, SUIT),
-           part_groups(keys[2], 18, SUIT), part_groups(keys[3], 27, hk))
+    k0, k1, k2, k3 = b[0:9], b[9:18], b[18:27], b[27:34]
+    p0 = part_groups(k0, 0, SUIT)
+    p1 = part_groups(k1, 9, SUIT) if p0 is not None else None
+    p2 = part_groups(k2, 18, SUIT) if p1 is not None else None
+    p3 = part_groups(k3, 27, _honor_kind(shapes.honor_chows)) if p2 is not None else None
     # every part complete, and exactly one holding the pair (four pairs also weigh 2 mod 3)
-    if None in per or [sum(key) % 3 for key in keys].count(2) != 1:
+    if p3 is None or (sum(k0) % 3 == 2) + (sum(k1) % 3 == 2) + (sum(k2) % 3 == 2) + (
+            sum(k3) % 3 == 2) != 1:
         return []
     # no joker in the hand's groups: what the reading stands for is the hand and the melds
     jokers = 0
-    if h.melds:
+    melds = h.melds
+    if melds:
         identity = list(h.counts)
-        for g in h.melds:
+        for g in melds:
             jokers += g.wild.count(True)
             for t in g.tiles:
                 identity[t] += 1
         ident = tuple(identity)
     else:
         ident = h.counts
-    first = 1 if shapes.keep == "plain" else None
+    if len(p0) == 1 and len(p1) == 1 and len(p2) == 1 and len(p3) == 1:  # the usual case
+        combos: Any = ((p0[0], p1[0], p2[0], p3[0]),)
+    else:
+        combos = product(p0, p1, p2, p3)
     results: list[Reading] = []
-    for combo in product(*per):  # type: ignore[arg-type]
-        groups = tuple(sorted([g for part in combo for g in part]))
-        results += place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
+    if shapes.keep == "plain" and h.win is not None:
+        win = h.win
+        for c0, c1, c2, c3 in combos:
+            groups = (*sorted(c0 + c1 + c2 + c3), *melds)
+            # the first group holding the winning tile (the melds come last and cannot)
+            idx = next(i for i, g in enumerate(groups) if win in g.tiles)
+            results.append(Reading("standard", groups, idx, jokers, ident))
+        return results
+    for c0, c1, c2, c3 in combos:
+        groups = (*sorted(c0 + c1 + c2 + c3), *melds)
+        results += place_win(h, "standard", groups, jokers, ident)
     return results
+
+
+def seven_pairs(h: Holding, keep: str) -> list[Reading]:
+    """Seven pairs without a joker standing in (every count even): one way to pair the
+    tiles, a quad as two pairs."""
+    groups = tuple(_PAIRS[t] for t, n in enumerate(h.counts) for _ in range(n // 2))
+    found = place_win(h, "seven_pairs", groups, 0, h.counts)
+    return found[:1] if keep == "plain" else found
+
+
+_PAIRS = tuple(Group("pair", (t, t), _REAL[2]) for t in range(34))
 
 
 _PLUS: dict[tuple[bytes, int], tuple[int | None, ...]] = {}
