@@ -7,7 +7,6 @@ the variant's own `score` — the value tables live only in the variant modules.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 from typing import Any, NamedTuple
@@ -168,8 +167,7 @@ def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
                              if v not in (False, 0, None, "standard")}}
 
 
-@dataclass(frozen=True)
-class Prep:
+class Prep(NamedTuple):
     """What valuing a hand's readings needs besides the readings, the same for every winning
     tile `waits` tries (none of them a joker)."""
 
@@ -317,8 +315,14 @@ def waits(data: Any) -> dict[str, Any]:
         if out["flower_cat"]:
             return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
     per_wait = scored_waits(table, hand)
-    found = [{"tile": tile_name(tile), **scored[0].to_dict()} for tile, scored in per_wait]
-    best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
+    found = []
+    best, most = None, (0, 0)
+    for tile, scored in per_wait:
+        first = scored[0]
+        wait = {"tile": tile_name(tile), **first.to_dict()}
+        found.append(wait)
+        if best is None or (first.value, first.named) > most:  # the first of the best
+            best, most = wait, (first.value, first.named)
     result: dict[str, Any] = {"waits": found, "ready": bool(found),
                               "best": ({"tile": best["tile"], "winner": best["winner"],
                                         "value": best["value"]} if best else None), **out}
@@ -336,13 +340,26 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
     self-draw, best first (`waits` and 查叫 both start from these)."""
     counts, wild = _split_jokers(hand, table.jokers)
+    tiles = waiting(counts, wild, table.melds, SHAPES[table.name],
+                    _candidates(table, hand, counts))
+    if not tiles:
+        return []
+    # a wait is never a joker, so the context is the same for each
+    prep = prepare(table, hand, tiles[0], "self_draw")
     out = []
-    prep = None
-    bases: list[Holding] = []
-    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
-        if prep is None:  # a wait is never a joker, so the context is the same for each
-            prep = prepare(table, hand, tile, "self_draw")
-            bases = _holdings(table, hand, None)
+    if not wild:
+        # no joker in hand: one holding per wait, the hand with the tile added
+        melds = table.melds
+        for tile in tiles:
+            counts[tile] += 1
+            holding = Holding(tuple(counts), 0, melds, tile, False)
+            counts[tile] -= 1
+            scored, _, _ = score_readings(table, hand, tile, "self_draw", prep, [holding])
+            if scored:
+                out.append((tile, scored))
+        return out
+    bases = _holdings(table, hand, None)
+    for tile in tiles:
         scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
                                       with_wait(bases, tile))
         if scored:
@@ -362,11 +379,20 @@ def _split_jokers(hand: tuple[int, ...], jokers: frozenset[int]) -> tuple[list[i
     return counts, wild
 
 
-def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
-    held = [0] * 34  # physical tiles: a joker in a meld is held as itself
-    melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
-    for x in (*hand, *melded):
-        held[x] += 1
+def _candidates(table: Table, hand: tuple[int, ...],
+                counts: list[int] | None = None) -> tuple[int, ...]:
+    """The tiles a hand may wait on: not a joker, not all four held (a joker in a meld is held
+    as itself), in the variant's tile set (Luzhou: not a third suit). `counts`: the hand's
+    tiles that are not jokers (`_split_jokers`), when the caller has them."""
+    if counts is None:
+        counts, _ = _split_jokers(hand, table.jokers)
+    held = counts  # a joker is never a wait, so the jokers in hand need no count
+    if table.melds:
+        held = list(counts)
+        for g in table.melds:
+            for x, w in zip(g.tiles, g.wild, strict=True):
+                if not w:
+                    held[x] += 1
     if table.name != "luzhou":
         if max(held) < 4:  # the usual case: no tile used up, the variant's own list
             return _unused(table.name, table.jokers)

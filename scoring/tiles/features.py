@@ -7,16 +7,14 @@ Only what the tiles show is set; features that need the story of the hand (å¤©èƒ
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .reading import Group, Reading, Shapes
 
 DRAGONS = (31, 32, 33)
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What besides the reading decides features: how the hand was won and where the seat sits."""
 
     by: str

@@ -149,29 +149,35 @@ def _plus(key: bytes, kind: int) -> tuple[int | None, ...]:
 
 
 def waits(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
-          candidates: tuple[int, ...], limit: int, special) -> list[int]:
+          candidates: tuple[int, ...], limit: int, special: Any) -> list[int]:
     """`engine.waiting` without a joker: the tiles of `candidates` that complete four sets and
-    a pair (one lookup per part and one per added tile), seven pairs, or a special shape
-    (`special`, engine's test for them, or None)."""
+    a pair, seven pairs, or a special shape (`special`, engine's test for them, or None).
+
+    A part's tile count modulo 3 says which part can take the winning tile: the one part
+    one short of a pair (≡ 1), or else either of the two holding a pair (≡ 2); every other
+    part must be complete already, and then one lookup per tile of the taking part tells."""
     b = bytes(counts)
-    hk = _honor_kind(shapes.honor_chows)
     keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    kinds = (SUIT, SUIT, SUIT, hk)
-    tables = (part_splits(SUIT), part_splits(hk))
-    done = [keys[k] in tables[k == 3] for k in range(4)]
-    paired = [sum(key) % 3 == 2 for key in keys]
+    mods = [sum(key) % 3 for key in keys]
     wins: set[int] = set()
-    incomplete = done.count(False)
-    for k in range(4):
-        # a tile of part k can only help when every other part is complete already
-        if incomplete > 1 or (incomplete == 1 and done[k]):
-            continue
-        others = sum(paired) - paired[k]
-        for i, pairs in enumerate(_plus(keys[k], kinds[k])):
-            if pairs is not None and pairs + others == 1:
-                wins.add(9 * k + i)
+    ones = mods.count(1)
+    if ones <= 1:
+        hk = _honor_kind(shapes.honor_chows)
+        tables = (part_splits(SUIT), part_splits(hk))
+        takers = [mods.index(1)] if ones else [k for k in range(4) if mods[k] == 2]
+        # one part short of its pair: no other may hold one; else exactly two hold a pair
+        if (ones and mods.count(2) == 0) or (not ones and len(takers) == 2):
+            done = [keys[k] in tables[k == 3] for k in range(4)]
+            for k in takers:
+                if all(done[j] for j in range(4) if j != k):
+                    for i, pairs in enumerate(_plus(keys[k], hk if k == 3 else SUIT)):
+                        if pairs is not None:
+                            wins.add(9 * k + i)
     # seven pairs: the one tile held an odd number of times
     if shapes.seven_pairs and not melds and b.count(1) + b.count(3) == 1 and sum(b) == 13:
         wins.add(next(t for t in range(34) if counts[t] & 1))
-    out = [t for t in candidates if t in wins or (special is not None and special(t))]
+    if special is None:
+        out = [t for t in sorted(wins) if t in candidates]
+    else:
+        out = [t for t in candidates if t in wins or special(t)]
     return out[:limit]
