@@ -9,9 +9,8 @@ Speed (issue 13): every suit is split on its own and memoised on its count vecto
 standing in, readings that the variant's features cannot tell apart (`Shapes.keep`) are merged
 per suit before the suits are joined, keeping the first of each in sorted order — so 8 ghosts
 make tens of readings, not thousands, and the chosen and listed readings stay the same.
-A hand without a joker standing in (most hands at a table) takes shortcuts: completeness by
-whole-part checks (`tables.suit_complete`), not joker counts, and splits from a splitter
-without the joker branches (`_plain_splits`), as groups memoised per part.
+A hand without a joker standing in (most hands at a table) needs no search: `plain` looks its
+parts up in the generated table of complete parts and their splits.
 """
 
 from __future__ import annotations
