@@ -14,26 +14,25 @@ __all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_e
 
 
 def clear_caches() -> None:
-    """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures)."""
-    from . import analysis, engine, notation, ready, request, tables
+    """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures).
+    The generated tables of complete parts (`tables.part_splits` and what derives from it) are
+    static data, made once per process, and stay."""
+    from . import analysis, engine, notation, plain, reading, ready, request, tables
 
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
     request._rules_json.cache_clear()
     analysis._rules_model.cache_clear()
     request._RULES.clear()
-    for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, engine._PLAIN, engine._PLAIN_SUB,
-                 engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,
-                 tables._WHOLE, tables._PLUS):
+    for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, plain._GROUPS, plain._PLUS,
+                 engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD):
         memo.clear()
     engine._room.cache_clear()
-    engine._group_dict.cache_clear()
-    analysis._TEXTS.clear()
+    reading._group_dict.cache_clear()
+    analysis._VALUED.clear()
     notation._GROUP_TILES.clear()
     notation._MELDS.clear()
     ready._TEXTS.clear()
     request._jokers.cache_clear()
     request._meld.cache_clear()
     analysis._unused.cache_clear()
-    tables.complete_suits.cache_clear()
-    tables.complete_honors.cache_clear()

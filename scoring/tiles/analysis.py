@@ -7,18 +7,18 @@ the variant's own `score` — the value tables live only in the variant modules.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ScoringError
 from ..outcome import Outcome
 from ..validation import build_hand, parse_rules
 from ..variant import get_variant
-from .engine import Holding, Reading, readings, waiting
+from .engine import readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
 from .notation import tile_name
+from .reading import Holding, Reading
 from .request import Table, _rules_json, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
@@ -84,18 +84,20 @@ def _kongs(table: Table) -> tuple[str, ...]:
 
 # -- analysis -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Scored:
+class Scored(NamedTuple):
     winner: dict[str, Any]
     value: int
     reading: Reading
     key: str  # the winner as sorted JSON: a fixed order between equal values
+    named: int  # the winner's named features: the first tie-break between equal values
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "value": self.value,
-                "shape": self.reading.shape,
-                "sets": [g.to_dict() for g in self.reading.groups],
-                **({"winning_group": self.reading.win} if self.reading.win >= 0 else {})}
+        r = self.reading
+        out = {"winner": self.winner, "value": self.value, "shape": r.shape,
+               "sets": [g.to_dict() for g in r.groups]}
+        if r.win >= 0:
+            out["winning_group"] = r.win
+        return out
 
 
 def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
@@ -165,8 +167,7 @@ def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
                              if v not in (False, 0, None, "standard")}}
 
 
-@dataclass(frozen=True)
-class Prep:
+class Prep(NamedTuple):
     """What valuing a hand's readings needs besides the readings, the same for every winning
     tile `waits` tries (none of them a joker)."""
 
@@ -183,20 +184,28 @@ def _rules_key(table: Table) -> str:
     return table.rules_json or _rules_json(table.rules)
 
 
-_TEXTS: dict[tuple[frozenset[tuple[str, Any]], int], tuple[str, str]] = {}
+_VALUED: dict[tuple, tuple[str, int | ScoringError, int]] = {}
+VALUED_LIMIT = 20_000
 
 
-def _texts(key: frozenset[tuple[str, Any]], winner: dict[str, Any], rel: int) -> tuple[str, str]:
-    """A winner object as sorted JSON, and the same with the seat counted from the dealer
-    (`rel`): the value memo's keys. Memoised: the same few objects recur in every hand."""
-    got = _TEXTS.get((key, rel))
+def _valued(table: Table, prep: Prep, by: str, rel: int, key: frozenset[tuple[str, Any]],
+            winner: dict[str, Any]) -> tuple[str, int | ScoringError, int]:
+    """A winner object's sorted JSON, its value (or the variant's refusal) and its named
+    features. A win pays the same wherever the table sits and whatever the round's wind (the
+    wind only moves the deal; both checked by a property test), so values are kept for the
+    seat as counted from the dealer (`rel`) in an east round: sixteen times fewer to compute,
+    and the same few objects recur in every hand."""
+    ck = (table.name, prep.rules, by, rel, prep.kongs, key)
+    got = _VALUED.get(ck)
     if got is None:
         text = json.dumps(winner, sort_keys=True)
         turned = text if rel == winner["seat"] else json.dumps({**winner, "seat": rel},
                                                                sort_keys=True)
-        if len(_TEXTS) > 20_000:
-            _TEXTS.clear()
-        got = _TEXTS[(key, rel)] = (text, turned)
+        got = (text, _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned),
+               named(winner))
+        if len(_VALUED) > VALUED_LIMIT:
+            _VALUED.clear()
+        _VALUED[ck] = got
     return got
 
 
@@ -207,43 +216,48 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
     `holdings`: `_holdings(table, hand, win)` when the caller has them (see `with_wait`)."""
     if prep is None:
         prep = prepare(table, hand, win, by)
-    ctx = prep.ctx
-    feats = FEATURES[table.name]
     shapes = SHAPES[table.name]
     found: list[Reading] = []
     for h in _holdings(table, hand, win) if holdings is None else holdings:
         found += readings(h, shapes)
     if table.name == "luzhou":
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
-    scored: list[Scored] = []
-    errors: list[ScoringError] = []
-    seat = table.req.seat
+    scored, errors = value_readings(table, found, prep, by)
+    return scored, found, errors
+
+
+def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
+                   ) -> tuple[list[Scored], list[ScoringError]]:
+    """The readings' winner objects valued, one reading per object, best first; the refusals
+    met."""
+    ctx = prep.ctx
+    feats = FEATURES[table.name]
+    req = table.req
+    seat = req.seat
     seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
     for r in found:
         winner = _winner(feats(r, ctx), seat)
         key = frozenset(winner.items())
         # one reading per winner object: readings that differ only in where the jokers or the
         # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
-        if key in seen and (r.groups, r.win) >= (seen[key][1].groups, seen[key][1].win):
-            continue
-        seen[key] = (winner, r)
-    req = table.req
-    # a win pays the same wherever the table sits and whatever the round's wind (the wind
-    # only moves the deal; both checked by a property test), so values are memoised for the
-    # seat as counted from the dealer in an east round: sixteen times fewer to compute
+        old = seen.get(key)
+        if old is None or (r.groups, r.win) < (old[1].groups, old[1].win):
+            seen[key] = (winner, r)
     rel = (seat - req.dealer) % 4
+    scored: list[Scored] = []
+    errors: list[ScoringError] = []
     for key, (winner, r) in seen.items():
-        text, turned = _texts(key, winner, rel)
-        value = _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned)
+        text, value, n = _valued(table, prep, by, rel, key, winner)
         if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
             value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,
                            prep.kongs, text)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
-            scored.append(Scored(winner, value, r, text))
-    scored.sort(key=lambda s: (-s.value, -named(s.winner), s.key, s.reading.groups, s.reading.win))
-    return scored, found, errors
+            scored.append(Scored(winner, value, r, text, n))
+    if len(scored) > 1:
+        scored.sort(key=lambda s: (-s.value, -s.named, s.key, s.reading.groups, s.reading.win))
+    return scored, errors
 
 
 def _refusal(table: Table, found: list[Reading], errors: list[ScoringError], by: str) -> ScoringError:
@@ -301,8 +315,14 @@ def waits(data: Any) -> dict[str, Any]:
         if out["flower_cat"]:
             return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
     per_wait = scored_waits(table, hand)
-    found = [{"tile": tile_name(tile), **scored[0].to_dict()} for tile, scored in per_wait]
-    best = max(found, key=lambda w: (w["value"], named(w["winner"])), default=None)
+    found = []
+    best, most = None, (0, 0)
+    for tile, scored in per_wait:
+        first = scored[0]
+        wait = {"tile": tile_name(tile), **first.to_dict()}
+        found.append(wait)
+        if best is None or (first.value, first.named) > most:  # the first of the best
+            best, most = wait, (first.value, first.named)
     result: dict[str, Any] = {"waits": found, "ready": bool(found),
                               "best": ({"tile": best["tile"], "winner": best["winner"],
                                         "value": best["value"]} if best else None), **out}
@@ -320,13 +340,26 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
     self-draw, best first (`waits` and 查叫 both start from these)."""
     counts, wild = _split_jokers(hand, table.jokers)
+    tiles = waiting(counts, wild, table.melds, SHAPES[table.name],
+                    _candidates(table, hand, counts))
+    if not tiles:
+        return []
+    # a wait is never a joker, so the context is the same for each
+    prep = prepare(table, hand, tiles[0], "self_draw")
     out = []
-    prep = None
-    bases: list[Holding] = []
-    for tile in waiting(counts, wild, table.melds, SHAPES[table.name], _candidates(table, hand)):
-        if prep is None:  # a wait is never a joker, so the context is the same for each
-            prep = prepare(table, hand, tile, "self_draw")
-            bases = _holdings(table, hand, None)
+    if not wild:
+        # no joker in hand: one holding per wait, the hand with the tile added
+        melds = table.melds
+        for tile in tiles:
+            counts[tile] += 1
+            holding = Holding(tuple(counts), 0, melds, tile, False)
+            counts[tile] -= 1
+            scored, _, _ = score_readings(table, hand, tile, "self_draw", prep, [holding])
+            if scored:
+                out.append((tile, scored))
+        return out
+    bases = _holdings(table, hand, None)
+    for tile in tiles:
         scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
                                       with_wait(bases, tile))
         if scored:
@@ -346,11 +379,20 @@ def _split_jokers(hand: tuple[int, ...], jokers: frozenset[int]) -> tuple[list[i
     return counts, wild
 
 
-def _candidates(table: Table, hand: tuple[int, ...]) -> tuple[int, ...]:
-    held = [0] * 34  # physical tiles: a joker in a meld is held as itself
-    melded = (x for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True) if not w)
-    for x in (*hand, *melded):
-        held[x] += 1
+def _candidates(table: Table, hand: tuple[int, ...],
+                counts: list[int] | None = None) -> tuple[int, ...]:
+    """The tiles a hand may wait on: not a joker, not all four held (a joker in a meld is held
+    as itself), in the variant's tile set (Luzhou: not a third suit). `counts`: the hand's
+    tiles that are not jokers (`_split_jokers`), when the caller has them."""
+    if counts is None:
+        counts, _ = _split_jokers(hand, table.jokers)
+    held = counts  # a joker is never a wait, so the jokers in hand need no count
+    if table.melds:
+        held = list(counts)
+        for g in table.melds:
+            for x, w in zip(g.tiles, g.wild, strict=True):
+                if not w:
+                    held[x] += 1
     if table.name != "luzhou":
         if max(held) < 4:  # the usual case: no tile used up, the variant's own list
             return _unused(table.name, table.jokers)

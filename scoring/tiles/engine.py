@@ -9,28 +9,25 @@ Speed (issue 13): every suit is split on its own and memoised on its count vecto
 standing in, readings that the variant's features cannot tell apart (`Shapes.keep`) are merged
 per suit before the suits are joined, keeping the first of each in sorted order — so 8 ghosts
 make tens of readings, not thousands, and the chosen and listed readings stay the same.
-A hand without a joker standing in (most hands at a table) takes shortcuts: completeness by
-whole-part checks (`tables.suit_complete`), not joker counts, and splits from a splitter
-without the joker branches (`_plain_splits`), as groups memoised per part.
+A hand without a joker standing in (most hands at a table) needs no search: `plain` looks its
+parts up in the generated table of complete parts and their splits.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from itertools import combinations, combinations_with_replacement, pairwise, product
 from typing import NamedTuple
 
-from .notation import ORPHAN_TILES, group_text, is_terminal_or_honor
+from . import plain
+from .notation import ORPHAN_TILES, is_terminal_or_honor
+from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import (
     HONOR_CHOWS,
     complete_plain,
     honor_need,
-    honors_complete,
     need,
     needs_plus_one,
-    plus_complete,
-    suit_complete,
     suit_need,
 )
 
@@ -38,76 +35,6 @@ from .tables import (
 # megabytes (a split of a joker-rich suit holds many groups)
 SUB_LIMIT, SPLITS_LIMIT, OPTIONS_LIMIT, WILD_SUB_LIMIT = 30_000, 5_000, 5_000, 5_000
 
-
-class Group(NamedTuple):
-    """One set, pair or loose run of tiles of a reading. `tiles` are what the group stands for,
-    `wild[i]` is true where a joker stands in; `meld` is "" (in hand), "exposed" or
-    "concealed_kong". A tuple, so readings hash and sort fast."""
-
-    kind: str  # pair, pung, kong, chow, loose
-    tiles: tuple[int, ...]
-    wild: tuple[bool, ...]
-    meld: str = ""
-
-    @property
-    def jokers(self) -> int:
-        return sum(self.wild)
-
-    def to_dict(self) -> dict[str, object]:
-        return dict(_group_dict(self))
-
-
-@lru_cache(maxsize=4096)
-def _group_dict(g: Group) -> dict[str, object]:
-    """A group as output (copied by `to_dict`): a hand's groups recur in every reading."""
-    out: dict[str, object] = {"kind": g.kind, "tiles": group_text(g.tiles)}
-    if True in g.wild:
-        out["jokers"] = g.wild.count(True)
-    if g.meld:
-        out["meld"] = g.meld
-    return out
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """Which shapes a variant knows besides four sets and a pair."""
-
-    seven_pairs: bool = True
-    honor_chows: bool = False  # Feibao: three different winds, or 中发白
-    thirteen_orphans: bool = False  # Hainan 十三幺
-    orphans: bool = False  # Feibao 九幺: terminals and honours in any order
-    waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
-    all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
-    # what readings the features can tell apart: "all" keeps every reading; "win" merges
-    # readings alike in suits, quads, chows, joker count and where the winning tile and a
-    # joker sit (Cixi, Feibao); "plain" the same without the winning tile (Luzhou, Guiyang)
-    keep: str = "all"
-
-
-@dataclass(frozen=True)
-class Holding:
-    counts: tuple[int, ...]  # concealed tiles (winning tile included) standing as themselves
-    wild: int  # jokers in the concealed hand standing in for other tiles
-    melds: tuple[Group, ...] = ()
-    win: int | None = None  # the winning tile (what it stands as)
-    win_wild: bool = False  # the winning tile is a joker standing in
-
-    @property
-    def size(self) -> int:
-        return sum(self.counts) + self.wild
-
-
-@dataclass(frozen=True)
-class Reading:
-    shape: str  # standard, seven_pairs, thirteen_orphans, orphans, waves, all_honors
-    groups: tuple[Group, ...]  # melds included
-    win: int = -1  # index of the group holding the winning tile; -1 unknown
-    jokers: int = 0  # jokers standing in, melds included
-    identity: tuple[int, ...] = field(default=(), compare=False)  # 34 counts of what it stands for
-
-    @property
-    def win_group(self) -> Group | None:
-        return self.groups[self.win] if self.win >= 0 else None
 
 
 def is_complete(h: Holding, shapes: Shapes) -> bool:
@@ -137,7 +64,8 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
     its tiles are looked up once, the others' needs are shared; the special shapes are
     checked only for the tiles the hand's own tiles leave possible."""
     if not wild:
-        return _waiting_plain(counts, melds, shapes, candidates, limit)
+        return plain.waits(counts, melds, shapes, candidates, limit,
+                           _special_waits(counts, 0, melds, shapes))
     b = bytes(counts)
     hc = shapes.honor_chows
     keys = (b[0:9], b[9:18], b[18:27])
@@ -166,38 +94,6 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
             if len(out) == limit:
                 break
     return out
-
-
-def _waiting_plain(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
-                   candidates: tuple[int, ...], limit: int) -> list[int]:
-    """`waiting` without a joker: a tile completes four sets and a pair when its part becomes
-    complete and every other part already is, exactly one part holding the pair — whole-part
-    checks (`plus_complete`), far cheaper than the joker counts of parts never seen before."""
-    b = bytes(counts)
-    hc = shapes.honor_chows
-    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    ok = (suit_complete(keys[0]), suit_complete(keys[1]), suit_complete(keys[2]),
-          honors_complete(keys[3], hc))
-    paired = [sum(key) % 3 == 2 for key in keys]
-    n_paired = sum(paired)
-    # per part: what one more of each of its tiles makes of the hand (True: complete), or
-    # None when another part is not complete (no tile of this part can help)
-    adds: list[tuple[bool, ...] | None] = []
-    for k in range(4):
-        if all(ok[j] for j in range(4) if j != k):
-            others = n_paired - paired[k]
-            adds.append(tuple(v > 0 and (v == 2) + others == 1
-                              for v in plus_complete(keys[k], k == 3, hc)))
-        else:
-            adds.append(None)
-    wins = {9 * k + i for k, add in enumerate(adds) if add is not None
-            for i, done in enumerate(add) if done}
-    # seven pairs: the one tile held an odd number of times
-    if shapes.seven_pairs and not melds and b.count(1) + b.count(3) == 1 and sum(b) == 13:
-        wins.add(next(t for t in range(34) if counts[t] & 1))
-    special = _special_waits(counts, 0, melds, shapes)
-    out = [t for t in candidates if t in wins or (special is not None and special(t))]
-    return out[:limit]
 
 
 def _special_waits(counts: list[int], wild: int, melds: tuple[Group, ...],
@@ -241,12 +137,14 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
     size = sum(b) + h.wild
     if size % 3 != 2:
         return found
-    if need(b, shapes.honor_chows) <= h.wild if h.wild else complete_plain(b, shapes.honor_chows):
+    if not h.wild:  # one lookup per part says whether it is complete, and how it splits
+        found += plain.standard(h, shapes, b)
+    elif need(b, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
     # the set-less shapes, each behind a quick look at the counts
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
-            found += _seven_pairs(h, shapes.keep)
+            found += _seven_pairs(h, shapes.keep) if h.wild else plain.seven_pairs(h, shapes.keep)
         if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
         if shapes.waves and max(b) <= 1 and _waves_ok(h):
@@ -279,7 +177,7 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     equal length, the sorted join of the smaller part is the smaller join, so each kept reading
     is the first (in the order of `(groups, win)`) of all the readings it stands for."""
     if not h.wild:
-        return _standard_plain(h, shapes)
+        return plain.standard(h, shapes)
     c = h.counts
     held = list(c)
     for g in h.melds:
@@ -316,120 +214,8 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     first = slice(1 if shapes.keep == "plain" else None)
     for key, groups in sorted(joined.items(), key=lambda kv: kv[1]):
         if key[0] == h.wild and key[1] == 1:
-            results += _place_win(h, "standard", groups + h.melds)[first]
+            results += place_win(h, "standard", groups + h.melds)[first]
     return results
-
-
-def _standard_plain(h: Holding, shapes: Shapes) -> list[Reading]:
-    """Four sets and a pair without a joker standing in: every split, each suit's from the
-    memo, one suit holding the pair (few readings, nothing to merge)."""
-    b = bytes(h.counts)
-    hc = shapes.honor_chows
-    per = [_plain_part(b[0:9], 0, False), _plain_part(b[9:18], 9, False),
-           _plain_part(b[18:27], 18, False), _plain_part(b[27:34], 27, hc)]
-    # no joker in the hand's groups: what the reading stands for is the hand and the melds
-    identity = list(h.counts)
-    jokers = 0
-    for g in h.melds:
-        jokers += g.wild.count(True)
-        for t in g.tiles:
-            identity[t] += 1
-    ident = tuple(identity)
-    results: list[Reading] = []
-    # "plain": where the winning tile sits changes no feature, so its first place will do
-    # (as in `_standard`; the first has the lowest index, the one a full list would keep)
-    first = 1 if shapes.keep == "plain" else None
-    sets_only = [per[0][0], per[1][0], per[2][0], per[3][0]]
-    for where in range(4):
-        if not per[where][1]:
-            continue
-        choices = list(sets_only)
-        choices[where] = per[where][1]
-        if not all(choices):
-            continue
-        for combo in product(*choices):
-            groups = tuple(sorted([g for part in combo for g in part]))
-            results += _place_win(h, "standard", groups + h.melds, jokers, ident)[:first]
-    return results
-
-
-_PLAIN: dict[tuple[bytes, int, bool], tuple[tuple[tuple[Group, ...], ...], ...]] = {}
-
-
-def _plain_part(key: bytes, offset: int, honor_chows: bool
-                ) -> tuple[tuple[tuple[Group, ...], ...], tuple[tuple[Group, ...], ...]]:
-    """A joker-free part's splits as groups: (into sets only, into sets and the pair); a part
-    without tiles has one empty split and never the pair. Memoised: every wait of a hand
-    shares the parts it does not change."""
-    ck = (key, offset, honor_chows)
-    got = _PLAIN.get(ck)
-    if got is None:
-        size = sum(key)
-        if not size:
-            got = (((),), ())
-        else:
-            chows = _plain_chows(offset, honor_chows)
-            got = tuple(_plain_splits(key, offset, pair, chows) if size % 3 == 2 * pair else ()
-                        for pair in (False, True))
-        if len(_PLAIN) > SPLITS_LIMIT:
-            _PLAIN.clear()
-        _PLAIN[ck] = got
-    return got
-
-
-_REAL2, _REAL3 = (False, False), (False, False, False)
-
-
-def _plain_chows(offset: int, honor_chows: bool) -> tuple[tuple[int, ...], ...]:
-    """The part's chows (local indices) in `_chows_with`'s order of their lowest tile."""
-    if offset < 27:
-        return tuple((s, s + 1, s + 2) for s in range(7))
-    return HONOR_CHOWS if honor_chows else ()
-
-
-_PLAIN_SUB: dict[tuple[bytes, int, bool, int], tuple[tuple[Group, ...], ...]] = {}
-
-
-def _plain_splits(c: bytes, offset: int, pair: bool, chows: tuple[tuple[int, ...], ...]
-                  ) -> tuple[tuple[Group, ...], ...]:
-    """`_split` without jokers, as groups, in its order: the lowest tile left goes into the
-    pair, a pung or a chow it is the lowest of (the tiles below it are used up). Memoised on
-    the counts left, so splits share their tails."""
-    ck = (c, offset, pair, len(chows))  # which chows: a suit's 7, Feibao's 5 honour ones or none
-    got = _PLAIN_SUB.get(ck)
-    if got is not None:
-        return got
-    i = len(c) - len(c.lstrip(b"\0"))
-    if i == len(c):
-        got = ((),) if not pair else ()
-    else:
-        out: list[tuple[Group, ...]] = []
-        ci, t = c[i], offset + i
-        cl = bytearray(c)
-        if pair and ci >= 2:
-            cl[i] -= 2
-            group = Group("pair", (t, t), _REAL2)
-            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, False, chows)]
-            cl[i] += 2
-        if ci >= 3:
-            cl[i] -= 3
-            group = Group("pung", (t, t, t), _REAL3)
-            out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
-            cl[i] += 3
-        for chow in chows:
-            if chow[0] == i and c[chow[1]] and c[chow[2]]:
-                for j in chow:
-                    cl[j] -= 1
-                group = Group("chow", (offset + chow[0], offset + chow[1], offset + chow[2]),
-                              _REAL3)
-                out += [(group, *rest) for rest in _plain_splits(bytes(cl), offset, pair, chows)]
-                for j in chow:
-                    cl[j] += 1
-        got = tuple(out)
-    if len(_PLAIN_SUB) > SUB_LIMIT:
-        _PLAIN_SUB.clear()
-    _PLAIN_SUB[ck] = got
-    return got
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
@@ -735,36 +521,6 @@ def _free_choices(classes: list[list[int]], n: int) -> list[tuple[int, ...]]:
     return out or [()]
 
 
-def _place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -1,
-               identity: tuple[int, ...] = ()) -> list[Reading]:
-    """One reading per distinct group that can hold the winning tile (melds cannot).
-    `jokers` and `identity`: the groups' joker count and 34 counts, when the caller knows
-    them."""
-    if jokers < 0:
-        jokers = 0
-        c = [0] * 34
-        for g in groups:
-            jokers += g.wild.count(True)
-            for t in g.tiles:
-                c[t] += 1
-        identity = tuple(c)
-    win = h.win
-    if win is None:
-        return [Reading(shape, groups, -1, jokers, identity)]
-    # features ask only whether the winning tile completed a pair (and which pair), so one
-    # reading per pair that can hold it and one for "in a set"
-    out, seen, in_set = [], set(), False
-    win_wild = h.win_wild
-    for idx, g in enumerate(groups):
-        if g.meld or g in seen or (in_set and g.kind != "pair"):
-            continue
-        if (True in g.wild) if win_wild else (win in g.tiles and (True not in g.wild or any(
-                t == win and not w for t, w in zip(g.tiles, g.wild, strict=True)))):
-            seen.add(g)
-            in_set = in_set or g.kind != "pair"
-            out.append(Reading(shape, groups, idx, jokers, identity))
-    return out
-
 
 def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
     """Seven pairs, jokers pairing with a single or with each other; of the readings alike
@@ -796,7 +552,7 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
             if groups not in seen:
                 seen.add(groups)
                 if keep == "all":
-                    out += _place_win(h, "seven_pairs", groups)
+                    out += place_win(h, "seven_pairs", groups)
                     continue
                 look = _pairs_look(h, groups, keep)
                 old = firsts.get(look)
@@ -804,7 +560,7 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
                     firsts[look] = groups
     first = slice(1 if keep == "plain" else None)  # see _standard
     for groups in sorted(firsts.values()):
-        out += _place_win(h, "seven_pairs", groups)[first]
+        out += place_win(h, "seven_pairs", groups)[first]
     return out
 
 
@@ -834,7 +590,7 @@ def _loose(h: Holding, shape: str, fills: list[tuple[int, ...]]) -> list[Reading
     out = []
     for fill in dict.fromkeys((f + (0,) * h.wild)[:h.wild] for f in fills):
         group = Group("loose", real + fill, (False,) * len(real) + (True,) * h.wild)
-        out += _place_win(h, shape, (group, *h.melds))
+        out += place_win(h, shape, (group, *h.melds))
     return out
 
 

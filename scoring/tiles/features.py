@@ -7,16 +7,14 @@ Only what the tiles show is set; features that need the story of the hand (天�
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from .engine import Group, Reading, Shapes
+from .reading import Group, Reading, Shapes
 
 DRAGONS = (31, 32, 33)
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What besides the reading decides features: how the hand was won and where the seat sits."""
 
     by: str
@@ -34,35 +32,39 @@ def _sets(r: Reading) -> list[Group]:
 
 
 def _pair(r: Reading) -> Group | None:
-    return next((g for g in r.groups if g.kind == "pair"), None)
+    for g in r.groups:
+        if g.kind == "pair":
+            return g
+    return None
 
 
-def _suits(r: Reading) -> tuple[set[int], bool]:
-    """The suits (0–2) in what the reading stands for, and whether it holds honours."""
-    ident = r.identity
-    suits = {k for k in range(3) if any(ident[9 * k:9 * k + 9])}
-    return suits, any(ident[27:])
+def _parts(r: Reading) -> set[int]:
+    """The parts (0–2 the suits, 3 the honours) of what the reading stands for: a set or a
+    pair lies in one part, a loose group may span them."""
+    if r.shape == "standard" or r.shape == "seven_pairs":
+        return {g.tiles[0] // 9 for g in r.groups}
+    return {t // 9 for g in r.groups for t in g.tiles}
 
 
 def _pure(r: Reading) -> bool:
-    suits, honors = _suits(r)
-    return len(suits) == 1 and not honors
+    parts = _parts(r)
+    return len(parts) == 1 and 3 not in parts
 
 
 def _half_flush(r: Reading) -> bool:
-    suits, honors = _suits(r)
-    return len(suits) == 1 and honors
+    parts = _parts(r)
+    return len(parts) == 2 and 3 in parts
 
 
 def _flushes(r: Reading) -> tuple[bool, bool]:
-    """`(_pure(r), _half_flush(r))` from one look at the suits (Hainan and Cixi ask both)."""
-    suits, honors = _suits(r)
-    one = len(suits) == 1
-    return one and not honors, one and honors
+    """`(_pure(r), _half_flush(r))` from one look at the parts (Hainan and Cixi ask both)."""
+    parts = _parts(r)
+    return len(parts) == 1 and 3 not in parts, len(parts) == 2 and 3 in parts
 
 
 def _all_pungs(r: Reading) -> bool:
-    return r.shape == "standard" and all(g.kind in ("pung", "kong") for g in _sets(r))
+    # a standard reading's sets are pungs, kongs or chows
+    return r.shape == "standard" and all(g.kind != "chow" for g in r.groups)
 
 
 def _quads(r: Reading) -> int:
@@ -71,8 +73,7 @@ def _quads(r: Reading) -> int:
 
 
 def _win_on_pair(r: Reading) -> bool:
-    g = r.win_group
-    return g is not None and g.kind == "pair"
+    return r.win >= 0 and r.groups[r.win].kind == "pair"
 
 
 def _melds(r: Reading) -> int:
@@ -138,16 +139,26 @@ def hainan(r: Reading, ctx: Context) -> dict[str, Any]:
     if r.shape == "seven_pairs":
         return {"seven_pairs": True, "concealed": True, "pure": pure, "half_flush": half,
                 "luxury": _quads(r) > 0, "seat_flower": flowers}
-    sets, pair = _sets(r), _pair(r)
-    pungs = [g.tiles[0] for g in sets if g.kind in ("pung", "kong")]
     seat_wind, round_wind = 27 + own, 27 + ctx.round_wind
-    scoring_pair = pair is not None and pair.tiles[0] in (*DRAGONS, seat_wind, round_wind)
     keeps = getattr(ctx.rules, "concealed_kong_keeps_menqing", False)
-    concealed = all(g.meld == "" or (keeps and g.meld == "concealed_kong") for g in r.groups)
-    eyes = pair is not None and pair.tiles[0] < 27 and pair.tiles[0] % 9 in (1, 4, 7)
-    return {"all_chows": all(g.kind == "chow" for g in sets) and not scoring_pair,
-            "concealed": concealed, "all_pungs": _all_pungs(r), "pure": pure,
-            "half_flush": half, "eyes_258": eyes,
+    pair = None
+    pungs: list[int] = []  # the tiles of the pungs and kongs
+    chows = 0
+    concealed = True
+    for g in r.groups:  # one look at the groups for every feature
+        kind = g.kind
+        if kind == "pair":
+            pair = g.tiles[0]
+        elif kind == "chow":
+            chows += 1
+        else:
+            pungs.append(g.tiles[0])
+        if g.meld and not (keeps and g.meld == "concealed_kong"):
+            concealed = False
+    scoring_pair = pair is not None and pair in (*DRAGONS, seat_wind, round_wind)
+    return {"all_chows": not pungs and not scoring_pair,
+            "concealed": concealed, "all_pungs": not chows, "pure": pure,
+            "half_flush": half, "eyes_258": pair is not None and pair < 27 and pair % 9 in (1, 4, 7),
             "dragon_pungs": sum(1 for t in pungs if t in DRAGONS),
             "seat_flower": flowers, "seat_wind": seat_wind in pungs,
             "round_wind": round_wind in pungs}

@@ -1,8 +1,9 @@
 """Per-suit lookup tables: how many jokers a suit's tiles need to become sets (and a pair),
-and, for hands without jokers, whether they already are (much cheaper on unseen vectors).
+and, for hands without jokers, every complete part and its splits.
 
 A suit is a 9-digit count vector (each digit 0–4), keyed as `bytes`. The tables are filled
-lazily and cached, so importing `scoring` (and `python -m scoring score`) costs nothing.
+lazily (the joker counts as vectors are met, the complete parts generated at first use), so
+importing `scoring` (and `python -m scoring score`) costs nothing.
 """
 
 from __future__ import annotations
@@ -146,115 +147,59 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
     return got
 
 
-# -- joker-free completeness: what `waiting` asks of a hand without a joker standing in --------
+# -- joker-free splits: every complete part and its splits, generated once ----------------------
 
-_WHOLE: dict[bytes, bool] = {}
-
-
-def suit_complete(key: bytes) -> bool:
-    """Whether one suit's counts are sets only (sum ≡ 0 mod 3) or sets and one pair (≡ 2).
-
-    Without jokers no search is needed: the lowest tile's count modulo 3 must start that many
-    chows (three equal chows are three pungs), and the pair is tried on each tile held twice.
-    Much cheaper than `suit_need` on a vector it has not seen (a joker-free hand's waits look
-    at nine new vectors per suit)."""
-    got = _WHOLE.get(key)
-    if got is None:
-        if len(_WHOLE) > MEMO_LIMIT:
-            _WHOLE.clear()
-        size = sum(key)
-        if size % 3 == 0:
-            got = _sets_only(list(key))
-        elif size % 3 == 2:
-            got = False
-            # sets weigh 0 mod 3 (rank sums 3i, 3i + 3), so the pair's rank p has 2p ≡ the
-            # suit's rank sum: p ≡ 2 · sum mod 3
-            first = 2 * sum(i * n for i, n in enumerate(key)) % 3
-            for p in range(first, 9, 3):
-                if key[p] >= 2:
-                    c = list(key)
-                    c[p] -= 2
-                    if _sets_only(c):
-                        got = True
-                        break
-        else:
-            got = False
-        _WHOLE[key] = got
-    return got
+SUIT, HONORS, HONORS_CHOWS = 0, 1, 2  # the kinds of part: a suit, the honours, Feibao's honours
 
 
-def _sets_only(c: list[int]) -> bool:
-    for i in range(9):
-        r = c[i] % 3
-        if r:
-            if i > 6 or c[i + 1] < r or c[i + 2] < r:
-                return False
-            c[i + 1] -= r
-            c[i + 2] -= r
-    return True
+@cache
+def part_splits(kind: int) -> dict[bytes, tuple[tuple[tuple[int, ...], ...], ...]]:
+    """Every count vector of one part (a suit, or the honours with or without Feibao's chows)
+    that is sets only or sets and one pair → its splits, each a sorted tuple of the groups'
+    tiles (part-local: a set has three, the pair two).
+
+    Static data, not a memo: generated from the at most four sets and one pair a part can
+    hold (about 50,000 splits of 22,000 suit vectors, in tens of milliseconds), so a joker-free
+    hand's completeness and splits are one lookup, whatever hands came before."""
+    if kind == SUIT:
+        size, sets = 9, [(i, i, i) for i in range(9)] + [(i, i + 1, i + 2) for i in range(7)]
+    else:
+        size, sets = 7, [(i, i, i) for i in range(7)]
+        if kind == HONORS_CHOWS:
+            sets += list(HONOR_CHOWS)
+    found: dict[bytes, list[tuple[tuple[int, ...], ...]]] = {}
+    base = [0] * size
+    for n in range(5):
+        for combo in combinations_with_replacement(sets, n):
+            for s in combo:
+                for t in s:
+                    base[t] += 1
+            if max(base, default=0) <= 4:
+                found.setdefault(bytes(base), []).append(tuple(sorted(combo)))
+                for p in range(size):
+                    if base[p] <= 2:
+                        base[p] += 2
+                        found.setdefault(bytes(base), []).append(tuple(sorted((*combo, (p, p)))))
+                        base[p] -= 2
+            base = [0] * size
+    # each split's groups in the order of `Group` (kind, then tiles), whatever the offset
+    return {key: tuple(sorted(tuple(sorted(split, key=_group_order)) for split in splits))
+            for key, splits in found.items()}
 
 
-def honors_complete(key: bytes, honor_chows: bool) -> bool:
-    """`suit_complete` for the honours."""
-    size = sum(key)
-    if size % 3 == 1:
-        return False
-    if honor_chows:
-        return honor_need(key, True)[size % 3 == 2] == 0
-    return 2 * key.count(2) == size % 3 and key.count(1) == 0 and key.count(4) == 0
-
-
-_PLUS: dict[tuple[bytes, bool | None], tuple[int, ...]] = {}
-
-
-def plus_complete(key: bytes, honours: bool, honor_chows: bool = False) -> tuple[int, ...]:
-    """For each tile of a suit (or of the honours), what the part is with one more of it:
-    0 not complete, 1 sets only, 2 sets and the pair. Memoised: a hand's candidate waits
-    share it, and common parts recur between hands."""
-    ck = (key, honor_chows if honours else None)
-    got = _PLUS.get(ck)
-    if got is None:
-        if len(_PLUS) > MEMO_LIMIT:
-            _PLUS.clear()
-        mod = (sum(key) + 1) % 3
-        if mod == 1:
-            got = (0,) * len(key)
-        else:
-            b = bytearray(key)
-            out = []
-            weight = sum(i * n for i, n in enumerate(key))
-            for i in range(len(key)):
-                if not honours and (
-                        # sets only weigh 0 mod 3 (see suit_complete); a lone tile joins nothing
-                        (mod == 0 and (weight + i) % 3) or not any(key[max(i - 2, 0):i + 3])):
-                    out.append(0)
-                    continue
-                b[i] += 1
-                done = (honors_complete(bytes(b), honor_chows) if honours
-                        else suit_complete(bytes(b)))
-                out.append((2 if mod == 2 else 1) if done else 0)
-                b[i] -= 1
-            got = tuple(out)
-        _PLUS[ck] = got
-    return got
+def _group_order(rel: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
+    return ("pair" if len(rel) == 2 else "pung" if rel[0] == rel[1] else "chow"), rel
 
 
 def complete_plain(b: bytes, honor_chows: bool = False) -> bool:
-    """`need(b) == 0` without the joker counts: every part complete, exactly one with the
-    pair (a hand without a joker standing in)."""
+    """`need(b) == 0` without the joker counts (a hand without a joker standing in): every
+    part is in the table of complete parts, exactly one holding the pair."""
+    suits, honors = part_splits(SUIT), part_splits(HONORS_CHOWS if honor_chows else HONORS)
     keys = (b[0:9], b[9:18], b[18:27])
-    pairs = 0
-    for key in keys:
-        if any(key):
-            if not suit_complete(key):
-                return False
-            pairs += sum(key) % 3 == 2
-    honors = b[27:34]
-    if any(honors):
-        if not honors_complete(honors, honor_chows):
-            return False
-        pairs += sum(honors) % 3 == 2
-    return pairs == 1
+    if keys[0] not in suits or keys[1] not in suits or keys[2] not in suits or (
+            b[27:34] not in honors):
+        return False
+    return sum(sum(key) % 3 == 2 for key in (*keys, b[27:34])) == 1
 
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
@@ -273,33 +218,18 @@ def need_sets(counts: list[int] | tuple[int, ...], honor_chows: bool = False) ->
             + honor_need(b[27:34], honor_chows)[0])
 
 
-# -- joker-free agari: every complete suit vector, generated once -------------------------------
+# -- joker-free agari ----------------------------------------------------------------------------
 
 @cache
 def complete_suits() -> dict[bytes, int]:
     """Every suit count vector that is only sets (→ 0) or sets and one pair (→ 1)."""
-    sets = [(i, i, i) for i in range(9)] + [(i, i + 1, i + 2) for i in range(7)]
-    out: dict[bytes, int] = {}
-    for n in range(5):
-        for combo in combinations_with_replacement(sets, n):
-            base = [0] * 9
-            for s in combo:
-                for t in s:
-                    base[t] += 1
-            if max(base) > 4:
-                continue
-            out[bytes(base)] = 0
-            for p in range(9):
-                if base[p] <= 2:
-                    base[p] += 2
-                    out[bytes(base)] = 1
-                    base[p] -= 2
-    return out
+    return {key: int(sum(key) % 3 == 2) for key in part_splits(SUIT)}
 
 
 @cache
 def complete_honors() -> dict[bytes, int]:
-    """Honour vectors made of pungs and pairs (no chows), → the number of pairs."""
+    """Honour vectors made of pungs and a pair (no chows), → the number of pairs.
+    `is_agari` also takes more than one pair here and refuses the hand by the total."""
     out: dict[bytes, int] = {}
     for digits in range(3 ** 7):
         v, pairs = [], 0
@@ -323,4 +253,3 @@ def is_agari(counts: list[int]) -> bool:
         if z is not None and m + p + s + z == 1:
             return True
     return b.count(2) == 7 or (b.count(0) == 21 and all(counts[t] for t in ORPHANS))
-

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from scoring import ScoringError
 from scoring.tiles import analyze, waits
 from scoring.tiles.analysis import _candidates, _kongs, _value
-from scoring.tiles.engine import Holding, Shapes, is_complete
+from scoring.tiles.engine import is_complete
 from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
+from scoring.tiles.reading import Holding, Shapes
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import ORPHANS, is_agari, need
 

@@ -10,55 +10,67 @@ from itertools import product
 import pytest
 
 from scoring import ScoringError
-from scoring.tiles import analyze, clear_caches, engine
-from scoring.tiles.engine import Group
+from scoring.tiles import analyze, clear_caches, engine, plain
 from scoring.tiles.notation import parse_tiles
+from scoring.tiles.reading import Group
 from scoring.tiles.tables import (
+    HONORS,
+    HONORS_CHOWS,
+    SUIT,
     complete_plain,
     honor_need,
-    honors_complete,
     need,
-    plus_complete,
-    suit_complete,
+    part_splits,
     suit_need,
 )
 
 
-def _suits(most: int) -> list[bytes]:
-    return [bytes(v) for v in product(range(5), repeat=9) if sum(v) <= most]
+def _complete(key: bytes, honours: bool, honor_chows: bool = False) -> bool:
+    """The general joker-counting solver's answer: sets only, or sets and one pair, with no
+    joker."""
+    size = sum(key)
+    needs = honor_need(key, honor_chows) if honours else suit_need(key)
+    return size % 3 != 1 and needs[size % 3 == 2] == 0
 
 
-SMALL_SUITS = _suits(8)
-
-
-def test_suit_complete_is_a_zero_joker_need() -> None:
-    for key in SMALL_SUITS:
-        size = sum(key)
-        want = size % 3 != 1 and suit_need(key)[size % 3 == 2] == 0
-        assert suit_complete(key) == want, key
-
-
-def test_plus_complete_is_the_need_with_one_more_tile() -> None:
-    for key in SMALL_SUITS:
-        if max(key) == 4:
-            continue
-        got = plus_complete(key, False)
-        for i in range(9):
-            more = bytearray(key)
-            more[i] += 1
-            size = sum(more)
-            done = size % 3 != 1 and suit_need(bytes(more))[size % 3 == 2] == 0
-            assert got[i] == ((2 if size % 3 == 2 else 1) if done else 0), (key, i)
+def test_the_suit_table_holds_exactly_the_complete_suits() -> None:
+    table = part_splits(SUIT)
+    # every vector a hand's suit can hold (at most 14 tiles): in the table iff complete
+    seen = 0
+    for v in product(range(5), repeat=9):
+        if sum(v) <= 14:
+            key = bytes(v)
+            assert (key in table) == _complete(key, False), v
+            seen += key in table
+    assert seen == len(table) == 21_743
 
 
 @pytest.mark.parametrize("honor_chows", [False, True])
-def test_honors_complete_is_a_zero_joker_need(honor_chows: bool) -> None:
+def test_the_honour_tables_hold_exactly_the_complete_honours(honor_chows: bool) -> None:
+    table = part_splits(HONORS_CHOWS if honor_chows else HONORS)
+    seen = 0
     for v in product(range(5), repeat=7):
-        if sum(v) > 11:
+        if sum(v) <= 14:
+            key = bytes(v)
+            assert (key in table) == _complete(key, True, honor_chows), (v, honor_chows)
+            seen += key in table
+    assert seen == len(table)
+
+
+def test_plain_plus_is_completeness_with_one_more_tile() -> None:
+    for v in product(range(5), repeat=9):
+        if sum(v) > 10:
             continue
-        key, size = bytes(v), sum(v)
-        want = size % 3 != 1 and honor_need(key, honor_chows)[size % 3 == 2] == 0
-        assert honors_complete(key, honor_chows) == want, (v, honor_chows)
+        key = bytes(v)
+        got = plain._plus(key, SUIT)
+        for i in range(9):
+            if v[i] == 4:  # no fifth tile
+                assert got[i] is None
+                continue
+            more = bytearray(key)
+            more[i] += 1
+            want = (sum(more) % 3 == 2) if _complete(bytes(more), False) else None
+            assert got[i] == want, (v, i)
 
 
 def test_complete_plain_is_need_zero_on_random_hands() -> None:
@@ -80,20 +92,21 @@ def test_complete_plain_is_need_zero_on_random_hands() -> None:
 
 @pytest.mark.parametrize(("offset", "honor_chows"), [(0, False), (9, False), (27, False),
                                                       (27, True)])
-def test_plain_splits_are_split_without_jokers(offset: int, honor_chows: bool) -> None:
+def test_table_splits_are_the_joker_search_without_jokers(offset: int, honor_chows: bool) -> None:
     width = 7 if offset == 27 else 9
-    chows = engine._plain_chows(offset, honor_chows)
-    for v in product(range(4), repeat=width):
-        if not 0 < sum(v) <= 8:
+    part = SUIT if offset < 27 else HONORS_CHOWS if honor_chows else HONORS
+    most = 11 if offset < 27 else 14  # every split of a suit up to 11 tiles, of the honours all
+    for v in product(range(5), repeat=width):
+        if not 0 < sum(v) <= most or sum(v) % 3 == 1:
             continue
         key = bytes(v)
-        for pair in (False, True):
-            if sum(v) % 3 != 2 * pair:
-                continue
-            want = tuple(tuple(Group(kind, tiles, wild) for kind, tiles, wild in split)
-                         for split in engine._split(key, offset, 0, pair, sum(v) // 3,
-                                                    honor_chows))
-            assert engine._plain_splits(key, offset, pair, chows) == want, (v, pair)
+        pair = sum(v) % 3 == 2
+        # the search may yield a split more than once; the table holds each once
+        want = sorted({tuple(sorted(Group(kind, tiles, wild) for kind, tiles, wild in split))
+                       for split in engine._split(key, offset, 0, pair, sum(v) // 3,
+                                                  honor_chows)})
+        got = plain.part_groups(key, offset, part)
+        assert sorted(got or ()) == want, (v, pair)
 
 
 def test_the_notation_fast_path_reads_as_the_reader_does() -> None:
@@ -126,3 +139,19 @@ def test_honour_splits_without_chows_are_not_reused_for_feibao() -> None:
     assert after == alone
     assert {tuple(s["kind"] for s in r["sets"]).count("chow") for r in after["readings"]} == {
         0, 3}
+
+
+def test_every_part_complete_is_not_enough_when_two_hold_a_pair() -> None:
+    # 33m 55p666p 333s66s 66z: each part is sets and a pair, four pairs in all — no hand (the
+    # joker-free shortcut once read it as one, 3s completing it)
+    with pytest.raises(ScoringError) as err:
+        analyze({"variant": "hainan", "tiles": "33m55p666p33s66s66z+3s"})
+    assert "not a complete hand" in str(err.value)
+    assert complete_plain(bytes(plain_counts("33m55p666p333s66s66z"))) is False
+
+
+def plain_counts(text: str) -> list[int]:
+    counts = [0] * 34
+    for t in parse_tiles(text).hand:
+        counts[t] += 1
+    return counts

@@ -15,9 +15,9 @@ from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles.analysis import _context, _kongs, _value, _winner
-from scoring.tiles.engine import Group, Reading
 from scoring.tiles.features import FEATURES, SHAPES
 from scoring.tiles.notation import ORPHAN_TILES, is_terminal_or_honor
+from scoring.tiles.reading import Group, Reading
 from scoring.tiles.request import Table, read_request, split_win
 
 Item = tuple[int, bool]  # (the tile it stands for, a joker standing in)
