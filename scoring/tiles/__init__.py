@@ -32,6 +32,7 @@ def clear_caches() -> None:
     analysis._VALUED.clear()
     notation._GROUP_TILES.clear()
     ready._TEXTS.clear()
+    ready._ENTRIES.clear()
     request._jokers.cache_clear()
     request._meld.cache_clear()
     analysis._unused.cache_clear()
