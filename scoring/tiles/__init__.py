@@ -33,6 +33,7 @@ def clear_caches() -> None:
     notation._GROUP_TILES.clear()
     notation._MELDS.clear()
     ready._TEXTS.clear()
+    ready._ENTRIES.clear()
     request._jokers.cache_clear()
     request._meld.cache_clear()
     analysis._unused.cache_clear()

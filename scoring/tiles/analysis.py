@@ -18,7 +18,7 @@ from ..variant import get_variant
 from .engine import readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
 from .notation import tile_name
-from .reading import Holding, Reading
+from .reading import Holding, Reading, groups_out
 from .request import Table, _rules_json, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
@@ -94,7 +94,7 @@ class Scored(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         r = self.reading
         out = {"winner": self.winner, "value": self.value, "shape": r.shape,
-               "sets": [g.to_dict() for g in r.groups]}
+               "sets": groups_out(r.groups)}
         if r.win >= 0:
             out["winning_group"] = r.win
         return out

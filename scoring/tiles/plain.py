@@ -122,12 +122,12 @@ def seven_pairs(h: Holding, keep: str) -> list[Reading]:
 _PAIRS = tuple(Group("pair", (t, t), _REAL[2]) for t in range(34))
 
 
-_PLUS: dict[tuple[bytes, int], tuple[int | None, ...]] = {}
+_PLUS: dict[tuple[bytes, int], tuple[int, ...]] = {}
 
 
-def _plus(key: bytes, kind: int) -> tuple[int | None, ...]:
-    """For each tile of a part, the part with one more of it: None not complete, else how
-    many pairs it holds (0 or 1). Memoised: common parts recur between hands."""
+def _plus(key: bytes, kind: int) -> tuple[int, ...]:
+    """The tiles (part-local) that make a part complete when added. Memoised: common parts
+    recur between hands."""
     ck = (key, kind)
     got = _PLUS.get(ck)
     if got is None:
@@ -135,12 +135,11 @@ def _plus(key: bytes, kind: int) -> tuple[int | None, ...]:
         b = bytearray(key)
         out = []
         for i in range(len(key)):
-            if b[i] == 4:
-                out.append(None)
-                continue
-            b[i] += 1
-            out.append(None if bytes(b) not in table else (sum(b) % 3 == 2))
-            b[i] -= 1
+            if b[i] < 4:
+                b[i] += 1
+                if bytes(b) in table:
+                    out.append(i)
+                b[i] -= 1
         got = tuple(out)
         if len(_PLUS) > PLUS_LIMIT:
             _PLUS.clear()
@@ -158,24 +157,27 @@ def waits(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
     part must be complete already, and then one lookup per tile of the taking part tells."""
     b = bytes(counts)
     keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    mods = [sum(key) % 3 for key in keys]
-    wins: set[int] = set()
+    mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)
+    wins: list[int] = []
     ones = mods.count(1)
-    if ones <= 1:
-        hk = _honor_kind(shapes.honor_chows)
-        tables = (part_splits(SUIT), part_splits(hk))
-        takers = [mods.index(1)] if ones else [k for k in range(4) if mods[k] == 2]
-        # one part short of its pair: no other may hold one; else exactly two hold a pair
-        if (ones and mods.count(2) == 0) or (not ones and len(takers) == 2):
-            done = [keys[k] in tables[k == 3] for k in range(4)]
+    # 13 tiles weigh 1 mod 3: one part ≡ 1 and none ≡ 2, or two parts ≡ 2 and none ≡ 1
+    if (ones == 1 and 2 not in mods) or ones == 0:
+        hk = HONORS_CHOWS if shapes.honor_chows else HONORS
+        suits, honors = part_splits(SUIT), part_splits(hk)
+        done = (keys[0] in suits, keys[1] in suits, keys[2] in suits, keys[3] in honors)
+        undone = done.count(False)
+        if undone <= 1:
+            takers = (mods.index(1),) if ones else [k for k in range(4) if mods[k] == 2]
             for k in takers:
-                if all(done[j] for j in range(4) if j != k):
-                    for i, pairs in enumerate(_plus(keys[k], hk if k == 3 else SUIT)):
-                        if pairs is not None:
-                            wins.add(9 * k + i)
+                # a tile of part k helps only when every other part is complete already
+                if not undone or not done[k]:
+                    base = 9 * k
+                    wins += [base + i for i in _plus(keys[k], hk if k == 3 else SUIT)]
     # seven pairs: the one tile held an odd number of times
     if shapes.seven_pairs and not melds and b.count(1) + b.count(3) == 1 and sum(b) == 13:
-        wins.add(next(t for t in range(34) if counts[t] & 1))
+        odd = b.index(1) if 1 in b else b.index(3)
+        if odd not in wins:
+            wins.append(odd)
     if special is None:
         out = [t for t in sorted(wins) if t in candidates]
     else:

@@ -40,6 +40,12 @@ def _group_dict(g: Group) -> dict[str, object]:
     return out
 
 
+def groups_out(groups: tuple[Group, ...]) -> list[dict[str, object]]:
+    """A reading's groups as output, each a fresh dict (the caller may change it)."""
+    made = _group_dict
+    return [made(g).copy() for g in groups]
+
+
 @dataclass(frozen=True)
 class Shapes:
     """Which shapes a variant knows besides four sets and a pair."""

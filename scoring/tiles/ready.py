@@ -65,24 +65,45 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]],
     entry, value, tile and the reading it came from (left out when not `reading`: `waits`
     keeps only the entry); None when nothing completes the hand.
     Equal values: more named features first, then a fixed order."""
-    fields = READY_FIELDS[table.name]
     req = table.req
     rules = _rules_key(table)
-    found = []
+    best = None
     for tile, scored in per_wait:
         for s in scored:
-            entry = {k: v for k, v in s.winner.items() if k in fields}
-            key = _entry_text(entry)
-            value = _turned_value(table.name, rules, req.seat, req.dealer, req.round_wind, key)
-            found.append(((-value, -named(entry), key), entry, value, tile, s))
-    if not found:
+            rank, entry, value = _entry(table.name, rules, req.seat, req.dealer, req.round_wind,
+                                        s.key, s.winner)
+            # the first of equals: tiles in order, each tile's readings best first
+            if best is None or rank < best[0]:
+                best = (rank, entry, value, tile, s)
+    if best is None:
         return None
-    # min keeps the first of equals: tiles in order, each tile's readings best first
-    _, entry, value, tile, s = min(found, key=lambda f: f[0])
-    out = {"ready": entry, "value": value, "tile": tile_name(tile)}
+    _, entry, value, tile, s = best
+    out = {"ready": dict(entry), "value": value, "tile": tile_name(tile)}
     if reading:
         out["reading"] = s.to_dict()
     return out
+
+
+_ENTRIES: dict[tuple, tuple[tuple[int, int, str], dict[str, Any], int]] = {}
+
+
+def _entry(variant: str, rules: str, seat: int, dealer: int, round_wind: int, key: str,
+           winner: dict[str, Any]) -> tuple[tuple[int, int, str], dict[str, Any], int]:
+    """A winner object's ready entry, what 查叫 pays for it, and its rank among entries (higher
+    value, then more named features, then the entry's text). Memoised on the winner's text:
+    the same few recur in every hand."""
+    ck = (variant, rules, seat, dealer, round_wind, key)
+    got = _ENTRIES.get(ck)
+    if got is None:
+        fields = READY_FIELDS[variant]
+        entry = {k: v for k, v in winner.items() if k in fields}
+        text = _entry_text(entry)
+        value = _turned_value(variant, rules, seat, dealer, round_wind, text)
+        got = ((-value, -named(entry), text), entry, value)
+        if len(_ENTRIES) > 4096:
+            _ENTRIES.clear()
+        _ENTRIES[ck] = got
+    return got
 
 
 _TEXTS: dict[frozenset[tuple[str, object]], str] = {}
