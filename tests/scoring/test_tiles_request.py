@@ -5,15 +5,25 @@ the step-by-step reading gives."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import ScoringError
 from scoring.schema import Field, StrictModel, ValidationError, model_validator
 from scoring.tiles import clear_caches
-from scoring.tiles.notation import TileString, _read, parse_tiles, read_tiles
-from scoring.tiles.request import Request, Table, read_request, split_win
+from scoring.tiles.notation import RawMeld, TileString, _read, parse_tiles, read_tiles
+from scoring.tiles.request import (
+    Request,
+    Table,
+    _check_tiles,
+    _refuse_tiles,
+    read_request,
+    split_win,
+)
 
 TEXTS = [
     "", "7z6p5p6p8p6p7p6p7p5p4p8p9p", "123m456p789s11z", "19m19p19s1234567z+5z",
@@ -185,3 +195,48 @@ def test_a_generated_model_check_keeps_order_defaults_and_fresh_factories() -> N
     assert outer.from_ == 2 and outer.inner == Inner(n=1) and Outer.model_validate(outer) is outer
     with pytest.raises(ValueError, match="not x"):
         Outer.model_validate({"name": "x"})
+
+
+# -- the quick paths against the step-by-step ones, on any input ---------------------------------
+
+PIECES = st.sampled_from(["1", "2", "5", "7", "9", "0", "m", "p", "s", "z", "f", "[", "]", "(",
+                          ")", "+", " ", "中", "东", "5m", "7z", "123m", "11z", "[555p]",
+                          "[(9999s)]", "[5m5m5m]", "+5m", "2f"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=16).map("".join))
+def test_any_tile_string_is_read_as_the_reader_reads_it(text: str) -> None:
+    first = outcome(read_tiles, text)  # memo as other examples left it
+    slow = outcome(_read, text)  # the reader, which remembers the valid pieces it met
+    assert first == slow
+    assert outcome(read_tiles, text) == slow  # now with this string's pieces remembered
+
+
+def tile_outcome(check: Any, *args: Any) -> Any:
+    try:
+        check(*args)
+    except ScoringError as exc:
+        return exc.field, exc.template, exc.params
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(variant=st.sampled_from(["luzhou", "guiyang", "cixi", "feibao", "hainan"]),
+       hand=st.lists(st.integers(0, 33), max_size=14),
+       meld=st.one_of(st.none(), st.lists(st.integers(0, 33), min_size=3, max_size=4)),
+       win=st.one_of(st.none(), st.integers(0, 33)),
+       flowers=st.lists(st.integers(0, 7), max_size=3),
+       ghosts=st.integers(4, 8))
+def test_the_quick_tile_check_refuses_what_the_full_check_refuses(
+        variant: str, hand: list[int], meld: list[int] | None, win: int | None,
+        flowers: list[int], ghosts: int) -> None:
+    jokers = frozenset({33}) if variant == "luzhou" else (
+        frozenset({4, 5}) if variant in ("cixi", "feibao") else frozenset())
+    rules = SimpleNamespace(ghosts=ghosts)
+    melds = (RawMeld(tuple(meld), False),) if meld else ()
+    all_tiles = [*hand, *(meld or []), *([win] if win is not None else [])]
+    quick = tile_outcome(_check_tiles, variant, tuple(hand), melds, win, tuple(flowers),
+                         jokers, rules)
+    assert quick == tile_outcome(_refuse_tiles, variant, all_tiles, tuple(flowers), jokers,
+                                 rules)
