@@ -21,6 +21,7 @@ from itertools import combinations, combinations_with_replacement, pairwise, pro
 from typing import NamedTuple
 
 from . import plain
+from .few_jokers import table_splits
 from .notation import ORPHAN_TILES, is_terminal_or_honor
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import (
@@ -142,7 +143,12 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
         found += plain.standard(h, shapes, b)
     elif need(b, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
-    # the set-less shapes, each behind a quick look at the counts
+    return found + _specials(h, shapes, b, size)
+
+
+def _specials(h: Holding, shapes: Shapes, b: bytes, size: int) -> list[Reading]:
+    """The set-less shapes, each behind a quick look at the counts."""
+    found: list[Reading] = []
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
             found += _seven_pairs(h, shapes.keep)
@@ -374,6 +380,7 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
 
 
 _REL: dict[tuple[int, bytes, int, bool, bool], tuple[tuple[Raw, ...], ...]] = {}
+TABLE_SPLITS = True  # False: every split by the search (tests, benchmarks' baseline)
 
 
 def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
@@ -385,10 +392,13 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
     if got is None:
         if not any(key):
             got = ((),) if not wild and not pair else ()
+        elif TABLE_SPLITS and (got := table_splits(base, key, wild, pair, honor_chows)) is not None:
+            pass  # no joker or one: from the table of complete parts (few_jokers)
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
             # few jokers: tails shared between calls; more: many splits each, kept only here
-            memo = None if not wild else _SUB_WILD if wild <= 2 else {}
+            memo = (None if not wild else _SUB_WILD if wild <= 2
+                    else _HAND_SUB if _HAND_SUB is not None else {})
             out = _split(key, base, wild, pair, sets, honor_chows, memo)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
@@ -408,6 +418,9 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
 
 
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
+# with three jokers or more, while one hand's waits are read (`waits_engine`): its waits in one
+# suit share the tails of their splits, kept until the hand is done
+_HAND_SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] | None = None
 # the same with one or two jokers: a hand's waits in one suit share most tails (the suit's
 # other tiles); more jokers make many splits per tail, kept only while one suit is split
 _SUB_WILD: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}

@@ -1,0 +1,111 @@
+"""Every wait's readings at once (`waits_engine.wait_readings`) against reading each wait on
+its own (`engine.readings` on `analysis.with_wait`), and a part's splits with no joker or one
+from the table (`few_jokers`) against the search (`engine._split`), on random hands holding
+jokers: Luzhou with 8 ghosts (1–4 in hand), Cixi and Feibao (1–3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import ScoringError
+from scoring.tiles import clear_caches, engine
+from scoring.tiles.analysis import _candidates, _holdings, _split_jokers, with_wait
+from scoring.tiles.engine import readings, waiting
+from scoring.tiles.features import SHAPES
+from scoring.tiles.few_jokers import table_splits
+from scoring.tiles.reading import Reading, Shapes
+from scoring.tiles.request import read_request, split_win
+from scoring.tiles.tables import HONORS, HONORS_CHOWS, SUIT, part_splits
+from scoring.tiles.waits_engine import wait_readings
+
+from .test_tiles_properties import random_hand
+
+CASES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MOST = {"luzhou": 4, "cixi": 3, "feibao": 3}
+
+
+def _waiting_hand(seed: int, variant: str, jokers: int) -> tuple[Any, tuple[int, ...]] | None:
+    """A 13-tile hand (the winning tile taken off a random hand), or None when unusable."""
+    data = random_hand(random.Random(seed), variant, jokers=jokers)
+    if variant == "luzhou":
+        data["rules"] = {"ghosts": 8}
+    text = data["tiles"]
+    data["tiles"] = text.split("+")[0] if "+" in text else text[:-2]
+    data["by"] = "self_draw"
+    try:
+        table = read_request(data)
+        hand, _ = split_win(table, 13)
+    except ScoringError:
+        return None
+    return table, hand
+
+
+def _per_wait(bases: list, shapes: Shapes, tiles: list[int]) -> dict[int, list[Reading]]:
+    return {t: sorted(r for h in with_wait(bases, t) for r in readings(h, shapes)) for t in tiles}
+
+
+def _sorted(got: dict[int, list[Reading]]) -> dict[int, list[Reading]]:
+    return {t: sorted(v) for t, v in got.items()}
+
+
+@pytest.mark.parametrize("keep", ["variant", "all"])
+@pytest.mark.parametrize("variant", sorted(MOST))
+@CASES
+@given(seed=st.integers(0, 2 ** 32), jokers=st.integers(1, 4))
+def test_wait_readings_are_each_waits_readings(variant: str, keep: str, seed: int,
+                                               jokers: int) -> None:
+    made = _waiting_hand(seed, variant, min(jokers, MOST[variant]))
+    if made is None:
+        return
+    table, hand = made
+    shapes = SHAPES[variant] if keep == "variant" else dataclasses.replace(SHAPES[variant],
+                                                                           keep="all")
+    counts, wild = _split_jokers(hand, table.jokers)
+    tiles = waiting(counts, wild, table.melds, shapes, _candidates(table, hand))
+    bases = _holdings(table, hand, None)
+    expected = _per_wait(bases, shapes, tiles)
+    clear_caches()  # nothing the per-wait path left behind
+    got = wait_readings(bases, shapes, tiles)
+    assert list(got) == tiles
+    assert _sorted(got) == expected, (table.req.tiles, variant)
+    # and against the search alone: no split from the table of complete parts
+    clear_caches()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "TABLE_SPLITS", False)
+        assert _per_wait(bases, shapes, tiles) == expected, (table.req.tiles, variant)
+    clear_caches()
+
+
+@pytest.mark.parametrize("kind", [SUIT, HONORS, HONORS_CHOWS])
+@settings(CASES, max_examples=300)
+@given(seed=st.integers(0, 2 ** 32), wild=st.integers(0, 1))
+def test_splits_from_the_table_are_the_searchs(kind: int, seed: int, wild: int) -> None:
+    """A part one or two tiles short of complete (or complete), with no joker or one: the
+    same splits, each the first of its look the search finds (which set holds the joker)."""
+    rng = random.Random(seed)
+    full = bytearray(rng.choice(sorted(part_splits(kind))))
+    for _ in range(rng.choice([wild, wild, 1 + wild])):
+        held = [i for i, n in enumerate(full) if n]
+        if held:
+            full[rng.choice(held)] -= 1
+    key = bytes(full)
+    base, hc = (0, False) if kind == SUIT else (27, kind == HONORS_CHOWS)
+    for pair in (False, True):
+        if not any(key) or (sum(key) + wild - 2 * pair) % 3:
+            continue
+        got = table_splits(base, key, wild, pair, hc)
+        if got is None:
+            continue
+        clear_caches()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine, "TABLE_SPLITS", False)
+            want = engine._rel_splits(base, key, wild, pair, hc)
+        assert sorted(got) == sorted(want), (list(key), wild, pair, kind)
+        assert len(set(got)) == len(got)
+    clear_caches()
