@@ -17,7 +17,7 @@ def clear_caches() -> None:
     """Empty every table and memo the engine fills as it goes (benchmarks: the cold figures).
     The generated tables of complete parts (`tables.part_splits` and what derives from it) are
     static data, made once per process, and stay."""
-    from . import analysis, engine, few_jokers, notation, plain, reading, ready, request, tables
+    from . import analysis, engine, notation, plain, reading, ready, request, tables
 
     analysis._value.cache_clear()
     ready._ready_value.cache_clear()
@@ -26,7 +26,7 @@ def clear_caches() -> None:
     request._RULES.clear()
     for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, plain._GROUPS, plain._PLUS,
                  engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,
-                 few_jokers._ONE, few_jokers._RAW):
+                 engine._AT):
         memo.clear()
     engine._room.cache_clear()
     reading._group_dict.cache_clear()

@@ -21,7 +21,6 @@ from itertools import combinations, combinations_with_replacement, pairwise, pro
 from typing import NamedTuple
 
 from . import plain
-from .few_jokers import table_splits
 from .notation import ORPHAN_TILES, is_terminal_or_honor
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import (
@@ -237,8 +236,19 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
     (empty when the part holds none). Cached."""
     ck = (k, key, held, win_local, win_wild, wild, honor_chows, keep)
     got = _OPTIONS.get(ck)
-    if got is not None:
-        return got
+    if got is None:
+        got = _options(k, key, held, win_local, win_wild, wild, honor_chows, keep)
+        if len(_OPTIONS) > OPTIONS_LIMIT:
+            _OPTIONS.clear()
+        _OPTIONS[ck] = got
+    return got
+
+
+def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
+             honor_chows: bool, keep: str, wanted: set[tuple[int, int]] | None = None,
+             ) -> dict[PartKey, tuple[Group, ...]]:
+    """`_part_options`, not cached; `wanted`: only the options of these (jokers, pairs)
+    (a wait's part, to be joined with the other parts' fixed options: `waits_engine`)."""
     offset = 9 * k
     size = sum(key)
     classes = _part_classes(offset, held, win_local) if held else []
@@ -249,13 +259,15 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
     got = {}
     for pair in (False, True):
         for w in range(wild + 1):
+            room = wild - w
             if size:
                 if w < needs[pair] or (size + w - 2 * pair) % 3:
+                    continue
+                if wanted is not None and not _reaches(w, pair, room, bool(classes), wanted):
                     continue
                 splits = _part_splits(offset, key, w, pair, honor_chows)
             else:
                 splits = [_split_info(offset, offset, len(key), ())] if not w and not pair else []
-            room = wild - w
             for sp in splits:
                 ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
                 quads0 = sum(n // 4 for n in ident if n >= 4)
@@ -272,6 +284,11 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                     jps: list[int | None] = [None]
                     if not pair and room - 3 * free >= 2:
                         jps += jp_tiles
+                    if wanted is not None:
+                        jps = [jp for jp in jps if (w + 3 * free + (2 if jp is not None else 0),
+                                                    1 if pair or jp is not None else 0) in wanted]
+                        if not jps:
+                            continue
                     for pungs in _free_choices(classes, free) if free else [()]:
                         for jp in jps:
                             quads = quads0
@@ -308,10 +325,17 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                             old = got.get(pk)
                             if old is None or ordered < old:
                                 got[pk] = ordered
-    if len(_OPTIONS) > OPTIONS_LIMIT:
-        _OPTIONS.clear()
-    _OPTIONS[ck] = got
     return got
+
+
+def _reaches(w: int, pair: bool, room: int, free_ok: bool, wanted: set[tuple[int, int]]) -> bool:
+    """Whether a split with `w` jokers (and the pair) can make an option of `wanted` (jokers,
+    pairs) with `room` more jokers: in pungs of jokers (`free_ok`), or a pair of them."""
+    for free in range(room // 3 + 1 if free_ok else 1):
+        if (w + 3 * free, int(pair)) in wanted or (
+                not pair and room - 3 * free >= 2 and (w + 3 * free + 2, 1) in wanted):
+            return True
+    return False
 
 
 class Split(NamedTuple):
@@ -331,22 +355,45 @@ def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Spli
     ident = [0] * size
     chow = pair_wild = set_wild = False
     set_real = pair_real = 0
-    shift = offset - base
     groups = []
-    for kind, tiles, wilds in raw:
-        mask = 0
-        for t, w in zip(tiles, wilds, strict=True):
-            ident[t - base] += 1
-            if not w:
-                mask |= 1 << (t - base)
+    get = _AT.get
+    for r in raw:
+        got = get((r, offset))
+        if got is None:
+            got = _group_at(r, offset, base)
+        group, rel, mask = got
+        for i in rel:
+            ident[i] += 1
+        kind, _, wilds = r
         if kind == "pair":
             pair_wild, pair_real = True in wilds, mask
         else:
-            chow = chow or kind == "chow"
-            set_wild = set_wild or True in wilds
+            if kind == "chow":
+                chow = True
+            if not set_wild and True in wilds:
+                set_wild = True
             set_real |= mask
-        groups.append(Group(kind, tuple([t + shift for t in tiles]) if shift else tiles, wilds))
+        groups.append(group)
     return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
+
+
+# a split's group at an offset: the Group, its tiles within the part, the bits of its real ones
+_AT: dict[tuple[Raw, int], tuple[Group, tuple[int, ...], int]] = {}
+
+
+def _group_at(r: Raw, offset: int, base: int) -> tuple[Group, tuple[int, ...], int]:
+    kind, tiles, wilds = r
+    rel = tuple(t - base for t in tiles)
+    mask = 0
+    for i, w in zip(rel, wilds, strict=True):
+        if not w:
+            mask |= 1 << i
+    shift = offset - base
+    got = (Group(kind, tuple([t + shift for t in tiles]) if shift else tiles, wilds), rel, mask)
+    if len(_AT) > SUB_LIMIT:
+        _AT.clear()
+    _AT[(r, offset)] = got
+    return got
 
 
 def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
@@ -380,7 +427,6 @@ def _part_splits(offset: int, key: bytes, wild: int, pair: bool,
 
 
 _REL: dict[tuple[int, bytes, int, bool, bool], tuple[tuple[Raw, ...], ...]] = {}
-TABLE_SPLITS = True  # False: every split by the search (tests, benchmarks' baseline)
 
 
 def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
@@ -392,13 +438,10 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
     if got is None:
         if not any(key):
             got = ((),) if not wild and not pair else ()
-        elif TABLE_SPLITS and (got := table_splits(base, key, wild, pair, honor_chows)) is not None:
-            pass  # no joker or one: from the table of complete parts (few_jokers)
         else:
             sets = (sum(key) + wild - 2 * pair) // 3
             # few jokers: tails shared between calls; more: many splits each, kept only here
-            memo = (None if not wild else _SUB_WILD if wild <= 2
-                    else _HAND_SUB if _HAND_SUB is not None else {})
+            memo = None if not wild else _SUB_WILD if wild <= 2 else {}
             out = _split(key, base, wild, pair, sets, honor_chows, memo)
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
@@ -418,9 +461,6 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
 
 
 _SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}
-# with three jokers or more, while one hand's waits are read (`waits_engine`): its waits in one
-# suit share the tails of their splits, kept until the hand is done
-_HAND_SUB: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] | None = None
 # the same with one or two jokers: a hand's waits in one suit share most tails (the suit's
 # other tiles); more jokers make many splits per tail, kept only while one suit is split
 _SUB_WILD: dict[tuple[bytes, int, int, bool, int, bool], tuple[tuple[Raw, ...], ...]] = {}

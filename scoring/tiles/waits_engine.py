@@ -11,8 +11,7 @@ made once per hand and part, indexed by jokers and pairs, and each tile joins on
 
 from __future__ import annotations
 
-from . import engine
-from .engine import _PARTS, PartKey, _part_options, _specials, readings
+from .engine import _PARTS, PartKey, _options, _part_options, _specials, readings
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import honor_need, suit_need
 
@@ -30,14 +29,7 @@ def wait_readings(bases: list[Holding], shapes: Shapes, tiles: list[int],
             for t in tiles:
                 out[t] += readings(_added(h, t), shapes)
             continue
-        if h.wild < 3:
-            _joker_waits(h, shapes, tiles, out)
-            continue
-        engine._HAND_SUB = {}  # the waits share their splits' tails (see engine._rel_splits)
-        try:
-            _joker_waits(h, shapes, tiles, out)
-        finally:
-            engine._HAND_SUB = None
+        _joker_waits(h, shapes, tiles, out)
     return out
 
 
@@ -56,6 +48,7 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
             held[t] += 1
     fixed: list[Options | None] = [None] * 4
     others: list[dict[tuple[int, int], list[tuple[PartKey, tuple[Group, ...]]]] | None] = [None] * 4
+    wants: list[set[tuple[int, int]] | None] = [None] * 4
     first = slice(1 if keep == "plain" else None)  # see engine._standard
     size = sum(h.counts) + wild + 1
     c = bytes(h.counts)
@@ -77,8 +70,11 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
             if rest:
                 part_held = list(held[lo:hi])
                 part_held[t - lo] += 1
-                opts = _part_options(k, b[lo:hi], bytes(part_held), t - lo, False, wild,
-                                     hc and k == 3, keep)
+                wanted = wants[k]
+                if wanted is None:
+                    wanted = wants[k] = {(wild - j, 1 - p) for j, p in rest}
+                opts = _options(k, b[lo:hi], bytes(part_held), t - lo, False, wild,
+                                hc and k == 3, keep, wanted)
                 joined: Options = {}
                 for kb, gb in opts.items():
                     match = rest.get((wild - kb[0], 1 - kb[1]))

@@ -14,14 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError
-from scoring.tiles import clear_caches, engine
+from scoring.tiles import clear_caches
 from scoring.tiles.analysis import _candidates, _holdings, _split_jokers, with_wait
 from scoring.tiles.engine import readings, waiting
 from scoring.tiles.features import SHAPES
-from scoring.tiles.few_jokers import table_splits
 from scoring.tiles.reading import Reading, Shapes
 from scoring.tiles.request import read_request, split_win
-from scoring.tiles.tables import HONORS, HONORS_CHOWS, SUIT, part_splits
 from scoring.tiles.waits_engine import wait_readings
 
 from .test_tiles_properties import random_hand
@@ -74,38 +72,5 @@ def test_wait_readings_are_each_waits_readings(variant: str, keep: str, seed: in
     got = wait_readings(bases, shapes, tiles)
     assert list(got) == tiles
     assert _sorted(got) == expected, (table.req.tiles, variant)
-    # and against the search alone: no split from the table of complete parts
-    clear_caches()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(engine, "TABLE_SPLITS", False)
-        assert _per_wait(bases, shapes, tiles) == expected, (table.req.tiles, variant)
     clear_caches()
 
-
-@pytest.mark.parametrize("kind", [SUIT, HONORS, HONORS_CHOWS])
-@settings(CASES, max_examples=300)
-@given(seed=st.integers(0, 2 ** 32), wild=st.integers(0, 1))
-def test_splits_from_the_table_are_the_searchs(kind: int, seed: int, wild: int) -> None:
-    """A part one or two tiles short of complete (or complete), with no joker or one: the
-    same splits, each the first of its look the search finds (which set holds the joker)."""
-    rng = random.Random(seed)
-    full = bytearray(rng.choice(sorted(part_splits(kind))))
-    for _ in range(rng.choice([wild, wild, 1 + wild])):
-        held = [i for i, n in enumerate(full) if n]
-        if held:
-            full[rng.choice(held)] -= 1
-    key = bytes(full)
-    base, hc = (0, False) if kind == SUIT else (27, kind == HONORS_CHOWS)
-    for pair in (False, True):
-        if not any(key) or (sum(key) + wild - 2 * pair) % 3:
-            continue
-        got = table_splits(base, key, wild, pair, hc)
-        if got is None:
-            continue
-        clear_caches()
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(engine, "TABLE_SPLITS", False)
-            want = engine._rel_splits(base, key, wild, pair, hc)
-        assert sorted(got) == sorted(want), (list(key), wild, pair, kind)
-        assert len(set(got)) == len(got)
-    clear_caches()
