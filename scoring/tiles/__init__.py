@@ -29,6 +29,7 @@ def clear_caches() -> None:
                  engine._AT):
         memo.clear()
     engine._room.cache_clear()
+    engine._chow_moves.cache_clear()
     reading._group_dict.cache_clear()
     analysis._VALUED.clear()
     notation._GROUP_TILES.clear()

@@ -504,29 +504,41 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
                             _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1,
                                    honor_chows, memo)]
                     cl[i] += real
-            for chow in _chows_with(i, offset, honor_chows):
-                # tiles below i are used up, so jokers stand for them; above i a tile or a joker
-                options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
-                           for j in chow]
-                for wilds in product(*options):
-                    jokers = sum(wilds)
-                    if jokers > wild:
-                        continue
-                    for j, w in zip(chow, wilds, strict=True):
-                        if not w:
-                            cl[j] -= 1
-                    group = ("chow", tuple(offset + j for j in chow), wilds)
-                    out += [(group, *rest) for rest in
-                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
-                                   honor_chows, memo)]
-                    for j, w in zip(chow, wilds, strict=True):
-                        if not w:
-                            cl[j] += 1
+            held = 0  # which of the tiles above i are still held (a chow takes them or jokers)
+            for j in range(i + 1, min(len(c), i + 3) if offset < 27 else len(c)):
+                if c[j]:
+                    held |= 1 << (j - i)
+            for group, reals, jokers in _chow_moves(i, offset, honor_chows, held):
+                if jokers > wild:
+                    continue
+                for j in reals:
+                    cl[j] -= 1
+                out += [(group, *rest) for rest in
+                        _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
+                               honor_chows, memo)]
+                for j in reals:
+                    cl[j] += 1
         got = tuple(out)
     if len(memo) > (WILD_SUB_LIMIT if memo is _SUB_WILD else SUB_LIMIT):
         memo.clear()
     memo[ck] = got
     return got
+
+
+@cache
+def _chow_moves(i: int, offset: int, honor_chows: bool, held: int,
+                ) -> tuple[tuple[Raw, tuple[int, ...], int], ...]:
+    """The chows `_split` tries at local tile i, in its order, when `held` (bit j - i) tells
+    which tiles above i are still held: each chow (tiles below i are used up, so jokers stand
+    for them; above i a tile, then a joker), the local tiles it takes, its jokers."""
+    out = []
+    for chow in _chows_with(i, offset, honor_chows):
+        options = [((False,) if j == i else (True,) if j < i or not held >> (j - i) & 1
+                    else (False, True)) for j in chow]
+        for wilds in product(*options):
+            out.append((("chow", tuple(offset + j for j in chow), wilds),
+                        tuple(j for j, w in zip(chow, wilds, strict=True) if not w), sum(wilds)))
+    return tuple(out)
 
 
 def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]:
@@ -591,7 +603,7 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
     out: list[Reading] = []
     seen: set[tuple[Group, ...]] = set()
     win = h.win if h.win is not None and not h.win_wild else None
-    for ids in _free_choices(_classes(h), free):
+    for ids in _free_choices(_classes(h), free) if free else [()]:
         made = pairs + [Group("pair", (t, t), (True, True)) for t in ids]
         ways = [made]
         real_pair = Group("pair", (win, win), (False, False))

@@ -11,6 +11,7 @@ made once per hand and part, indexed by jokers and pairs, and each tile joins on
 
 from __future__ import annotations
 
+from . import engine
 from .engine import _PARTS, PartKey, _options, _part_options, _specials, readings
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import honor_need, suit_need
@@ -73,8 +74,8 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
                 wanted = wants[k]
                 if wanted is None:
                     wanted = wants[k] = {(wild - j, 1 - p) for j, p in rest}
-                opts = _options(k, b[lo:hi], bytes(part_held), t - lo, False, wild,
-                                hc and k == 3, keep, wanted)
+                opts = _wait_options(k, b[lo:hi], bytes(part_held), t - lo, wild,
+                                     hc and k == 3, keep, wanted)
                 joined: Options = {}
                 for kb, gb in opts.items():
                     match = rest.get((wild - kb[0], 1 - kb[1]))
@@ -90,6 +91,16 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
                 for groups in sorted(joined.values()):
                     found += place_win(ht, "standard", groups + h.melds)[first]
         found += _specials(ht, shapes, b, size)
+
+
+def _wait_options(k: int, key: bytes, held: bytes, win_local: int, wild: int, hc: bool,
+                  keep: str, wanted: set[tuple[int, int]]) -> Options:
+    """The options of the part that received the wait: `engine._part_options`' when it has
+    them (another hand met this part), else only those the other parts' join can take."""
+    got = engine._OPTIONS.get((k, key, held, win_local, False, wild, hc, keep))
+    if got is not None:
+        return got
+    return _options(k, key, held, win_local, False, wild, hc, keep, wanted)
 
 
 def _need(key: bytes, k: int, hc: bool) -> tuple[int, int]:
