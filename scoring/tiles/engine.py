@@ -446,9 +446,10 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
+            looks = _LOOKS.get
             for found in out:
                 if wild:
-                    look = tuple(sorted([(k, t, w if k == "pair" else ()) for k, t, w in found]))
+                    look = tuple(sorted([looks(g) or _look(g) for g in found]))
                 else:  # no joker, nothing to tell apart
                     look = tuple(sorted(found))
                 if look not in firsts:
@@ -457,6 +458,16 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
         if len(_REL) > SPLITS_LIMIT:
             _REL.clear()
         _REL[ck] = got
+    return got
+
+
+# a group as `_rel_splits` tells splits apart: a set without its jokers' places, the pair with
+_LOOKS: dict[Raw, Raw] = {}
+
+
+def _look(g: Raw) -> Raw:
+    kind, tiles, _ = g
+    got = _LOOKS[g] = g if kind == "pair" else (kind, tiles, ())
     return got
 
 
