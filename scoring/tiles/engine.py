@@ -251,9 +251,11 @@ def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wi
     (a wait's part, to be joined with the other parts' fixed options: `waits_engine`)."""
     offset = 9 * k
     size = sum(key)
-    classes = _part_classes(offset, held, win_local) if held else []
+    # what jokers standing alone (pungs, a pair: two at least) may stand for
+    classes = _part_classes(offset, held, win_local) if held and wild >= 2 else []
     needs = (honor_need(key, honor_chows) if k == 3 else suit_need(key)) if size else (0, 0)
     meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
+    melded = any(meld_ident)
     win_keep, all_keep = keep == "win", keep == "all"
     jp_tiles = [t for reps in classes for t in reps[:2]]
     got = {}
@@ -269,8 +271,11 @@ def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wi
             else:
                 splits = [_split_info(offset, offset, len(key), ())] if not w and not pair else []
             for sp in splits:
-                ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
-                quads0 = sum(n // 4 for n in ident if n >= 4)
+                if melded:
+                    ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
+                    quads0 = sum(n // 4 for n in ident if n >= 4)
+                else:
+                    ident, quads0 = sp.ident, sp.quads
                 if win_wild:
                     win_set0, win_pair0 = sp.set_wild, sp.pair_wild
                 elif win_local >= 0:
@@ -348,6 +353,7 @@ class Split(NamedTuple):
     set_wild: bool  # a set has a joker
     set_real: int  # bit i: a set holds the part's tile i as itself
     pair_real: int  # the same for the pair
+    quads: int  # tiles it stands for four times
 
 
 def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Split:
@@ -374,7 +380,8 @@ def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Spli
                 set_wild = True
             set_real |= mask
         groups.append(group)
-    return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
+    return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real,
+                 sum(n // 4 for n in ident if n >= 4))
 
 
 # a split's group at an offset: the Group, its tiles within the part, the bits of its real ones
