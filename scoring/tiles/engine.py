@@ -613,7 +613,10 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
     pairs: list[Group] = []
     singles: list[int] = []
     for t, n in enumerate(h.counts):
-        pairs += [Group("pair", (t, t), (False, False))] * (n // 2)
+        if not n:
+            continue
+        if n >= 2:
+            pairs += [Group("pair", (t, t), (False, False))] * (n // 2)
         if n & 1:
             singles.append(t)
             pairs.append(Group("pair", (t, t), (False, True)))

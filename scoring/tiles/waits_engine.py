@@ -42,6 +42,10 @@ def _added(h: Holding, t: int) -> Holding:
 
 def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
                  out: dict[int, list[Reading]]) -> None:
+    """`engine.readings` of `h` (jokers standing in) with each tile added, into `out`."""
+    size = sum(h.counts) + h.wild + 1
+    if size % 3 != 2:  # (never for a 13-tile hand)
+        return
     wild, keep, hc = h.wild, shapes.keep, shapes.honor_chows
     held = list(h.counts)
     for g in h.melds:
@@ -51,20 +55,20 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
     others: list[dict[tuple[int, int], list[tuple[PartKey, tuple[Group, ...]]]] | None] = [None] * 4
     wants: list[set[tuple[int, int]] | None] = [None] * 4
     first = slice(1 if keep == "plain" else None)  # see engine._standard
-    size = sum(h.counts) + wild + 1
     c = bytes(h.counts)
     needs = [_need(c[lo:hi], j, hc) for j, (lo, hi) in enumerate(_PARTS)]
+    # tables.need with one more tile of part k: the other parts' jokers for sets, and their
+    # cheapest pair
+    sets_else = [sum(p[0] for j, p in enumerate(needs) if j != k) for k in range(4)]
+    pair_else = [min(p[1] - p[0] for j, p in enumerate(needs) if j != k) for k in range(4)]
     for t in tiles:
         ht = _added(h, t)
         b = bytes(ht.counts)
         found = out[t]
         k = t // 9 if t < 27 else 3
         lo, hi = _PARTS[k]
-        # tables.need(b): only part k's changed
         part = _need(b[lo:hi], k, hc)
-        total = part[0] + sum(p[0] for j, p in enumerate(needs) if j != k)
-        gap = min([part[1] - part[0]] + [p[1] - p[0] for j, p in enumerate(needs) if j != k])
-        if size % 3 == 2 and total + gap <= wild:
+        if part[0] + sets_else[k] + min(part[1] - part[0], pair_else[k]) <= wild:
             rest = others[k]
             if rest is None:
                 rest = others[k] = _others(h, held, k, fixed, hc, keep)
