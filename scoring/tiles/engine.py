@@ -12,6 +12,8 @@ make tens of readings, not thousands, and the chosen and listed readings stay th
 A hand without a joker standing in (most hands at a table) takes shortcuts: completeness by
 whole-part checks (`tables.suit_complete`), not joker counts, and splits from a splitter
 without the joker branches (`_plain_splits`), as groups memoised per part.
+A hand's waits with jokers are read together (`waits_engine.wait_readings`): the parts without
+the wait are joined once, and the wait's part gives only the options that join can take.
 """
 
 from __future__ import annotations
@@ -621,10 +623,13 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
             singles.append(t)
             pairs.append(Group("pair", (t, t), (False, True)))
     free = (h.wild - len(singles)) // 2
+    first = slice(1 if keep == "plain" else None)  # see _standard
+    if not free:  # every joker pairs with a single: one reading, whatever its look
+        return place_win(h, "seven_pairs", tuple(sorted(pairs)))[first]
     out: list[Reading] = []
     seen: set[tuple[Group, ...]] = set()
     win = h.win if h.win is not None and not h.win_wild else None
-    for ids in _free_choices(_classes(h), free) if free else [()]:
+    for ids in _free_choices(_classes(h), free):
         made = pairs + [Group("pair", (t, t), (True, True)) for t in ids]
         ways = [made]
         real_pair = Group("pair", (win, win), (False, False))
@@ -645,7 +650,6 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
                 old = firsts.get(look)
                 if old is None or groups < old:
                     firsts[look] = groups
-    first = slice(1 if keep == "plain" else None)  # see _standard
     for groups in sorted(firsts.values()):
         out += place_win(h, "seven_pairs", groups)[first]
     return out
