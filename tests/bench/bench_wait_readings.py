@@ -2,6 +2,7 @@
 against the per-wait path (`readings` on `with_wait(bases, t)` for each waiting tile), issue 13.
 
     PYTHONPATH=. /work/venv/bin/python -m tests.bench.bench_wait_readings [n] [runs]
+    PYTHONPATH=. /work/venv/bin/python -m tests.bench.bench_wait_readings --command [n] [runs]
 
 Samples: the `waits` benchmark's requests (`bench_tiles.sample("waits", n, seed=101)`, jokers as
 held at a table), only the hands holding at least one joker. Three paths: the per-wait path with
@@ -12,7 +13,8 @@ measured hand timed once, right after
 `engine.waiting` found its waits (untimed, as `scored_waits` does), by CPU time
 (`time.process_time`), all in this process, so no path finds another's memo of a measured hand.
 The whole is run `runs` times (default 3) and each hand's least time kept (a shared machine).
-The answers are compared as multisets.
+The answers are compared as multisets. `--command`: the whole `waits` command as `bench_tiles`
+times it (n = 150: its --quick sample), per-wait and with `wait_readings` (`scored_waits` here).
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from scoring import ScoringError
-from scoring.tiles import clear_caches
+from scoring.tiles import analysis, clear_caches, ready
 from scoring.tiles.analysis import _candidates, _holdings, _split_jokers, with_wait
 from scoring.tiles.engine import readings, waiting
 from scoring.tiles.features import SHAPES
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.waits_engine import wait_readings
-from tests.bench.bench_tiles import sample
+from tests.bench.bench_tiles import sample, steady
 
 CLOCK = time.process_time
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,5 +138,58 @@ def main(n: int = 500, repeat: int = 3) -> None:
             + f"  {med[0] / med[-1]:.1f}×")
 
 
+# -- the whole `waits` command, its waits' readings read one by one or together ---------------
+
+def scored_waits(table: Any, hand: tuple[int, ...]) -> list:
+    """`analysis.scored_waits` with every wait's readings from `wait_readings` (what the merge
+    will do): the same legal readings valued as a self-draw, best first."""
+    shapes = SHAPES[table.name]
+    counts, wild = _split_jokers(hand, table.jokers)
+    tiles = waiting(counts, wild, table.melds, shapes, _candidates(table, hand))
+    if not tiles:
+        return []
+    prep = analysis.prepare(table, hand, tiles[0], "self_draw")
+    found = wait_readings(_holdings(table, hand, None), shapes, tiles)
+    out = []
+    for tile in tiles:
+        readings_t = found[tile]
+        if table.name == "luzhou":
+            readings_t = [r for r in readings_t
+                          if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
+        scored, _ = analysis.value_readings(table, readings_t, prep, "self_draw")
+        if scored:
+            out.append((tile, scored))
+    return out
+
+
+def command(n: int, repeat: int) -> None:
+    """`bench_tiles`' steady `waits` figure (all five variants), per-wait and with
+    `scored_waits` above, each request's least time of `repeat` runs."""
+    table = sample("waits", n, seed=101)
+    warm = [d for _, d in sample("waits", n, seed=202)]
+    mine = analysis.scored_waits
+    best: dict[str, list[float]] = {}
+    try:
+        for _ in range(repeat):
+            for name, function in (("per-wait", mine), ("wait_readings", scored_waits)):
+                analysis.scored_waits = ready.scored_waits = function
+                times = steady("waits", [d for _, d in table], warm)
+                old = best.get(name, times)
+                best[name] = [min(a, b) for a, b in zip(old, times, strict=True)]
+    finally:
+        analysis.scored_waits = ready.scored_waits = mine
+    print(f"the waits command, {n} requests, median CPU µs, least of {repeat} runs")
+    for name, times in best.items():
+        by = {j: statistics.median([t for (k, _), t in zip(table, times, strict=True)
+                                    if min(k, 3) == j]) * 1e6 for j in range(4)}
+        print(f"  {name:>14}: all {statistics.median(times) * 1e6:.0f}; by jokers held "
+              + ", ".join(f"{'3+' if j == 3 else j}: {v:.0f}" for j, v in by.items()))
+
+
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    counts = [int(a) for a in args[:2]]
+    if "--command" in sys.argv:
+        command(*(counts + [150, 3][len(counts):]))
+    else:
+        main(*counts)
