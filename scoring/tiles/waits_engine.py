@@ -5,8 +5,13 @@ for each tile.
 Only the part (suit, honours) that receives the waiting tile changes: the other three parts'
 options (`engine._part_options`, the winning tile not among them) are the same for every tile of
 that part, and joining parts is commutative and associative (each kept reading is the first of
-its look, whatever the order the parts are joined in, see `engine._standard`), so their join is
-made once per hand and part, indexed by jokers and pairs, and each tile joins only its own part.
+its look whatever the order the parts are joined in, see `engine._standard`; with `keep` "all"
+the look holds each part's groups, which tell the parts apart in any order), so their join is
+made once per hand and part, indexed by jokers and pairs. Each tile reads only its own part,
+and of that only the options with the jokers and pairs the others' join can complete
+(`engine._options` with `wanted`). The special shapes are read per tile as `readings` does.
+The property tests (tests/scoring/test_tiles_wait_readings.py) compare every answer with the
+per-wait path; tests/bench/bench_wait_readings.py measures both.
 """
 
 from __future__ import annotations
