@@ -1,7 +1,7 @@
 """Every wait's readings at once (`waits_engine.wait_readings`) against reading each wait on
-its own (`engine.readings` on `analysis.with_wait`), and a part's splits with no joker or one
-from the table (`few_jokers`) against the search (`engine._split`), on random hands holding
-jokers: Luzhou with 8 ghosts (1–4 in hand), Cixi and Feibao (1–3)."""
+its own (`engine.readings` on `analysis.with_wait`), on random hands holding jokers: Luzhou with
+8 ghosts (1–4 in hand), Cixi and Feibao (1–3), with the variant's `Shapes.keep` and with every
+reading kept ("all")."""
 
 from __future__ import annotations
 
@@ -74,3 +74,23 @@ def test_wait_readings_are_each_waits_readings(variant: str, keep: str, seed: in
     assert _sorted(got) == expected, (table.req.tiles, variant)
     clear_caches()
 
+
+
+@pytest.mark.parametrize("variant", sorted(MOST))
+def test_wait_readings_on_fixed_hands_most_of_them_ready(variant: str) -> None:
+    """The same on 40 fixed hands per variant, most of them ready (the comparison is not
+    vacuous), every joker count in turn."""
+    ready = 0
+    for seed in range(40):
+        made = _waiting_hand(seed, variant, 1 + seed % MOST[variant])
+        if made is None:
+            continue
+        table, hand = made
+        shapes = SHAPES[variant]
+        counts, wild = _split_jokers(hand, table.jokers)
+        tiles = waiting(counts, wild, table.melds, shapes, _candidates(table, hand))
+        bases = _holdings(table, hand, None)
+        got = wait_readings(bases, shapes, tiles)
+        assert _sorted(got) == _per_wait(bases, shapes, tiles), (table.req.tiles, variant)
+        ready += any(got.values())
+    assert ready >= 20
