@@ -470,7 +470,7 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
     return got
 
 
-# a group as `_rel_splits` tells splits apart: a set without its jokers' places, the pair with
+# a group as `_rel_splits` tells splits apart: a set without its jokers' places, the pair as is
 _LOOKS: dict[Raw, Raw] = {}
 
 
