@@ -14,7 +14,8 @@ measured hand timed once, right after
 (`time.process_time`), all in this process, so no path finds another's memo of a measured hand.
 The whole is run `runs` times (default 3) and each hand's least time kept (a shared machine).
 The answers are compared as multisets. `--command`: the whole `waits` command as `bench_tiles`
-times it (n = 150: its --quick sample), per-wait and with `wait_readings` (`scored_waits` here).
+times it (n = 150: its --quick sample): per-wait (`BASE`'s engine, this one) and with
+`wait_readings` (`scored_waits` here).
 """
 
 from __future__ import annotations
@@ -163,26 +164,32 @@ def scored_waits(table: Any, hand: tuple[int, ...]) -> list:
 
 
 def command(n: int, repeat: int) -> None:
-    """`bench_tiles`' steady `waits` figure (all five variants), per-wait and with
-    `scored_waits` above, each request's least time of `repeat` runs."""
+    """`bench_tiles`' steady `waits` figure (all five variants): per-wait with the engine of
+    `BASE` and with this one, and with `scored_waits` above; each request's least time of
+    `repeat` runs."""
     table = sample("waits", n, seed=101)
     warm = [d for _, d in sample("waits", n, seed=202)]
-    mine = analysis.scored_waits
+    mine, reader, base = analysis.scored_waits, analysis.readings, engine_at()
     best: dict[str, list[float]] = {}
     try:
         for _ in range(repeat):
-            for name, function in (("per-wait", mine), ("wait_readings", scored_waits)):
+            for name, function, read in ((f"per-wait ({BASE})", mine, base.readings),
+                                         ("per-wait", mine, reader),
+                                         ("wait_readings", scored_waits, reader)):
                 analysis.scored_waits = ready.scored_waits = function
+                analysis.readings = read
+                clear_base(base)
                 times = steady("waits", [d for _, d in table], warm)
                 old = best.get(name, times)
                 best[name] = [min(a, b) for a, b in zip(old, times, strict=True)]
     finally:
         analysis.scored_waits = ready.scored_waits = mine
+        analysis.readings = reader
     print(f"the waits command, {n} requests, median CPU µs, least of {repeat} runs")
     for name, times in best.items():
         by = {j: statistics.median([t for (k, _), t in zip(table, times, strict=True)
                                     if min(k, 3) == j]) * 1e6 for j in range(4)}
-        print(f"  {name:>14}: all {statistics.median(times) * 1e6:.0f}; by jokers held "
+        print(f"  {name:>18}: all {statistics.median(times) * 1e6:.0f}; by jokers held "
               + ", ".join(f"{'3+' if j == 3 else j}: {v:.0f}" for j, v in by.items()))
 
 
