@@ -25,9 +25,11 @@ def clear_caches() -> None:
     analysis._rules_model.cache_clear()
     request._RULES.clear()
     for memo in (engine._SPLITS, engine._SUB, engine._SUB_WILD, plain._GROUPS, plain._PLUS,
-                 engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD):
+                 engine._REL, engine._OPTIONS, tables._SUIT, tables._HON, tables._ADD,
+                 engine._AT, engine._LOOKS):
         memo.clear()
     engine._room.cache_clear()
+    engine._chow_moves.cache_clear()
     reading._group_dict.cache_clear()
     analysis._VALUED.clear()
     notation._GROUP_TILES.clear()

@@ -11,6 +11,8 @@ per suit before the suits are joined, keeping the first of each in sorted order 
 make tens of readings, not thousands, and the chosen and listed readings stay the same.
 A hand without a joker standing in (most hands at a table) needs no search: `plain` looks its
 parts up in the generated table of complete parts and their splits.
+A hand's waits with jokers are read together (`waits_engine.wait_readings`): the parts without
+the wait are joined once, and the wait's part gives only the options that join can take.
 """
 
 from __future__ import annotations
@@ -141,7 +143,12 @@ def readings(h: Holding, shapes: Shapes) -> list[Reading]:
         found += plain.standard(h, shapes, b)
     elif need(b, shapes.honor_chows) <= h.wild:
         found += _standard(h, shapes)
-    # the set-less shapes, each behind a quick look at the counts
+    return found + _specials(h, shapes, b, size)
+
+
+def _specials(h: Holding, shapes: Shapes, b: bytes, size: int) -> list[Reading]:
+    """The set-less shapes, each behind a quick look at the counts."""
+    found: list[Reading] = []
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
             found += _seven_pairs(h, shapes.keep) if h.wild else plain.seven_pairs(h, shapes.keep)
@@ -230,28 +237,46 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
     (empty when the part holds none). Cached."""
     ck = (k, key, held, win_local, win_wild, wild, honor_chows, keep)
     got = _OPTIONS.get(ck)
-    if got is not None:
-        return got
+    if got is None:
+        got = _options(k, key, held, win_local, win_wild, wild, honor_chows, keep)
+        if len(_OPTIONS) > OPTIONS_LIMIT:
+            _OPTIONS.clear()
+        _OPTIONS[ck] = got
+    return got
+
+
+def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
+             honor_chows: bool, keep: str, wanted: set[tuple[int, int]] | None = None,
+             ) -> dict[PartKey, tuple[Group, ...]]:
+    """`_part_options`, not cached; `wanted`: only the options of these (jokers, pairs)
+    (a wait's part, to be joined with the other parts' fixed options: `waits_engine`)."""
     offset = 9 * k
     size = sum(key)
-    classes = _part_classes(offset, held, win_local) if held else []
+    # what jokers standing alone (pungs, a pair: two at least) may stand for
+    classes = _part_classes(offset, held, win_local) if held and wild >= 2 else []
     needs = (honor_need(key, honor_chows) if k == 3 else suit_need(key)) if size else (0, 0)
     meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
+    melded = any(meld_ident)
     win_keep, all_keep = keep == "win", keep == "all"
     jp_tiles = [t for reps in classes for t in reps[:2]]
     got = {}
     for pair in (False, True):
         for w in range(wild + 1):
+            room = wild - w
             if size:
                 if w < needs[pair] or (size + w - 2 * pair) % 3:
+                    continue
+                if wanted is not None and not _reaches(w, pair, room, bool(classes), wanted):
                     continue
                 splits = _part_splits(offset, key, w, pair, honor_chows)
             else:
                 splits = [_split_info(offset, offset, len(key), ())] if not w and not pair else []
-            room = wild - w
             for sp in splits:
-                ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
-                quads0 = sum(n // 4 for n in ident if n >= 4)
+                if melded:
+                    ident = [m + n for m, n in zip(meld_ident, sp.ident, strict=True)]
+                    quads0 = sum(n // 4 for n in ident if n >= 4)
+                else:
+                    ident, quads0 = sp.ident, sp.quads
                 if win_wild:
                     win_set0, win_pair0 = sp.set_wild, sp.pair_wild
                 elif win_local >= 0:
@@ -265,6 +290,11 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                     jps: list[int | None] = [None]
                     if not pair and room - 3 * free >= 2:
                         jps += jp_tiles
+                    if wanted is not None:
+                        jps = [jp for jp in jps if (w + 3 * free + (2 if jp is not None else 0),
+                                                    1 if pair or jp is not None else 0) in wanted]
+                        if not jps:
+                            continue
                     for pungs in _free_choices(classes, free) if free else [()]:
                         for jp in jps:
                             quads = quads0
@@ -301,10 +331,17 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
                             old = got.get(pk)
                             if old is None or ordered < old:
                                 got[pk] = ordered
-    if len(_OPTIONS) > OPTIONS_LIMIT:
-        _OPTIONS.clear()
-    _OPTIONS[ck] = got
     return got
+
+
+def _reaches(w: int, pair: bool, room: int, free_ok: bool, wanted: set[tuple[int, int]]) -> bool:
+    """Whether a split with `w` jokers (and the pair) can make an option of `wanted` (jokers,
+    pairs) with `room` more jokers: in pungs of jokers (`free_ok`), or a pair of them."""
+    for free in range(room // 3 + 1 if free_ok else 1):
+        if (w + 3 * free, int(pair)) in wanted or (
+                not pair and room - 3 * free >= 2 and (w + 3 * free + 2, 1) in wanted):
+            return True
+    return False
 
 
 class Split(NamedTuple):
@@ -317,6 +354,7 @@ class Split(NamedTuple):
     set_wild: bool  # a set has a joker
     set_real: int  # bit i: a set holds the part's tile i as itself
     pair_real: int  # the same for the pair
+    quads: int  # tiles it stands for four times
 
 
 def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Split:
@@ -324,22 +362,46 @@ def _split_info(offset: int, base: int, size: int, raw: tuple[Raw, ...]) -> Spli
     ident = [0] * size
     chow = pair_wild = set_wild = False
     set_real = pair_real = 0
-    shift = offset - base
     groups = []
-    for kind, tiles, wilds in raw:
-        mask = 0
-        for t, w in zip(tiles, wilds, strict=True):
-            ident[t - base] += 1
-            if not w:
-                mask |= 1 << (t - base)
+    get = _AT.get
+    for r in raw:
+        got = get((r, offset))
+        if got is None:
+            got = _group_at(r, offset, base)
+        group, rel, mask = got
+        for i in rel:
+            ident[i] += 1
+        kind, _, wilds = r
         if kind == "pair":
             pair_wild, pair_real = True in wilds, mask
         else:
-            chow = chow or kind == "chow"
-            set_wild = set_wild or True in wilds
+            if kind == "chow":
+                chow = True
+            if not set_wild and True in wilds:
+                set_wild = True
             set_real |= mask
-        groups.append(Group(kind, tuple([t + shift for t in tiles]) if shift else tiles, wilds))
-    return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real)
+        groups.append(group)
+    return Split(tuple(groups), tuple(ident), chow, pair_wild, set_wild, set_real, pair_real,
+                 sum(n // 4 for n in ident if n >= 4))
+
+
+# a split's group at an offset: the Group, its tiles within the part, the bits of its real ones
+_AT: dict[tuple[Raw, int], tuple[Group, tuple[int, ...], int]] = {}
+
+
+def _group_at(r: Raw, offset: int, base: int) -> tuple[Group, tuple[int, ...], int]:
+    kind, tiles, wilds = r
+    rel = tuple(t - base for t in tiles)
+    mask = 0
+    for i, w in zip(rel, wilds, strict=True):
+        if not w:
+            mask |= 1 << i
+    shift = offset - base
+    got = (Group(kind, tuple([t + shift for t in tiles]) if shift else tiles, wilds), rel, mask)
+    if len(_AT) > SUB_LIMIT:
+        _AT.clear()
+    _AT[(r, offset)] = got
+    return got
 
 
 def _part_classes(offset: int, held: bytes, win_local: int) -> list[list[int]]:
@@ -392,9 +454,10 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
             # which tiles of a set are jokers changes no feature (only the total does, and the
             # pair's: 宝掉头, 抛花), so sets that differ only there are one split
             firsts: dict[tuple, tuple[Raw, ...]] = {}
+            looks = _LOOKS.get
             for found in out:
                 if wild:
-                    look = tuple(sorted([(k, t, w if k == "pair" else ()) for k, t, w in found]))
+                    look = tuple(sorted([looks(g) or _look(g) for g in found]))
                 else:  # no joker, nothing to tell apart
                     look = tuple(sorted(found))
                 if look not in firsts:
@@ -403,6 +466,16 @@ def _rel_splits(base: int, key: bytes, wild: int, pair: bool,
         if len(_REL) > SPLITS_LIMIT:
             _REL.clear()
         _REL[ck] = got
+    return got
+
+
+# a group as `_rel_splits` tells splits apart: a set without its jokers' places, the pair as is
+_LOOKS: dict[Raw, Raw] = {}
+
+
+def _look(g: Raw) -> Raw:
+    kind, tiles, _ = g
+    got = _LOOKS[g] = g if kind == "pair" else (kind, tiles, ())
     return got
 
 
@@ -450,29 +523,41 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
                             _split(bytes(cl), offset, wild - 3 + real, pair, sets - 1,
                                    honor_chows, memo)]
                     cl[i] += real
-            for chow in _chows_with(i, offset, honor_chows):
-                # tiles below i are used up, so jokers stand for them; above i a tile or a joker
-                options = [((False,) if j == i else (True,) if j < i or not c[j] else (False, True))
-                           for j in chow]
-                for wilds in product(*options):
-                    jokers = sum(wilds)
-                    if jokers > wild:
-                        continue
-                    for j, w in zip(chow, wilds, strict=True):
-                        if not w:
-                            cl[j] -= 1
-                    group = ("chow", tuple(offset + j for j in chow), wilds)
-                    out += [(group, *rest) for rest in
-                            _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
-                                   honor_chows, memo)]
-                    for j, w in zip(chow, wilds, strict=True):
-                        if not w:
-                            cl[j] += 1
+            held = 0  # which of the tiles above i are still held (a chow takes them or jokers)
+            for j in range(i + 1, min(len(c), i + 3) if offset < 27 else len(c)):
+                if c[j]:
+                    held |= 1 << (j - i)
+            for group, reals, jokers in _chow_moves(i, offset, honor_chows, held):
+                if jokers > wild:
+                    continue
+                for j in reals:
+                    cl[j] -= 1
+                out += [(group, *rest) for rest in
+                        _split(bytes(cl), offset, wild - jokers, pair, sets - 1,
+                               honor_chows, memo)]
+                for j in reals:
+                    cl[j] += 1
         got = tuple(out)
     if len(memo) > (WILD_SUB_LIMIT if memo is _SUB_WILD else SUB_LIMIT):
         memo.clear()
     memo[ck] = got
     return got
+
+
+@cache
+def _chow_moves(i: int, offset: int, honor_chows: bool, held: int,
+                ) -> tuple[tuple[Raw, tuple[int, ...], int], ...]:
+    """The chows `_split` tries at local tile i, in its order, when `held` (bit j - i) tells
+    which tiles above i are still held: each chow (tiles below i are used up, so jokers stand
+    for them; above i a tile, then a joker), the local tiles it takes, its jokers."""
+    out = []
+    for chow in _chows_with(i, offset, honor_chows):
+        options = [((False,) if j == i else (True,) if j < i or not held >> (j - i) & 1
+                    else (False, True)) for j in chow]
+        for wilds in product(*options):
+            out.append((("chow", tuple(offset + j for j in chow), wilds),
+                        tuple(j for j, w in zip(chow, wilds, strict=True) if not w), sum(wilds)))
+    return tuple(out)
 
 
 def _chows_with(i: int, offset: int, honor_chows: bool) -> list[tuple[int, ...]]:
@@ -529,11 +614,17 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
     pairs: list[Group] = []
     singles: list[int] = []
     for t, n in enumerate(h.counts):
-        pairs += [Group("pair", (t, t), (False, False))] * (n // 2)
+        if not n:
+            continue
+        if n >= 2:
+            pairs += [Group("pair", (t, t), (False, False))] * (n // 2)
         if n & 1:
             singles.append(t)
             pairs.append(Group("pair", (t, t), (False, True)))
     free = (h.wild - len(singles)) // 2
+    first = slice(1 if keep == "plain" else None)  # see _standard
+    if not free:  # every joker pairs with a single: one reading, whatever its look
+        return place_win(h, "seven_pairs", tuple(sorted(pairs)))[first]
     out: list[Reading] = []
     seen: set[tuple[Group, ...]] = set()
     win = h.win if h.win is not None and not h.win_wild else None
@@ -558,7 +649,6 @@ def _seven_pairs(h: Holding, keep: str = "all") -> list[Reading]:
                 old = firsts.get(look)
                 if old is None or groups < old:
                     firsts[look] = groups
-    first = slice(1 if keep == "plain" else None)  # see _standard
     for groups in sorted(firsts.values()):
         out += place_win(h, "seven_pairs", groups)[first]
     return out
