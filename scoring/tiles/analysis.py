@@ -20,6 +20,7 @@ from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
 from .notation import tile_name
 from .reading import Holding, Reading, groups_out
 from .request import Table, _rules_json, read_request, split_win
+from .waits_engine import wait_readings
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
 
@@ -132,18 +133,6 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     return out
 
 
-def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
-    """`_holdings(table, hand, tile)` from `bases = _holdings(table, hand, None)`, for a tile
-    that is not a joker (every wait): the same ways of splitting the jokers, the tile added.
-    A hand's waits share the bases."""
-    out = []
-    for h in bases:
-        counts = list(h.counts)
-        counts[tile] += 1
-        out.append(Holding(tuple(counts), h.wild, h.melds, tile, False))
-    return out
-
-
 def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
     jokers = table.jokers
     joker_tiles = 0  # no jokers at the table (Guiyang, Hainan): none in a meld either
@@ -213,17 +202,23 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
                    prep: Prep | None = None, holdings: list[Holding] | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
     """Every legal reading valued, best first; the readings found; the refusals met.
-    `holdings`: `_holdings(table, hand, win)` when the caller has them (see `with_wait`)."""
+    `holdings`: `_holdings(table, hand, win)` when the caller has them."""
     if prep is None:
         prep = prepare(table, hand, win, by)
     shapes = SHAPES[table.name]
     found: list[Reading] = []
     for h in _holdings(table, hand, win) if holdings is None else holdings:
         found += readings(h, shapes)
-    if table.name == "luzhou":
-        found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
+    found = _legal(table, found)
     scored, errors = value_readings(table, found, prep, by)
     return scored, found, errors
+
+
+def _legal(table: Table, found: list[Reading]) -> list[Reading]:
+    """The readings the variant allows: Luzhou's lack a suit (缺一门)."""
+    if table.name == "luzhou":
+        return [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
+    return found
 
 
 def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
@@ -358,10 +353,10 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
             if scored:
                 out.append((tile, scored))
         return out
-    bases = _holdings(table, hand, None)
+    # jokers in hand: every wait's readings at once, the parts the wait leaves alone shared
+    found = wait_readings(_holdings(table, hand, None), SHAPES[table.name], tiles)
     for tile in tiles:
-        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep,
-                                      with_wait(bases, tile))
+        scored, _ = value_readings(table, _legal(table, found[tile]), prep, "self_draw")
         if scored:
             out.append((tile, scored))
     return out

@@ -28,7 +28,8 @@ def wait_readings(bases: list[Holding], shapes: Shapes, tiles: list[int],
                   ) -> dict[int, list[Reading]]:
     """For each tile of `tiles` (waits of the hand, none a joker), the readings of every
     holding of `bases` (`analysis._holdings` of the 13-tile hand) with that tile added as the
-    winning tile: as a multiset, `[r for h in with_wait(bases, t) for r in readings(h, shapes)]`."""
+    winning tile: as a multiset, what `readings(h, shapes)` gives for each such holding `h`
+    (`counts[t] += 1`, `win=t`) in turn (tests/scoring/tiles_reference.with_wait)."""
     out: dict[int, list[Reading]] = {t: [] for t in tiles}
     for h in bases:
         if not h.wild:

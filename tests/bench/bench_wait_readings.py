@@ -2,7 +2,6 @@
 against the per-wait path (`readings` on `with_wait(bases, t)` for each waiting tile), issue 13.
 
     PYTHONPATH=. /work/venv/bin/python -m tests.bench.bench_wait_readings [n] [runs]
-    PYTHONPATH=. /work/venv/bin/python -m tests.bench.bench_wait_readings --command [n] [runs]
 
 Samples: the `waits` benchmark's requests (`bench_tiles.sample("waits", n, seed=101)`, jokers as
 held at a table), only the hands holding at least one joker. Three paths: the per-wait path with
@@ -13,9 +12,8 @@ measured hand timed once, right after
 `engine.waiting` found its waits (untimed, as `scored_waits` does), by CPU time
 (`time.process_time`), all in this process, so no path finds another's memo of a measured hand.
 The whole is run `runs` times (default 3) and each hand's least time kept (a shared machine).
-The answers are compared as multisets. `--command`: the whole `waits` command as `bench_tiles`
-times it (n = 150: its --quick sample): per-wait (`BASE`'s engine, this one) and with
-`wait_readings` (`scored_waits` here).
+The answers are compared as multisets. The whole `waits` command (which reads its waits with
+`wait_readings`) is timed by `bench_tiles`.
 """
 
 from __future__ import annotations
@@ -29,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from scoring import ScoringError
-from scoring.tiles import analysis, clear_caches, ready
-from scoring.tiles.analysis import _candidates, _holdings, _split_jokers, with_wait
+from scoring.tiles import clear_caches
+from scoring.tiles.analysis import _candidates, _holdings, _split_jokers
 from scoring.tiles.engine import readings, waiting
 from scoring.tiles.features import SHAPES
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.waits_engine import wait_readings
-from tests.bench.bench_tiles import sample, steady
+from tests.bench.bench_tiles import sample
+from tests.scoring.tiles_reference import with_wait
 
 CLOCK = time.process_time
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +58,7 @@ def case(data: dict[str, Any]) -> tuple[int, Any] | None:
 
 
 def per_wait(bases: list, shapes: Any, tiles: list[int]) -> dict[int, list]:
-    """What `analysis.scored_waits` reads today: each wait's holdings, one by one."""
+    """The per-wait path: each wait's holdings read one by one (scored_waits before wait_readings)."""
     return {t: [r for h in with_wait(bases, t) for r in readings(h, shapes)] for t in tiles}
 
 
@@ -139,64 +138,6 @@ def main(n: int = 500, repeat: int = 3) -> None:
             + f"  {med[0] / med[-1]:.1f}×")
 
 
-# -- the whole `waits` command, its waits' readings read one by one or together ---------------
-
-def scored_waits(table: Any, hand: tuple[int, ...]) -> list:
-    """`analysis.scored_waits` with every wait's readings from `wait_readings` (what the merge
-    will do): the same legal readings valued as a self-draw, best first."""
-    shapes = SHAPES[table.name]
-    counts, wild = _split_jokers(hand, table.jokers)
-    tiles = waiting(counts, wild, table.melds, shapes, _candidates(table, hand))
-    if not tiles:
-        return []
-    prep = analysis.prepare(table, hand, tiles[0], "self_draw")
-    found = wait_readings(_holdings(table, hand, None), shapes, tiles)
-    out = []
-    for tile in tiles:
-        readings_t = found[tile]
-        if table.name == "luzhou":
-            readings_t = [r for r in readings_t
-                          if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
-        scored, _ = analysis.value_readings(table, readings_t, prep, "self_draw")
-        if scored:
-            out.append((tile, scored))
-    return out
-
-
-def command(n: int, repeat: int) -> None:
-    """`bench_tiles`' steady `waits` figure (all five variants): per-wait with the engine of
-    `BASE` and with this one, and with `scored_waits` above; each request's least time of
-    `repeat` runs."""
-    table = sample("waits", n, seed=101)
-    warm = [d for _, d in sample("waits", n, seed=202)]
-    mine, reader, base = analysis.scored_waits, analysis.readings, engine_at()
-    best: dict[str, list[float]] = {}
-    try:
-        for _ in range(repeat):
-            for name, function, read in ((f"per-wait ({BASE})", mine, base.readings),
-                                         ("per-wait", mine, reader),
-                                         ("wait_readings", scored_waits, reader)):
-                analysis.scored_waits = ready.scored_waits = function
-                analysis.readings = read
-                clear_base(base)
-                times = steady("waits", [d for _, d in table], warm)
-                old = best.get(name, times)
-                best[name] = [min(a, b) for a, b in zip(old, times, strict=True)]
-    finally:
-        analysis.scored_waits = ready.scored_waits = mine
-        analysis.readings = reader
-    print(f"the waits command, {n} requests, median CPU µs, least of {repeat} runs")
-    for name, times in best.items():
-        by = {j: statistics.median([t for (k, _), t in zip(table, times, strict=True)
-                                    if min(k, 3) == j]) * 1e6 for j in range(4)}
-        print(f"  {name:>18}: all {statistics.median(times) * 1e6:.0f}; by jokers held "
-              + ", ".join(f"{'3+' if j == 3 else j}: {v:.0f}" for j, v in by.items()))
-
-
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    counts = [int(a) for a in args[:2]]
-    if "--command" in sys.argv:
-        command(*(counts + [150, 3][len(counts):]))
-    else:
-        main(*counts)
+    main(*[int(a) for a in args[:2]])

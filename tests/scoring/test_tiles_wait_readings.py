@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError
 from scoring.tiles import clear_caches
-from scoring.tiles.analysis import _candidates, _holdings, _split_jokers, with_wait
+from scoring.tiles.analysis import _candidates, _holdings, _split_jokers
 from scoring.tiles.engine import readings, waiting
 from scoring.tiles.features import SHAPES
 from scoring.tiles.reading import Reading, Shapes
@@ -23,6 +23,7 @@ from scoring.tiles.request import read_request, split_win
 from scoring.tiles.waits_engine import wait_readings
 
 from .test_tiles_properties import random_hand
+from .tiles_reference import with_wait
 
 CASES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MOST = {"luzhou": 4, "cixi": 3, "feibao": 3}
