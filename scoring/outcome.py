@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import SEATS, Hand
+from .model import Hand
 from .rotation import next_streak
 
 Transfer = tuple[int, int, int]  # (payer, payee, amount)
@@ -81,8 +81,11 @@ class Ledger:
 
     @property
     def deltas(self) -> tuple[int, int, int, int]:
-        totals = [sum(line.deltas[s] for line in self.lines) for s in SEATS]
-        return (totals[0], totals[1], totals[2], totals[3])
+        a = b = c = d = 0
+        for line in self.lines:  # (asked for after every line: one pass, no generators)
+            da, db, dc, dd = line.deltas
+            a, b, c, d = a + da, b + db, c + dc, d + dd
+        return (a, b, c, d)
 
     def held(self, start: Iterable[int]) -> list[int]:
         """Points each seat holds now, from `start` plus every line so far."""

@@ -78,6 +78,9 @@ class Variant:
         it is still being entered) and nobody made more than four kongs."""
         if end is None:
             raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
+        kongs = list(kongs)
+        if len(kongs) <= 4:  # the usual hand: nobody can have made five
+            return
         for seat, n in sorted(Counter(k.seat for k in kongs).items()):
             if n > 4:
                 raise ScoringError("events", "{seat} has more than four kongs", seat=seat)

@@ -173,6 +173,13 @@ def _rules_key(table: Table) -> str:
     return table.rules_json or _rules_json(table.rules)
 
 
+def paying_seat(rel: int) -> int:
+    """The seat, counted from the dealer, whose values stand for seat `rel`'s: the dealer's
+    win is paid apart, every other seat's alike (whoever discarded; a property test checks it
+    under random house rules and every way to win)."""
+    return 0 if rel == 0 else 1
+
+
 _VALUED: dict[tuple, tuple[str, int | ScoringError, int]] = {}
 VALUED_LIMIT = 20_000
 
@@ -182,8 +189,8 @@ def _valued(table: Table, prep: Prep, by: str, rel: int, key: frozenset[tuple[st
     """A winner object's sorted JSON, its value (or the variant's refusal) and its named
     features. A win pays the same wherever the table sits and whatever the round's wind (the
     wind only moves the deal; both checked by a property test), so values are kept for the
-    seat as counted from the dealer (`rel`) in an east round: sixteen times fewer to compute,
-    and the same few objects recur in every hand."""
+    seat as counted from the dealer in an east round, and for one seat of those paid alike
+    (`rel`, see `paying_seat`): the same few objects recur in every hand."""
     ck = (table.name, prep.rules, by, rel, prep.kongs, key)
     got = _VALUED.get(ck)
     if got is None:
@@ -238,7 +245,7 @@ def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
         old = seen.get(key)
         if old is None or (r.groups, r.win) < (old[1].groups, old[1].win):
             seen[key] = (winner, r)
-    rel = (seat - req.dealer) % 4
+    rel = paying_seat((seat - req.dealer) % 4)
     scored: list[Scored] = []
     errors: list[ScoringError] = []
     for key, (winner, r) in seen.items():

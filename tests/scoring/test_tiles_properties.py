@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -18,14 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError
+from scoring.schema import ValidationError
 from scoring.tiles import analyze, waits
-from scoring.tiles.analysis import _candidates, _kongs, _value
+from scoring.tiles.analysis import _candidates, _kongs, _value, paying_seat
 from scoring.tiles.engine import is_complete
 from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.reading import Holding, Shapes
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import ORPHANS, is_agari, need
+from scoring.variant import get_variant
 
 from .tiles_reference import brute_best, jokers_held
 
@@ -169,6 +172,54 @@ def test_a_win_pays_the_same_wherever_the_table_sits(variant: str, seed: int) ->
             got = _value(variant, rules, t.req.by, seat, dealer, (t.req.round_wind + turn) % 4,
                          _kongs(t), winner)
             assert got == reading["value"], (data, reading, turn)
+
+
+def random_rules(rng: random.Random, variant: str) -> Any:
+    """A variant's house rules, each field drawn from its choices (numbers near the default)."""
+    model = get_variant(variant).Rules
+    data: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        kind = info.annotation
+        if typing.get_origin(kind) is typing.Literal:
+            data[name] = rng.choice(typing.get_args(kind))
+        elif kind is bool:
+            data[name] = rng.random() < 0.5
+        elif kind is int:
+            data[name] = rng.choice([info.default, info.default + 1, 1, 2, 3])
+    try:
+        return model.model_validate(data)
+    except ValidationError:  # a combination the variant refuses: its defaults
+        return model()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32), by=st.sampled_from(["self_draw", "discard",
+                                                         "robbed_kong"]))
+def test_the_seats_paid_alike_are_valued_once(variant: str, seed: int, by: str) -> None:
+    """Values are kept for the dealer and for one other seat (`paying_seat`): under random
+    house rules and kongs, every seat's win pays what its kind's does (or is refused alike),
+    also when the dealer discarded it."""
+    rng = random.Random(seed)
+    data = random_hand(rng, variant, max_jokers=3)
+    if not usable(data):
+        return
+    try:
+        out = analyze(data)
+    except ScoringError:
+        return
+    t = read_request(data)
+    rules = json.dumps(random_rules(rng, variant).model_dump(), sort_keys=True)
+
+    def value(seat: int, winner: dict[str, Any]) -> Any:
+        got = _value(variant, rules, by, seat, 0, 0, _kongs(t),
+                     json.dumps({**winner, "seat": seat}, sort_keys=True))
+        return (got.template, got.params) if isinstance(got, ScoringError) else got
+
+    for reading in out["readings"][:4]:
+        for seat in range(4):
+            assert value(seat, reading["winner"]) == value(paying_seat(seat),
+                                                           reading["winner"]), (rules, seat)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
