@@ -32,6 +32,7 @@ def clear_caches() -> None:
     engine._chow_moves.cache_clear()
     reading._group_dict.cache_clear()
     analysis._VALUED.clear()
+    analysis._TEXTS.clear()
     notation._GROUP_TILES.clear()
     notation._MELDS.clear()
     ready._TEXTS.clear()

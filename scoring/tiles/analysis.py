@@ -152,8 +152,12 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
 
 
 def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
-    return {"seat": seat, **{k: v for k, v in features.items()
-                             if v not in (False, 0, None, "standard")}}
+    return {"seat": seat, **_shown(features)}
+
+
+def _shown(features: dict[str, Any]) -> dict[str, Any]:
+    """The features a winner object names: none that is false, nothing or the plain form."""
+    return {k: v for k, v in features.items() if v not in (False, 0, None, "standard")}
 
 
 class Prep(NamedTuple):
@@ -180,28 +184,38 @@ def paying_seat(rel: int) -> int:
     return 0 if rel == 0 else 1
 
 
-_VALUED: dict[tuple, tuple[str, int | ScoringError, int]] = {}
-VALUED_LIMIT = 20_000
+_VALUED: dict[tuple, tuple[int | ScoringError, int]] = {}
+_TEXTS: dict[tuple[frozenset[tuple[str, Any]], int], str] = {}
+MEMO_LIMIT = 20_000
 
 
 def _valued(table: Table, prep: Prep, by: str, rel: int, key: frozenset[tuple[str, Any]],
-            winner: dict[str, Any]) -> tuple[str, int | ScoringError, int]:
-    """A winner object's sorted JSON, its value (or the variant's refusal) and its named
-    features. A win pays the same wherever the table sits and whatever the round's wind (the
-    wind only moves the deal; both checked by a property test), so values are kept for the
-    seat as counted from the dealer in an east round, and for one seat of those paid alike
-    (`rel`, see `paying_seat`): the same few objects recur in every hand."""
+            shown: dict[str, Any]) -> tuple[int | ScoringError, int]:
+    """What a winner object with these features (`shown`, `key` its items) collects from the
+    win (or the variant's refusal), and how many it names. A win pays the same wherever the
+    table sits and whatever the round's wind (the wind only moves the deal; both checked by a
+    property test), so values are kept for the seat as counted from the dealer in an east
+    round, and for one seat of those paid alike (`rel`, see `paying_seat`): the same few
+    objects recur in every hand."""
     ck = (table.name, prep.rules, by, rel, prep.kongs, key)
     got = _VALUED.get(ck)
     if got is None:
-        text = json.dumps(winner, sort_keys=True)
-        turned = text if rel == winner["seat"] else json.dumps({**winner, "seat": rel},
-                                                               sort_keys=True)
-        got = (text, _value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned),
-               named(winner))
-        if len(_VALUED) > VALUED_LIMIT:
+        turned = json.dumps({"seat": rel, **shown}, sort_keys=True)
+        got = (_value(table.name, prep.rules, by, rel, 0, 0, prep.kongs, turned), named(shown))
+        if len(_VALUED) > MEMO_LIMIT:
             _VALUED.clear()
         _VALUED[ck] = got
+    return got
+
+
+def _text(key: frozenset[tuple[str, Any]], seat: int, shown: dict[str, Any]) -> str:
+    """The winner object as sorted JSON: the order between readings of equal value."""
+    got = _TEXTS.get((key, seat))
+    if got is None:
+        got = json.dumps({"seat": seat, **shown}, sort_keys=True)
+        if len(_TEXTS) > MEMO_LIMIT:
+            _TEXTS.clear()
+        _TEXTS[(key, seat)] = got
     return got
 
 
@@ -238,25 +252,27 @@ def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
     seat = req.seat
     seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
     for r in found:
-        winner = _winner(feats(r, ctx), seat)
-        key = frozenset(winner.items())
+        shown = _shown(feats(r, ctx))
+        key = frozenset(shown.items())
         # one reading per winner object: readings that differ only in where the jokers or the
         # winning tile sit tell the player nothing more (8 ghosts make thousands of them)
         old = seen.get(key)
         if old is None or (r.groups, r.win) < (old[1].groups, old[1].win):
-            seen[key] = (winner, r)
+            seen[key] = (shown, r)
     rel = paying_seat((seat - req.dealer) % 4)
     scored: list[Scored] = []
     errors: list[ScoringError] = []
-    for key, (winner, r) in seen.items():
-        text, value, n = _valued(table, prep, by, rel, key, winner)
-        if isinstance(value, ScoringError) and (rel != seat or req.round_wind):  # exact message
+    for key, (shown, r) in seen.items():
+        value, n = _valued(table, prep, by, rel, key, shown)
+        text = _text(key, seat, shown)
+        if isinstance(value, ScoringError) and (rel, 0, 0) != (seat, req.dealer, req.round_wind):
+            # the refusal as this table sits (its message may name seats)
             value = _value(table.name, prep.rules, by, seat, req.dealer, req.round_wind,
                            prep.kongs, text)
         if isinstance(value, ScoringError):
             errors.append(value)
         else:
-            scored.append(Scored(winner, value, r, text, n))
+            scored.append(Scored({"seat": seat, **shown}, value, r, text, n))
     if len(scored) > 1:
         scored.sort(key=lambda s: (-s.value, -s.named, s.key, s.reading.groups, s.reading.win))
     return scored, errors
