@@ -203,19 +203,7 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
                              shapes.honor_chows and k == 3, shapes.keep)
         if not opts:
             return []
-        nxt: dict[PartKey, tuple[Group, ...]] = {}
-        for ka, ga in joined.items():
-            for kb, gb in opts.items():
-                jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
-                if jokers > h.wild or pairs > 1:
-                    continue
-                key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
-                       ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
-                groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
-                old = nxt.get(key)
-                if old is None or groups < old:
-                    nxt[key] = groups
-        joined = nxt
+        joined = join(joined, opts, h.wild)
     results: list[Reading] = []
     # "plain": where the winning tile sits changes no feature, so its first place will do
     first = slice(1 if shapes.keep == "plain" else None)
@@ -223,6 +211,26 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
         if key[0] == h.wild and key[1] == 1:
             results += place_win(h, "standard", groups + h.melds)[first]
     return results
+
+
+def join(joined: dict[PartKey, tuple[Group, ...]], opts: dict[PartKey, tuple[Group, ...]],
+         wild: int) -> dict[PartKey, tuple[Group, ...]]:
+    """Two sets of part readings joined: each pair of looks that uses at most `wild` jokers
+    and one pair, keeping the first groups of each joined look (see `_standard`). Commutative
+    and associative, so parts may be joined in any order."""
+    nxt: dict[PartKey, tuple[Group, ...]] = {}
+    for ka, ga in joined.items():
+        for kb, gb in opts.items():
+            jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
+            if jokers > wild or pairs > 1:
+                continue
+            key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
+                   ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
+            groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
+            old = nxt.get(key)
+            if old is None or groups < old:
+                nxt[key] = groups
+    return nxt
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}

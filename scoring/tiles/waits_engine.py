@@ -17,7 +17,7 @@ per-wait path; tests/bench/bench_wait_readings.py measures both.
 from __future__ import annotations
 
 from . import engine
-from .engine import _PARTS, PartKey, _options, _part_options, _specials, readings
+from .engine import _PARTS, PartKey, _options, _part_options, _specials, join, readings
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import honor_need, suit_need
 
@@ -132,19 +132,7 @@ def _others(h: Holding, held: list[int], k: int, fixed: list[Options | None], hc
                                             wild, hc and j == 3, keep)
         if not opts:
             return {}
-        nxt: Options = {}
-        for ka, ga in joined.items():
-            for kb, gb in opts.items():
-                jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
-                if jokers > wild or pairs > 1:
-                    continue
-                key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
-                       ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
-                groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
-                old = nxt.get(key)
-                if old is None or groups < old:
-                    nxt[key] = groups
-        joined = nxt
+        joined = join(joined, opts, wild)
     by: dict[tuple[int, int], list[tuple[PartKey, tuple[Group, ...]]]] = {}
     for key, groups in joined.items():
         by.setdefault((key[0], key[1]), []).append((key, groups))

@@ -149,6 +149,19 @@ def test_best_reading_is_the_maximum_and_scores_as_stated(variant: str, seed: in
     assert out["winner"] == out["readings"][0]["winner"]
 
 
+def analyzed(rng: random.Random, variant: str) -> tuple[dict[str, Any], Any, Any] | None:
+    """A random winning hand (up to three jokers), its analysis and its table; None when the
+    hand is refused."""
+    data = random_hand(rng, variant, max_jokers=3)
+    if not usable(data):
+        return None
+    try:
+        out = analyze(data)
+    except ScoringError:
+        return None
+    return data, out, read_request(data)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @PROPERTY
 @given(seed=st.integers(0, 2 ** 32))
@@ -156,14 +169,10 @@ def test_a_win_pays_the_same_wherever_the_table_sits(variant: str, seed: int) ->
     """The values are memoised for the seat counted from the dealer in an east round: turning
     the whole table (winner and dealer one seat on) or the round's wind must not change what
     any reading collects."""
-    data = random_hand(random.Random(seed), variant, max_jokers=3)
-    if not usable(data):
+    found = analyzed(random.Random(seed), variant)
+    if found is None:
         return
-    try:
-        out = analyze(data)
-    except ScoringError:
-        return
-    t = read_request(data)
+    data, out, t = found
     rules = json.dumps(t.rules.model_dump(), sort_keys=True)
     for reading in out["readings"]:
         for turn in (1, 2, 3):
@@ -201,14 +210,10 @@ def test_the_seats_paid_alike_are_valued_once(variant: str, seed: int, by: str) 
     house rules and kongs, every seat's win pays what its kind's does (or is refused alike),
     also when the dealer discarded it."""
     rng = random.Random(seed)
-    data = random_hand(rng, variant, max_jokers=3)
-    if not usable(data):
+    found = analyzed(rng, variant)
+    if found is None:
         return
-    try:
-        out = analyze(data)
-    except ScoringError:
-        return
-    t = read_request(data)
+    _, out, t = found
     rules = json.dumps(random_rules(rng, variant).model_dump(), sort_keys=True)
 
     def value(seat: int, winner: dict[str, Any]) -> Any:
