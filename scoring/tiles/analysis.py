@@ -143,8 +143,10 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
         counts, wild = _split_jokers(hand, table.jokers)
-        # a 精 completes any ready hand: the waits that count are the other tiles
-        others = tuple(x for x in range(34) if x not in table.jokers)
+        # 单张和: only one tile could complete the hand. A 精 completes any ready hand, so the
+        # waits that count are the other tiles, and only those still to be had (a tile whose
+        # four are all in the hand and its melds completes nothing), as `waits` lists them
+        others = _candidates(table, hand, counts)
         single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others, 2)) == 1
     req = table.req
     return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,

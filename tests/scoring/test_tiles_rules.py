@@ -364,3 +364,17 @@ def test_hainan_concealed_kong_keeps_menqing_by_rule() -> None:
     out = best("hainan", "234p567s789s2m[(1111m)]+2m", by="discard",
                rules={"concealed_kong_keeps_menqing": True})
     assert out["winner"] == {"seat": 0, "concealed": True, "eyes_258": True}
+
+
+@pytest.mark.parametrize("tiles", [
+    "3m1m2m4m2m5m3m3m3m4m[9m9m9m]",  # 3m would complete it too, but all four are in the hand
+    "1m2m3m4m4m6m7m7m8m9m[8m8m8m]",  # 8m too, but the fourth is the hand's, three are melded
+])
+def test_feibao_single_wait_counts_only_tiles_still_to_be_had(tiles: str) -> None:
+    # 单张和: only one tile could complete the hand; a fifth copy is no tile
+    data = {"variant": "feibao", "tiles": tiles, "indicator": "5s", "seat": 1, "dealer": 0}
+    got = waits(data)
+    assert len(got["waits"]) == 1
+    tile = got["waits"][0]["tile"]
+    assert got["waits"][0]["winner"].get("single_wait") is True
+    assert analyze({**data, "tiles": f"{tiles}+{tile}"})["winner"].get("single_wait") is True
