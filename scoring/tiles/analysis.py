@@ -153,10 +153,6 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
                    joker_tiles, single)
 
 
-def _winner(features: dict[str, Any], seat: int) -> dict[str, Any]:
-    return {"seat": seat, **_shown(features)}
-
-
 def _shown(features: dict[str, Any]) -> dict[str, Any]:
     """The features a winner object names: none that is false, nothing or the plain form."""
     return {k: v for k, v in features.items() if v not in (False, 0, None, "standard")}

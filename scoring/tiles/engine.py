@@ -151,7 +151,7 @@ def _specials(h: Holding, shapes: Shapes, b: bytes, size: int) -> list[Reading]:
     found: list[Reading] = []
     if not h.melds and size == 14:
         if shapes.seven_pairs and b.count(1) + b.count(3) <= h.wild:
-            found += _seven_pairs(h, shapes.keep) if h.wild else plain.seven_pairs(h, shapes.keep)
+            found += _seven_pairs(h, shapes.keep)
         if shapes.thirteen_orphans and not _middles(b) and _thirteen_ok(h):
             found += _loose(h, "thirteen_orphans", [ORPHAN_TILES])
         if shapes.waves and max(b) <= 1 and _waves_ok(h):
@@ -177,14 +177,13 @@ PartKey = tuple  # what of one part (suit) of a reading its features can see, se
 
 
 def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
-    """Four sets and a pair (melds included). Each part (a suit, the honours) is read on its
-    own — its tiles split into sets (cached per suit vector), groups made only of jokers, the
-    pair — and the parts' readings that look the same to the variant's features (`Shapes.keep`)
-    are one: only the first in sorted order is kept. Joining the parts keeps that: for parts of
-    equal length, the sorted join of the smaller part is the smaller join, so each kept reading
-    is the first (in the order of `(groups, win)`) of all the readings it stands for."""
-    if not h.wild:
-        return plain.standard(h, shapes)
+    """Four sets and a pair (melds included) with jokers standing in (without: `plain`). Each
+    part (a suit, the honours) is read on its own — its tiles split into sets (cached per suit
+    vector), groups made only of jokers, the pair — and the parts' readings that look the same
+    to the variant's features (`Shapes.keep`) are one: only the first in sorted order is kept.
+    Joining the parts keeps that: for parts of equal length, the sorted join of the smaller
+    part is the smaller join, so each kept reading is the first (in the order of
+    `(groups, win)`) of all the readings it stands for."""
     c = h.counts
     held = list(c)
     for g in h.melds:

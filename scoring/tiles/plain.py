@@ -14,7 +14,7 @@ from itertools import product
 from typing import Any
 
 from .reading import Group, Holding, Reading, Shapes, place_win
-from .tables import HONOR_CHOWS, HONORS, HONORS_CHOWS, SUIT, part_splits
+from .tables import HONOR_CHOWS, HONORS, HONORS_CHOWS, SUIT, complete_plain, part_splits
 
 _REAL = {2: (False, False), 3: (False, False, False)}
 # entries the memos of groups keep before they start afresh: a long-running bot meets at
@@ -71,15 +71,12 @@ def standard(h: Holding, shapes: Shapes, b: bytes | None = None) -> list[Reading
     caller has them."""
     if b is None:
         b = bytes(h.counts)
-    k0, k1, k2, k3 = b[0:9], b[9:18], b[18:27], b[27:34]
-    p0 = part_groups(k0, 0, SUIT)
-    p1 = part_groups(k1, 9, SUIT) if p0 is not None else None
-    p2 = part_groups(k2, 18, SUIT) if p1 is not None else None
-    p3 = part_groups(k3, 27, _honor_kind(shapes.honor_chows)) if p2 is not None else None
-    # every part complete, and exactly one holding the pair (four pairs also weigh 2 mod 3)
-    if p3 is None or (sum(k0) % 3 == 2) + (sum(k1) % 3 == 2) + (sum(k2) % 3 == 2) + (
-            sum(k3) % 3 == 2) != 1:
+    if not complete_plain(b, shapes.honor_chows):
         return []
+    # every part is complete, so each has its splits
+    p0, p1, p2, p3 = (part_groups(b[0:9], 0, SUIT), part_groups(b[9:18], 9, SUIT),
+                      part_groups(b[18:27], 18, SUIT),
+                      part_groups(b[27:34], 27, _honor_kind(shapes.honor_chows)))
     # no joker in the hand's groups: what the reading stands for is the hand and the melds
     jokers = 0
     melds = h.melds
@@ -109,17 +106,6 @@ def standard(h: Holding, shapes: Shapes, b: bytes | None = None) -> list[Reading
         groups = (*sorted(c0 + c1 + c2 + c3), *melds)
         results += place_win(h, "standard", groups, jokers, ident)
     return results
-
-
-def seven_pairs(h: Holding, keep: str) -> list[Reading]:
-    """Seven pairs without a joker standing in (every count even): one way to pair the
-    tiles, a quad as two pairs."""
-    groups = tuple(_PAIRS[t] for t, n in enumerate(h.counts) for _ in range(n // 2))
-    found = place_win(h, "seven_pairs", groups, 0, h.counts)
-    return found[:1] if keep == "plain" else found
-
-
-_PAIRS = tuple(Group("pair", (t, t), _REAL[2]) for t in range(34))
 
 
 _PLUS: dict[tuple[bytes, int], tuple[int, ...]] = {}

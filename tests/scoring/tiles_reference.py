@@ -14,7 +14,7 @@ from itertools import combinations_with_replacement, pairwise, product
 from typing import Any
 
 from scoring import ScoringError
-from scoring.tiles.analysis import _context, _kongs, _value, _winner
+from scoring.tiles.analysis import _context, _kongs, _shown, _value
 from scoring.tiles.features import FEATURES, SHAPES
 from scoring.tiles.notation import ORPHAN_TILES, is_terminal_or_honor
 from scoring.tiles.reading import Group, Holding, Reading
@@ -211,7 +211,7 @@ def brute_best(data: dict[str, Any]) -> int | None:
     rules = json.dumps(t.rules.model_dump(), sort_keys=True)
     best: int | None = None
     for r in brute_readings(t, hand, win):
-        winner = _winner(FEATURES[t.name](r, ctx), t.req.seat)
+        winner = {"seat": t.req.seat, **_shown(FEATURES[t.name](r, ctx))}
         value = _value(t.name, rules, t.req.by, t.req.seat, t.req.dealer, t.req.round_wind,
                        _kongs(t), json.dumps(winner, sort_keys=True))
         if not isinstance(value, ScoringError):
