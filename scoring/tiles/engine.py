@@ -220,16 +220,24 @@ def join(joined: dict[PartKey, tuple[Group, ...]], opts: dict[PartKey, tuple[Gro
     nxt: dict[PartKey, tuple[Group, ...]] = {}
     for ka, ga in joined.items():
         for kb, gb in opts.items():
-            jokers, pairs = ka[0] + kb[0], ka[1] + kb[1]
-            if jokers > wild or pairs > 1:
-                continue
-            key = (jokers, pairs, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
-                   ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
-            groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
-            old = nxt.get(key)
-            if old is None or groups < old:
-                nxt[key] = groups
+            if ka[0] + kb[0] <= wild and ka[1] + kb[1] <= 1:
+                keep_first(nxt, joined_key(ka, kb), ga, gb)
     return nxt
+
+
+def joined_key(ka: PartKey, kb: PartKey) -> PartKey:
+    """The look of two parts' readings together (see `_part_options`)."""
+    return (ka[0] + kb[0], ka[1] + kb[1], ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
+            ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
+
+
+def keep_first(into: dict[PartKey, tuple[Group, ...]], key: PartKey, ga: tuple[Group, ...],
+               gb: tuple[Group, ...]) -> None:
+    """Two parts' groups joined under `key`, kept when first in sorted order."""
+    groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
+    old = into.get(key)
+    if old is None or groups < old:
+        into[key] = groups
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}

@@ -17,7 +17,17 @@ per-wait path; tests/bench/bench_wait_readings.py measures both.
 from __future__ import annotations
 
 from . import engine
-from .engine import _PARTS, PartKey, _options, _part_options, _specials, join, readings
+from .engine import (
+    _PARTS,
+    PartKey,
+    _options,
+    _part_options,
+    _specials,
+    join,
+    joined_key,
+    keep_first,
+    readings,
+)
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import honor_need, suit_need
 
@@ -92,12 +102,7 @@ def _joker_waits(h: Holding, shapes: Shapes, tiles: list[int],
                     if not match:
                         continue
                     for ka, ga in match:
-                        key = (wild, 1, ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
-                               ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
-                        groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
-                        old = joined.get(key)
-                        if old is None or groups < old:
-                            joined[key] = groups
+                        keep_first(joined, joined_key(ka, kb), ga, gb)
                 for groups in sorted(joined.values()):
                     found += place_win(ht, "standard", groups + h.melds)[first]
         found += _specials(ht, shapes, b, size)
