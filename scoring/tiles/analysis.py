@@ -133,7 +133,9 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
     return out
 
 
-def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Context:
+def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str,
+             waits: list[int] | None = None) -> Context:
+    """`waits`: the 13-tile hand's waits, when the caller has them (`scored_waits`)."""
     jokers = table.jokers
     joker_tiles = 0  # no jokers at the table (Guiyang, Hainan): none in a meld either
     if jokers:
@@ -142,12 +144,14 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> C
         joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
     if win is not None and table.name == "feibao" and win not in table.jokers:
-        counts, wild = _split_jokers(hand, table.jokers)
         # 单张和: only one tile could complete the hand. A 精 completes any ready hand, so the
         # waits that count are the other tiles, and only those still to be had (a tile whose
         # four are all in the hand and its melds completes nothing), as `waits` lists them
-        others = _candidates(table, hand, counts)
-        single = len(waiting(counts, wild, table.melds, SHAPES[table.name], others, 2)) == 1
+        if waits is None:
+            counts, wild = _split_jokers(hand, table.jokers)
+            waits = waiting(counts, wild, table.melds, SHAPES[table.name],
+                            _candidates(table, hand, counts), 2)
+        single = len(waits) == 1
     req = table.req
     return Context(by, req.seat, req.dealer, req.round_wind, table.rules, table.flowers,
                    joker_tiles, single)
@@ -167,8 +171,9 @@ class Prep(NamedTuple):
     kongs: tuple[str, ...]
 
 
-def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str) -> Prep:
-    return Prep(_context(table, hand, win, by), _rules_key(table), _kongs(table))
+def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str,
+            waits: list[int] | None = None) -> Prep:
+    return Prep(_context(table, hand, win, by, waits), _rules_key(table), _kongs(table))
 
 
 def _rules_key(table: Table) -> str:
@@ -361,7 +366,7 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     if not tiles:
         return []
     # a wait is never a joker, so the context is the same for each
-    prep = prepare(table, hand, tiles[0], "self_draw")
+    prep = prepare(table, hand, tiles[0], "self_draw", tiles)
     out = []
     if not wild:
         # no joker in hand: one holding per wait, the hand with the tile added
