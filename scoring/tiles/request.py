@@ -66,11 +66,9 @@ def read_request(data: Any) -> Table:
     hand, raw, win, flowers = read_tiles(req.tiles)
     _check_tiles(name, hand, raw, win, flowers, jokers, rules)
     melds = tuple([_meld(name, m.tiles, m.concealed, jokers) for m in raw]) if raw else ()
-    # Table(…) without its generated __new__ (a call less)
-    return _new_table(Table, (req, variant, rules, jokers, hand, melds, win, flowers, rules_json))
+    return Table(req, variant, rules, jokers, hand, melds, win, flowers, rules_json)
 
 
-_new_table = tuple.__new__
 _RULES: dict[tuple, tuple[Any, str]] = {}
 
 
@@ -78,13 +76,7 @@ def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
     """The variant's rules read from the request, and as sorted JSON (the value memo's key).
     Memoised on the rules as given (types included: 8.0 is not 8 to the strict model), as a
     table sends the same few every time; a refusal is not kept."""
-    if not data:
-        ck: tuple | None = (variant.name,)
-    elif len(data) == 1:
-        ((k, v),) = data.items()
-        ck = (variant.name, (k, type(v), v))
-    else:
-        ck = (variant.name, *[(k, type(v), v) for k, v in sorted(data.items())])
+    ck: tuple | None = (variant.name, *[(k, type(v), v) for k, v in sorted(data.items())])
     try:
         got = _RULES.get(ck)
     except TypeError:  # a list or an object as a rule's value: read it each time
