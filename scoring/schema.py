@@ -227,12 +227,7 @@ def _with_meta(check: Check, meta: list[Any]) -> Check:
             raise _fail(_msg("must be ≤ {max} (got {value})", max=hi, value=_got(value)))
         if (least is not None and len(value) < least) or (most is not None and len(value) > most):
             raise _fail(_length(len(value), least, most))
-        for func in after:
-            try:
-                value = func(value)
-            except ValueError as exc:
-                raise _refused(exc) from None
-        return value
+        return _validated(value, after)
 
     if inner is not None and least is None and most is None and not (after or before):
         # an integer between bounds
@@ -639,7 +634,8 @@ def _unknown(value: dict[str, Any], known: frozenset[str]) -> ValidationError:
 
 
 def _validated(obj: Any, validators: list[Callable[[Any], Any]]) -> Any:
-    """`obj` after its model validators, base classes' first."""
+    """`obj` after its validators in turn (a model's: base classes' first), a `ValueError`
+    refusing it."""
     for func in validators:
         try:
             obj = func(obj)
