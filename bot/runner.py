@@ -21,10 +21,10 @@ from db import DatabaseUnavailable, Store
 from db.config import fault
 
 from .app import build_application, stop_export_keeper
-from .config import Settings, check_webhook_secret
-from .polling import Poller
-from .ratelimit import retry_seconds
-from .updates import handle
+from .plumbing.config import Settings, check_webhook_secret
+from .plumbing.polling import Poller
+from .plumbing.ratelimit import retry_seconds
+from .plumbing.updates import handle
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -42,9 +42,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .i18n import N_
-from .render import esc
-from .wizard_form import Button, Screen
+from ..plumbing.messages import Button
+from ..view.i18n import N_
+from ..view.render import esc
+from .wizard_form import Screen
 
 SUITS = "mps"
 FLOWERS = tuple(f"{n}f" for n in range(1, 9))
@@ -75,6 +76,21 @@ class KeyRefused(Exception):
     def __init__(self, msgid: str, **params: object) -> None:
         super().__init__(msgid)
         self.msgid, self.params = msgid, params
+
+
+class ReadRefused(Exception):
+    """Tiles the analysis refused: `text` is the chat's explanation (plain text)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+KEY_PREFIX = "k"  # the wizard's callback data of a key: k:op[:arg]
+
+
+def key_cb(op: str, arg: str = "") -> str:
+    return f"{KEY_PREFIX}:{op}:{arg}" if arg else f"{KEY_PREFIX}:{op}"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.ratelimit import ChatRateLimiter
+from bot.plumbing.ratelimit import ChatRateLimiter
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

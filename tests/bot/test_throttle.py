@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.throttle import EditThrottle
+from bot.plumbing.throttle import EditThrottle
 
 
 class Bot:

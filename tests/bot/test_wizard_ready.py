@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot import wizard_reading
-from bot.forms import FormError
-from bot.wizard import new_draft, press, screen
-from bot.wizard_tiles import KeyRefused
+from bot.entry import wizard_reading
+from bot.entry.forms import FormError
+from bot.entry.wizard import new_draft, press, screen
+from bot.entry.wizard_tiles import KeyRefused
 from scoring import score
 from scoring.tiles import ready_entry
 

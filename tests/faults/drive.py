@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.app import BUSY, FAILED, UNAVAILABLE
-from bot.i18n import translator
+from bot.view.i18n import translator
 from db.config import make_engine
 from db.models import Base
 from tests.fake_telegram import FakeTelegram
