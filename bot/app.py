@@ -285,7 +285,7 @@ async def _post_shutdown(app: Application) -> None:
 
 def rate_limiter() -> ChatRateLimiter:
     """Obey Telegram's 429 retry_after (up to 5 retries), pausing only the chat the 429 was for
-    (bot/ratelimit.py; PTB's AIORateLimiter pauses every chat), and 30 requests/s overall, but do
+    (bot/plumbing/ratelimit.py; PTB's AIORateLimiter pauses every chat), and 30 requests/s overall, but do
     not throttle each group to 20 a minute in advance: the wizard edits one message per tap, and
     a hand takes 10–20 taps; Telegram says itself when a chat is too busy."""
     return ChatRateLimiter(max_retries=5)

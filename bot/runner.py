@@ -65,7 +65,7 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
         # answer and delivers the update again. Handling is bounded (the store waits a few
         # seconds at most, then answers "busy"), well inside the time Telegram waits for a
         # webhook; an answer later than that only means a redelivery, which changes nothing
-        # twice (see bot/updates.py).
+        # twice (see bot/plumbing/updates.py).
         try:
             await handle(app, update)
         except Exception:  # the handlers' errors went to the error handler already

@@ -8,10 +8,10 @@ winner feature of the variant by any name the screens show, in any of the three 
 `pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
-Tiles in place of feature words (shared/spec/tiles.md, read in bot/tiles_line.py): `/hu 南 自摸
+Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/tiles_line.py): `/hu 南 自摸
 123m456m789p11s 中中中`; the joker indicator of Cixi and Feibao as `龙=5m`, `精=5m` or
 `indicator=5m`.
-An exhausted wall, with 查叫 by tiles (bot/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
+An exhausted wall, with 查叫 by tiles (bot/entry/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
 INDICATOR = {"indicator", "joker", "龙", "龍", "精", "翻牌", "指示牌"}  # 龙=5m: the turned tile
-TILES = "_tiles"  # a winner's tile tokens, until bot/tiles_line.py reads them
+TILES = "_tiles"  # a winner's tile tokens, until bot/entry/tiles_line.py reads them
 
 
 class LineError(ValueError):

@@ -1,6 +1,6 @@
 """Tiles typed on a /hu line (`/hu 南 自摸 123m456m789p11s 中中中`): each winner's tiles are read
 by `scoring.tiles.analyze` and the best reading's features fill the winner; words on the same
-line add what tiles cannot show (杠上花, 天胡 …). bot/oneline.py collects the tile words."""
+line add what tiles cannot show (杠上花, 天胡 …). bot/entry/oneline.py collects the tile words."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ out, `i` the next tile is the turned indicator (state["indicator"], for `analyze
 until taken out.
 
 The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
-shows `keys_screen`; many quick taps should go through bot/throttle.py (the /hand wizard's
-handler, bot/hands.py `on_key`, answers each tap at once and coalesces the edits).
+shows `keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
+handler, bot/commands/hands.py `on_key`, answers each tap at once and coalesces the edits).
 A `KeyRefused` carries a msgid and its params (`refusal_text(t, exc)` translates it) for the
 callback's answer; the state is then unchanged. "done" means the tile count is right for `want`
 (14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /

@@ -15,7 +15,7 @@ from bot.view.i18n import KEYWORDS, LANGS, LOCALE_DIR, SOURCE_DIRS, catalog, get
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = LOCALE_DIR / "messages.pot"
-REFRESH = f"refresh the catalogues as bot/i18n.py says:\n{bot.view.i18n.__doc__}"
+REFRESH = f"refresh the catalogues as bot/view/i18n.py says:\n{bot.view.i18n.__doc__}"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

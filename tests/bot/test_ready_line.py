@@ -1,4 +1,4 @@
-"""`/hu 流局 …` read into an exhausted event (bot/ready_line.py): the words for an exhausted
+"""`/hu 流局 …` read into an exhausted event (bot/entry/ready_line.py): the words for an exhausted
 wall, seats by wind, number or name, tiles read by scoring.tiles.ready_entry, and the words a
 seat may take instead (features, 花猫, 不听)."""
 

@@ -1,4 +1,4 @@
-"""Coalesced edits (bot/throttle.py): a run of states for one message becomes few edits, spaced
+"""Coalesced edits (bot/plumbing/throttle.py): a run of states for one message becomes few edits, spaced
 by the interval, the last state always shown; a 429 is waited out and the latest state sent."""
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
 
 
 def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
-    if data.startswith("k:"):  # the tile keyboard's keys (bot/wizard_tiles.py)
+    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/wizard_tiles.py)
         _, op, *arg = data.split(":")
         try:
             wizard_reading.key_press(draft, ctx, op, *arg[:1])

@@ -1,4 +1,4 @@
-"""查叫 by tiles in the wizard without Telegram (bot/wizard_ready.py): the exhausted wall's form
+"""查叫 by tiles in the wizard without Telegram (bot/entry/wizard_ready.py): the exhausted wall's form
 offers a tiles button per seat still in; the keyboard's 13 tiles become that seat's ready entry
 as scoring.tiles.ready_entry reads them."""
 

@@ -1,4 +1,4 @@
-"""The tile keyboard's state machine (bot/wizard_tiles.py): taps, set keys, melds, backspace,
+"""The tile keyboard's state machine (bot/entry/wizard_tiles.py): taps, set keys, melds, backspace,
 take-out, refusals that change nothing, the notation scoring reads, and the screen's limits."""
 
 from __future__ import annotations
