@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from .config import ConfigError, Settings
+from .plumbing.config import ConfigError, Settings
 
 
 def main() -> int:

@@ -24,27 +24,18 @@ from db.config import fault
 from scoring import all_variants
 from scoring.settlement import format_cents
 
-from . import greeting, hands, ledger, sessions, standings
-from .common import (
-    Context,
-    fallback_language,
-    refusal,
-    reply,
-    running_session,
-    scope,
-    send,
-    stale_button,
-    store_of,
-)
-from .config import Settings
+from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
+from .commands import greeting, hands, ledger, sessions, standings
+from .entry.oneline import features_help
 from .export_cache import store_cache_root
 from .export_keeper import ExportKeeper
-from .i18n import LANGS, N_, lang_from_code, translator
-from .limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
-from .oneline import features_help
-from .ratelimit import ChatRateLimiter
-from .render import esc
-from .updates import PerChatProcessor
+from .plumbing.config import Settings
+from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
+from .plumbing.messages import Context, reply, send, store_of
+from .plumbing.ratelimit import ChatRateLimiter
+from .plumbing.updates import PerChatProcessor
+from .view.i18n import LANGS, N_, lang_from_code, translator
+from .view.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +285,7 @@ async def _post_shutdown(app: Application) -> None:
 
 def rate_limiter() -> ChatRateLimiter:
     """Obey Telegram's 429 retry_after (up to 5 retries), pausing only the chat the 429 was for
-    (bot/ratelimit.py; PTB's AIORateLimiter pauses every chat), and 30 requests/s overall, but do
+    (bot/plumbing/ratelimit.py; PTB's AIORateLimiter pauses every chat), and 30 requests/s overall, but do
     not throttle each group to 20 a minute in advance: the wizard edits one message per tap, and
     a hand takes 10–20 taps; Telegram says itself when a chat is too busy."""
     return ChatRateLimiter(max_retries=5)

@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .export import CSV_HEADER, FORMAT, CsvWriter, ExportedHand, hand_json, header_json
-from .limits import MAX_IMPORT_BYTES
+from .plumbing.limits import MAX_IMPORT_BYTES
+from .view.export import CSV_HEADER, FORMAT, CsvWriter, ExportedHand, hand_json, header_json
 
 # Files up to this size unpacked go out plain; larger ones gzipped, as stored (unpacking and
 # sending them plain would cost in proportion to the history). /import takes files this large.

@@ -40,7 +40,7 @@ from typing import Any
 
 from db.config import fault
 
-from .common import last_session, seat_names
+from .chat.table import last_session, seat_names
 from .export_cache import bring_up_to_date, cache_for, is_current
 
 log = logging.getLogger(__name__)

@@ -21,10 +21,10 @@ from db import DatabaseUnavailable, Store
 from db.config import fault
 
 from .app import build_application, stop_export_keeper
-from .config import Settings, check_webhook_secret
-from .polling import Poller
-from .ratelimit import retry_seconds
-from .updates import handle
+from .plumbing.config import Settings, check_webhook_secret
+from .plumbing.polling import Poller
+from .plumbing.ratelimit import retry_seconds
+from .plumbing.updates import handle
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -65,7 +65,7 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
         # answer and delivers the update again. Handling is bounded (the store waits a few
         # seconds at most, then answers "busy"), well inside the time Telegram waits for a
         # webhook; an answer later than that only means a redelivery, which changes nothing
-        # twice (see bot/updates.py).
+        # twice (see bot/plumbing/updates.py).
         try:
             await handle(app, update)
         except Exception:  # the handlers' errors went to the error handler already

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from telegram import Bot, Document, Message, PhotoSize
 
-from ..i18n import N_
+from ..view.i18n import N_
 from .detect import NO_TILES, TIME_LIMIT, TOO_LARGE, PhotoError, PhotoReading, load_model, read_tiles_async
 
 MAX_BYTES = 20 * 1024 * 1024  # what getFile lets a bot download

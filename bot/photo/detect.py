@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from ..i18n import N_
+from ..view.i18n import N_
 
 # The project's tile names (spec/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
 SUITS = "mpsz"

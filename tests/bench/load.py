@@ -30,7 +30,7 @@ API calls per update.
 
 Every update here is answered by one call naming its chat (the preview message, the edit on
 Confirm) besides the callback answer, and the bot sends at most 30 such calls a second overall
-(Telegram's limit; bot/ratelimit.py). So N chats that keep an update in flight all
+(Telegram's limit; bot/plumbing/ratelimit.py). So N chats that keep an update in flight all
 the time wait about N/30 s each whatever the bot does (50 chats: 1.67 s). And a wave of N > 30
 /hu sent in one instant: the cap lets 30 answers go at once and one more every 1/30 s, so the
 last comes (N-30)/30 s after the first (50 chats: 0.667 s). With two waves of 50 among 200

@@ -29,7 +29,7 @@ from sqlalchemy import event
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import Application, CallbackQueryHandler, ContextTypes, MessageHandler, filters
 
-from bot.config import Settings
+from bot.plumbing.config import Settings
 from bot.runner import serve
 from db import Store
 
@@ -98,7 +98,7 @@ def lift_overall_limit() -> None:
     """LOADBOT_NO_RATE_LIMIT=1: no 30 requests/s overall cap (retry_after is still obeyed), to
     measure what the bot itself can do apart from Telegram's send limit."""
     import bot.app
-    from bot.ratelimit import ChatRateLimiter
+    from bot.plumbing.ratelimit import ChatRateLimiter
 
     bot.app.rate_limiter = lambda: ChatRateLimiter(  # type: ignore[assignment]
         overall_max_rate=0, max_retries=5)

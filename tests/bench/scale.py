@@ -231,7 +231,7 @@ async def timed(tg: FakeTelegram, chat: dict[str, Any], user: dict[str, Any], cm
 
 
 async def measure_size(url: str, size: int) -> dict[str, Any]:
-    from bot.config import Settings
+    from bot.plumbing.config import Settings
     from bot.runner import serve
 
     out: dict[str, Any] = {"size": size, "commands": {}}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.config import Settings
+from bot.plumbing.config import Settings
 from bot.runner import serve
 from db import Store
 from tests.e2e.table import Table

@@ -32,19 +32,19 @@ def note(event: str, update_id: int | None = None, detail: str = "") -> None:
 
 def install() -> None:
     """Patch the bot's poller, webhook, processor and rate limiter to record events."""
-    import bot.polling
-    import bot.ratelimit
-    import bot.updates
+    import bot.plumbing.polling
+    import bot.plumbing.ratelimit
+    import bot.plumbing.updates
 
-    begin = bot.polling.Poller._begin
+    begin = bot.plumbing.polling.Poller._begin
 
     def traced_begin(self: Any, raw: Any) -> None:  # the update as JSON (or as an Update)
         note("fetched", raw["update_id"] if isinstance(raw, dict) else raw.update_id)
         begin(self, raw)
 
-    bot.polling.Poller._begin = traced_begin  # type: ignore[method-assign]
+    bot.plumbing.polling.Poller._begin = traced_begin  # type: ignore[method-assign]
 
-    delivered = bot.updates._delivered
+    delivered = bot.plumbing.updates._delivered
 
     async def traced_delivered(update: Any, key: Any, coroutine: Any) -> None:
         uid = getattr(update, "update_id", -1)
@@ -56,7 +56,7 @@ def install() -> None:
             note("end")
             CURRENT.reset(token)
 
-    bot.updates._delivered = traced_delivered  # type: ignore[assignment]
+    bot.plumbing.updates._delivered = traced_delivered  # type: ignore[assignment]
 
     import bot.runner
 
@@ -68,7 +68,7 @@ def install() -> None:
 
     bot.runner.handle = webhook_handle  # type: ignore[assignment]
 
-    process = bot.ratelimit.ChatRateLimiter.process_request
+    process = bot.plumbing.ratelimit.ChatRateLimiter.process_request
 
     async def traced_process(self: Any, callback: Any, args: Any, kwargs: Any, endpoint: str,
                              data: dict[str, Any], rate_limit_args: Any) -> Any:
@@ -85,7 +85,7 @@ def install() -> None:
 
         return await process(self, traced_callback, args, kwargs, endpoint, data, rate_limit_args)
 
-    bot.ratelimit.ChatRateLimiter.process_request = traced_process  # type: ignore[method-assign]
+    bot.plumbing.ratelimit.ChatRateLimiter.process_request = traced_process  # type: ignore[method-assign]
 
 
 def dump(path: str) -> None:

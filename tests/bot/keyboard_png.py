@@ -18,8 +18,8 @@ from pathlib import Path
 import noto_cjk_sans_otc
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.i18n import translator
-from bot.wizard_tiles import KeySpec, keys_screen, new_state, press_key
+from bot.entry.wizard_tiles import KeySpec, keys_screen, new_state, press_key
+from bot.view.i18n import translator
 
 SCALE = 2
 WIDTH = 360 * SCALE  # a phone's width in points

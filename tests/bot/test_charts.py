@@ -9,8 +9,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 
-from bot import charts
-from bot.charts import DPI, SIZE_INCHES, build_balance_figure, cjk_font_family, render_balance_chart
+from bot.view import charts
+from bot.view.charts import DPI, SIZE_INCHES, build_balance_figure, cjk_font_family, render_balance_chart
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SERIES = {"张三": [0, 5, -3, 10, 12], "李四": [0, -5, 3, 2, -4], "Bob": [0, 0, 0, -12, -8]}

@@ -10,14 +10,7 @@ import sys
 
 import pytest
 
-from bot.export import (
-    CsvWriter,
-    ExportedHand,
-    ImportError_,
-    parse_import,
-    to_csv,
-    to_json,
-)
+from bot.view.export import CsvWriter, ExportedHand, ImportError_, parse_import, to_csv, to_json
 from scoring import get_variant, score
 
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]

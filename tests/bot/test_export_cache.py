@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.export import ExportedHand, ImportError_, parse_import, to_csv, to_json
 from bot.export_cache import SessionCache, content_key
+from bot.view.export import ExportedHand, ImportError_, parse_import, to_csv, to_json
 from scoring import score
 
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]

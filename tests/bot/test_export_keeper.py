@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.common import seat_names
+from bot.chat.table import seat_names
 from bot.export_cache import SessionCache, cache_for, export_files, is_current
 from bot.export_keeper import ExportKeeper
 from db import DatabaseUnavailable, HandToImport, Store
@@ -304,7 +304,7 @@ async def test_a_failure_changes_nothing_and_is_tried_again(
 
 
 def test_the_cap_setting() -> None:
-    from bot.config import ConfigError, Settings
+    from bot.plumbing.config import ConfigError, Settings
 
     assert Settings.from_env({"TELEGRAM_BOT_TOKEN": "1:x"}).export_cache_mb == 256
     assert Settings.from_env({"TELEGRAM_BOT_TOKEN": "1:x", "EXPORT_CACHE_MB": "64"}).export_cache_mb == 64

@@ -10,12 +10,12 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-import bot.i18n
-from bot.i18n import KEYWORDS, LANGS, LOCALE_DIR, SOURCE_DIRS, catalog, gettext, lang_from_code, po_path
+import bot.view.i18n
+from bot.view.i18n import KEYWORDS, LANGS, LOCALE_DIR, SOURCE_DIRS, catalog, gettext, lang_from_code, po_path
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = LOCALE_DIR / "messages.pot"
-REFRESH = f"refresh the catalogues as bot/i18n.py says:\n{bot.i18n.__doc__}"
+REFRESH = f"refresh the catalogues as bot/view/i18n.py says:\n{bot.view.i18n.__doc__}"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from bot.common import parse_amount
-from bot.export import ImportError_, parse_import
-from bot.limits import (
+from bot.plumbing.limits import (
     MAX_IMPORT_BYTES,
     MAX_IMPORT_HANDS,
     MAX_PAYMENT_CENTS,
     clip,
     has_foreign_digits,
+    parse_amount,
     visible_name,
 )
+from bot.view.export import ImportError_, parse_import
 
 WIN = {"variant": "guiyang", "events": [{"type": "win", "by": "self_draw",
                                         "winners": [{"seat": 0}]}]}

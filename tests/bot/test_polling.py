@@ -10,8 +10,8 @@ import pytest
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
-from bot.polling import Poller
-from bot.updates import PerChatProcessor
+from bot.plumbing.polling import Poller
+from bot.plumbing.updates import PerChatProcessor
 from tests.fake_telegram import FakeTelegram
 
 
@@ -97,7 +97,7 @@ async def test_updates_fetched_again_while_being_handled_are_handled_and_read_on
         parsed.append(data["update_id"])
         return de_json(data, bot)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("bot.polling.Update.de_json", counting_de_json)
+    monkeypatch.setattr("bot.plumbing.polling.Update.de_json", counting_de_json)
     app.add_handler(TypeHandler(Update, handle))
     alice = tg.user(1, "Alice")
     poller = Poller(app, timeout=5, allowed_updates=["message"])
@@ -137,7 +137,7 @@ async def test_an_update_that_cannot_be_read_is_acknowledged_and_the_rest_go_on(
             raise TypeError("cannot read it")
         return de_json(data, bot)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("bot.polling.Update.de_json", picky_de_json)
+    monkeypatch.setattr("bot.plumbing.polling.Update.de_json", picky_de_json)
     poller = Poller(app, timeout=5, allowed_updates=["message"])
     poller.start()
     try:

@@ -1,4 +1,4 @@
-"""bot/ratelimit.py: a 429 pauses only the chat it was for (all requests when it named no chat),
+"""bot/plumbing/ratelimit.py: a 429 pauses only the chat it was for (all requests when it named no chat),
 retries up to max_retries, then lets RetryAfter surface."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.ratelimit import ChatRateLimiter
+from bot.plumbing.ratelimit import ChatRateLimiter
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

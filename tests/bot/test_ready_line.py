@@ -1,4 +1,4 @@
-"""`/hu 流局 …` read into an exhausted event (bot/ready_line.py): the words for an exhausted
+"""`/hu 流局 …` read into an exhausted event (bot/entry/ready_line.py): the words for an exhausted
 wall, seats by wind, number or name, tiles read by scoring.tiles.ready_entry, and the words a
 seat may take instead (features, 花猫, 不听)."""
 
@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from bot.oneline import LineError, parse_wins
-from bot.ready_line import SeatTilesError, read_ready, ready_note
-from bot.wizard import Ctx
+from bot.entry.ctx import Ctx
+from bot.entry.hu_line import parse_wins
+from bot.entry.oneline import LineError
+from bot.entry.ready_line import SeatTilesError, read_ready, ready_note
 from scoring import get_variant, score
 from scoring.tiles import ready_entry
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bot.common import refusal
-from bot.export import ImportError_, parse_import
-from bot.i18n import translator
-from bot.render import reason
+from bot.chat.scope import refusal
+from bot.view.export import ImportError_, parse_import
+from bot.view.i18n import translator
+from bot.view.render import reason
 from db import AlreadyVoided, SeatTaken, StoreError
 from scoring import ScoringError, score
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.standings import hand_numbers
+from bot.chat.table import hand_numbers
 
 T0 = datetime(2026, 1, 1)
 

@@ -1,4 +1,4 @@
-"""Coalesced edits (bot/throttle.py): a run of states for one message becomes few edits, spaced
+"""Coalesced edits (bot/plumbing/throttle.py): a run of states for one message becomes few edits, spaced
 by the interval, the last state always shown; a 429 is waited out and the latest state sent."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.throttle import EditThrottle
+from bot.plumbing.throttle import EditThrottle
 
 
 class Bot:

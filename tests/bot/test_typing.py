@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from telegram.error import NetworkError
 
-from bot import hands
+from bot.commands import hands
 
 
 class Bot:

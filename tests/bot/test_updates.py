@@ -6,7 +6,7 @@ import asyncio
 
 from telegram import Chat, Message, Update, User
 
-from bot.updates import PerChatProcessor, chat_key
+from bot.plumbing.updates import PerChatProcessor, chat_key
 
 
 def message_update(update_id: int, chat_id: int) -> Update:

@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import forms, wizard_reading
-from bot.forms import FormError
-from bot.oneline import LineError, parse_hu, parse_wins
-from bot.wizard import Ctx, hand_state, new_draft, press, screen
-from bot.wizard_form import label as field_label
-from bot.wizard_form import value_label
-from bot.wizard_tiles import KeyRefused
+from bot.entry import forms, wizard_reading
+from bot.entry.ctx import Ctx
+from bot.entry.forms import FormError
+from bot.entry.hu_line import parse_wins
+from bot.entry.oneline import LineError, parse_hu
+from bot.entry.wizard import hand_state, new_draft, press, screen
+from bot.entry.wizard_form import label as field_label
+from bot.entry.wizard_form import value_label
+from bot.entry.wizard_tiles import KeyRefused, ReadRefused
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -30,11 +32,11 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
 
 
 def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
-    if data.startswith("k:"):  # the tile keyboard's keys (bot/wizard_tiles.py)
+    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/wizard_tiles.py)
         _, op, *arg = data.split(":")
         try:
             wizard_reading.key_press(draft, ctx, op, *arg[:1])
-        except (KeyRefused, wizard_reading.ReadRefused) as exc:
+        except (KeyRefused, ReadRefused) as exc:
             raise FormError(op) from exc  # refused: the draft is as it was
         return None
     _, _, op, *rest = data.split(":")
@@ -709,11 +711,11 @@ def test_a_draft_saved_by_the_earlier_flow_picks_up_at_how() -> None:
 def test_a_ctx_scores_each_record_once_refusals_included(monkeypatch: pytest.MonkeyPatch) -> None:
     """Checking a hand and drawing it share one scoring per Ctx (one update); a refusal is
     given again unchanged, and another record (or table) is scored on its own."""
-    import bot.wizard as wizard
+    import bot.entry.ctx as scoring_of_ctx  # Ctx.score scores the wizard's hands
 
     calls: list[list[dict]] = []
-    real = wizard.score
-    monkeypatch.setattr(wizard, "score", lambda r: calls.append(r["events"]) or real(r))
+    real = scoring_of_ctx.score
+    monkeypatch.setattr(scoring_of_ctx, "score", lambda r: calls.append(r["events"]) or real(r))
     ctx = make_ctx("guiyang")
     plain_off = [{"type": "win", "by": "discard", "from": 0, "winners": [{"seat": 2}]}]
     first, second = hand_state(ctx, plain_off)[1], hand_state(ctx, plain_off)[1]

@@ -1,4 +1,4 @@
-"""查叫 by tiles in the wizard without Telegram (bot/wizard_ready.py): the exhausted wall's form
+"""查叫 by tiles in the wizard without Telegram (bot/entry/wizard_ready.py): the exhausted wall's form
 offers a tiles button per seat still in; the keyboard's 13 tiles become that seat's ready entry
 as scoring.tiles.ready_entry reads them."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot import wizard_reading
-from bot.forms import FormError
-from bot.wizard import new_draft, press, screen
-from bot.wizard_tiles import KeyRefused
+from bot.entry import wizard_reading
+from bot.entry.forms import FormError
+from bot.entry.wizard import new_draft, press, screen
+from bot.entry.wizard_tiles import KeyRefused
 from scoring import score
 from scoring.tiles import ready_entry
 

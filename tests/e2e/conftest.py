@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
+from bot.plumbing.config import Settings
 from bot.runner import serve
 from db import Store
 from tests.fake_telegram import FakeTelegram

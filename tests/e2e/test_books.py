@@ -271,7 +271,7 @@ async def test_import_parses_and_scores_off_the_event_loop(bot: object, tg: Fake
                                                            monkeypatch: Any) -> None:
     import threading
 
-    from bot import ledger
+    from bot.commands import ledger
 
     threads: list[int] = []
     real = ledger.parse_import

@@ -229,16 +229,16 @@ async def test_hu_scores_the_hand_once_for_its_check_and_its_preview(
         bot: object, table: Table, monkeypatch: object) -> None:
     """/hu checks the hand, then shows its preview: one scoring serves both (and the blood
     battle's first screen, which asks whether the hand goes on)."""
-    import bot.wizard as wizard
+    import bot.entry.ctx as scoring_of_ctx  # Ctx.score scores the wizard's hands
 
     calls: list[str] = []
-    real = wizard.score
+    real = scoring_of_ctx.score
 
     def counted(record: dict) -> object:
         calls.append(record["variant"])
         return real(record)
 
-    monkeypatch.setattr(wizard, "score", counted)  # type: ignore[attr-defined]
+    monkeypatch.setattr(scoring_of_ctx, "score", counted)  # type: ignore[attr-defined]
     alice, bob, carol, dan = table.players
     await table.seat_everyone("guiyang")
     preview = await table.say(bob, "/hu 1 zimo")

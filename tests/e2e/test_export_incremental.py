@@ -72,9 +72,9 @@ async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
 
 async def test_a_long_first_export_answers_at_once_and_sends_the_files_after(
         bot: object, table: Table, tg: FakeTelegram, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.ledger
+    import bot.commands.ledger
 
-    monkeypatch.setattr(bot.ledger, "LONG_EXPORT", 1)  # "long": more than one hand to write
+    monkeypatch.setattr(bot.commands.ledger, "LONG_EXPORT", 1)  # "long": more than one hand to write
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))

@@ -1,5 +1,5 @@
 """Telegram's per-group flood limit, end to end over HTTP: a group that has sent its 20 messages a
-minute gets 429 with retry_after, and only that group waits it out (bot/ratelimit.py); another
+minute gets 429 with retry_after, and only that group waits it out (bot/plumbing/ratelimit.py); another
 chat's command is answered at once. PTB's AIORateLimiter paused every chat instead."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.app import BUSY, FAILED, UNAVAILABLE
-from bot.i18n import translator
+from bot.view.i18n import translator
 from db.config import make_engine
 from db.models import Base
 from tests.fake_telegram import FakeTelegram
@@ -23,7 +23,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # a winning Guiyang hand as a phone would photograph it (the detector reads it in under a second)
 HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s")
 PHOTO_CAPTION = "/hu 1 zimo"
-# the photo handler (bot/hands.py hu_photo), both ways in: a photo captioned /hu, and /hu
+# the photo handler (bot/commands/hands.py hu_photo), both ways in: a photo captioned /hu, and /hu
 # answering a photo already in the chat (posted by `prepare`)
 PHOTO_COMMANDS = [f"photo {PHOTO_CAPTION}", "/hu answering a photo"]
 

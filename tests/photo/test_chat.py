@@ -20,10 +20,10 @@ from telegram.ext import (
     filters,
 )
 
-from bot.i18n import gettext, lang_from_code, translator
 from bot.photo import PhotoError, read_tiles
 from bot.photo import detect as D
 from bot.photo.chat import NO_PHOTO, error_text, read_message_photo
+from bot.view.i18n import gettext, lang_from_code, translator
 from tests.fake_telegram import FakeTelegram
 from tests.photo.render import render, scene_for
 

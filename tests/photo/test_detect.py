@@ -14,7 +14,6 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from bot.i18n import LANGS, gettext
 from bot.photo import (
     INSTALL_HINT,
     TILE_KINDS,
@@ -27,6 +26,7 @@ from bot.photo import (
 )
 from bot.photo import detect as D
 from bot.photo.detect import read_tiles_async, reading_order
+from bot.view.i18n import LANGS, gettext
 from tests.photo.measure import tally, trial
 from tests.photo.render import CLOTHS, Scene, render, scene_for
 

@@ -16,9 +16,9 @@ from scoring import ScoringError
 from scoring.tiles import has_ready_check, ready_entry, ready_value
 from scoring.variant import Variant
 
+from ..view.render import esc, reason, seat_label, unit, with_unit
 from . import forms
-from .oneline import TILES, LineError, _tokens, _winner, norm, parse_seat, tile_token, vocabulary
-from .render import esc, reason, seat_label, unit, with_unit
+from .oneline import TILES, LineError, norm, parse_seat, parse_winner, split_tokens, tile_token, vocabulary
 from .wizard_form import summarize, tile_label, value_label
 
 EXHAUSTED = {"流局", "黄庄", "黃莊", "荒牌", "荒庄", "荒莊", "查叫", "黄庄查叫", "黃莊查叫",
@@ -41,7 +41,7 @@ def _word_len(tokens: list[str]) -> int:
 
 def is_exhausted(tokens: list[str]) -> bool:
     """The part of a /hu line is about an exhausted wall: it starts with a word for one."""
-    return _word_len(_tokens(tokens)) > 0
+    return _word_len(split_tokens(tokens)) > 0
 
 
 def _joined(tokens: list[str]) -> list[str]:
@@ -70,7 +70,7 @@ def _seat_of(token: str, names: list[str | None] | None) -> int | None:
 def parse_exhausted(variant: Variant, tokens: list[str],
                     names: list[str | None] | None = None) -> dict[str, Any]:
     """Tokens of `/hu 流局 …` → the exhausted event; a seat's tiles wait under READ."""
-    tokens = _tokens(tokens)
+    tokens = split_tokens(tokens)
     rest = _joined(tokens[_word_len(tokens):])
     event: dict[str, Any] = {"type": "exhausted"}
     if not has_ready_check(variant.name):
@@ -103,12 +103,12 @@ def _entry(variant: Variant, words: Any, seat: int, said: str, group: list[str],
             raise LineError("“{word}” says all there is about {seat}: leave out the other "
                             "words.", word=marks[0], seat=said)
         return None if norm(marks[0]) in NOT_READY else "flower_cat"
-    entry = _winner(variant, words, [str(seat), *group], names)
+    entry = parse_winner(variant, words, [str(seat), *group], names)
     entry.pop("seat")
     model = forms.spec_named(forms.event_model(variant.events, "exhausted"), "ready").model
     allowed = set(model.model_fields) if model is not None else set()
     for tok in group:  # 天胡, 手把一 …: features of a win, not of a ready hand
-        alone = _winner(variant, words, [str(seat), tok], names)
+        alone = parse_winner(variant, words, [str(seat), tok], names)
         if set(alone) - allowed - {"seat", TILES, "_indicator"}:
             raise LineError("“{word}” does not count for a ready hand at an exhausted wall.",
                             word=tok)

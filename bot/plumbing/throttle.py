@@ -23,8 +23,8 @@ from typing import Any
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 
+from .messages import Button, keyboard
 from .ratelimit import retry_seconds
-from .wizard_form import Button
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,6 @@ class EditThrottle:
         await slot.sent.wait()
 
     async def _run(self, bot: Any, key: tuple[int, int], slot: _Slot) -> None:
-        from .common import keyboard  # common imports the wizard; not at import time
         try:
             while slot.latest is not None:
                 wait = slot.last + self.interval - time.monotonic()

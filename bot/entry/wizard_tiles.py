@@ -20,8 +20,8 @@ out, `i` the next tile is the turned indicator (state["indicator"], for `analyze
 until taken out.
 
 The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
-shows `keys_screen`; many quick taps should go through bot/throttle.py (the /hand wizard's
-handler, bot/hands.py `on_key`, answers each tap at once and coalesces the edits).
+shows `keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
+handler, bot/commands/hands.py `on_key`, answers each tap at once and coalesces the edits).
 A `KeyRefused` carries a msgid and its params (`refusal_text(t, exc)` translates it) for the
 callback's answer; the state is then unchanged. "done" means the tile count is right for `want`
 (14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /
@@ -42,9 +42,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .i18n import N_
-from .render import esc
-from .wizard_form import Button, Screen
+from ..plumbing.messages import Button
+from ..view.i18n import N_
+from ..view.render import esc
+from .wizard_form import Screen
 
 SUITS = "mps"
 FLOWERS = tuple(f"{n}f" for n in range(1, 9))
@@ -75,6 +76,21 @@ class KeyRefused(Exception):
     def __init__(self, msgid: str, **params: object) -> None:
         super().__init__(msgid)
         self.msgid, self.params = msgid, params
+
+
+class ReadRefused(Exception):
+    """Tiles the analysis refused: `text` is the chat's explanation (plain text)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+KEY_PREFIX = "k"  # the wizard's callback data of a key: k:op[:arg]
+
+
+def key_cb(op: str, arg: str = "") -> str:
+    return f"{KEY_PREFIX}:{op}:{arg}" if arg else f"{KEY_PREFIX}:{op}"
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scoring.schema import StrictModel
 
+from ..plumbing.messages import Button
+from ..view.i18n import N_
+from ..view.render import colon, esc, seat_label, term, wind
 from . import forms
+from .ctx import Ctx
 from .forms import Kind, Spec
-from .i18n import N_
-from .render import colon, esc, seat_label, term, wind
-
-if TYPE_CHECKING:
-    from .wizard import Ctx
 
 Callbacks = Callable[..., str]  # (op, a, b) → callback data
 
@@ -51,13 +50,6 @@ COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong
                            "ready"})
 
 
-@dataclass
-class Button:
-    text: str
-    data: str
-    style: str | None = None  # Telegram's button colour: "success", "danger" or "primary"
-
-
 def heading_row(text: str, cb: Callbacks) -> Button:
     """A row's heading, which does nothing when tapped: drawn as a divider, while the buttons
     that act are coloured."""
@@ -70,7 +62,7 @@ class Screen:
     rows: list[list[Button]] = field(default_factory=list)
 
 
-def _is_tile(text: str) -> bool:
+def is_tile(text: str) -> bool:
     return len(text) == 2 and text[0] in "123456789" and text[1] in "mps"
 
 
@@ -97,7 +89,7 @@ def _label_for(ctx: Ctx, name: str, obj: dict[str, Any], event: str | None) -> s
 
 
 def tile_label(ctx: Ctx, tile: str | None) -> str:
-    if tile is None or not _is_tile(tile):
+    if tile is None or not is_tile(tile):
         return "—" if tile is None else tile
     return ctx.t(TILE_NAMES[tile[1]], n=tile[0])
 

@@ -17,36 +17,24 @@ from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, cras
 from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
-from . import wizard_reading
-from .common import (
-    ChatScope,
-    Context,
-    edit,
-    is_admin,
-    may_act,
-    refusal,
-    reply,
-    require_session,
-    scope,
-    seat_names,
-    send,
-    stale_button,
-    store_of,
-    wizard_ctx,
-)
-from .forms import FormError
-from .limits import clip
-from .oneline import TILES, LineError, parse_wins
-from .photo import PhotoError
-from .photo.chat import error_text, picture_of, read_message_photo
-from .ready_line import read_ready, ready_note
-from .ready_line import refusal as tiles_refusal
-from .render import esc, outcome_lines, totals_block, unit
-from .standings import hand_number
-from .throttle import throttle_of
-from .tiles_line import read_tiles
-from .wizard import Ctx, hand_state, new_draft, press, screen
-from .wizard_tiles import KeyRefused, refusal_text
+from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
+from ..chat.table import hand_number, seat_names, wizard_ctx
+from ..entry import wizard_reading
+from ..entry.ctx import Ctx
+from ..entry.forms import FormError
+from ..entry.hu_line import parse_wins
+from ..entry.oneline import TILES, LineError
+from ..entry.ready_line import read_ready, ready_note
+from ..entry.ready_line import refusal as tiles_refusal
+from ..entry.tiles_line import read_tiles
+from ..entry.wizard import hand_state, new_draft, photo_draft, press, screen
+from ..entry.wizard_tiles import KeyRefused, ReadRefused, refusal_text
+from ..photo import PhotoError
+from ..photo.chat import error_text, picture_of, read_message_photo
+from ..plumbing.limits import clip
+from ..plumbing.messages import Context, edit, reply, send, store_of
+from ..plumbing.throttle import throttle_of
+from ..view.render import esc, outcome_lines, totals_block, unit
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -179,7 +167,7 @@ async def hu_photo(update: Update, context: Context) -> None:
         return
     unsure = [reading.names[i] for i in reading.uncertain]
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
-    draft = wizard_reading.photo_draft(ctx, wins[:1], reading.names, unsure)
+    draft = photo_draft(ctx, wins[:1], reading.names, unsure)
     note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
                            "got wrong, then tap Done.", n=len(reading.names)))
     if draft["step"] == "main":
@@ -484,7 +472,7 @@ async def on_key(update: Update, context: Context) -> None:
     except KeyRefused as exc:
         await query.answer(refusal_text(t, exc)[:190])
         return
-    except wizard_reading.ReadRefused as exc:
+    except ReadRefused as exc:
         draft["error"] = exc.text  # shown under the keyboard until the next tap
         alert = ("⚠️ " + exc.text)[:190]
     else:

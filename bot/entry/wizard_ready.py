@@ -1,5 +1,5 @@
 """查叫 by tiles in the /hand wizard: on the exhausted wall's form each seat still in may enter
-its 13 tiles on the tile keyboard (bot/wizard_tiles.py); `scoring.tiles.ready_entry` decides
+its 13 tiles on the tile keyboard (bot/entry/wizard_tiles.py); `scoring.tiles.ready_entry` decides
 ready or not and fills that seat's entry of the ready map with the wait 查叫 values highest.
 
 Draft keys (plain JSON): `keys` = {"ready": seat, "state": keyboard state} while a seat's
@@ -15,12 +15,20 @@ from typing import Any
 from scoring import ScoringError
 from scoring.tiles import has_ready_check, ready_entry, ready_value
 
+from ..plumbing.messages import Button
+from ..view.render import esc, seat_label, wind
 from . import forms
 from .ready_line import seat_text
-from .render import esc, seat_label, wind
-from .wizard_form import Button
-from .wizard_reading import ReadRefused, _key_cb
-from .wizard_tiles import KeyRefused, KeySpec, keys_screen, new_state, notation, press_key
+from .wizard_tiles import (
+    KeyRefused,
+    KeySpec,
+    ReadRefused,
+    key_cb,
+    keys_screen,
+    new_state,
+    notation,
+    press_key,
+)
 
 KEEP = ("declared",)  # what the tiles cannot show: a tap on the seat's form keeps it
 
@@ -102,7 +110,7 @@ def _read(draft: dict[str, Any], ctx: Any, seat: int, state: dict[str, Any]) -> 
 def keys_view(draft: dict[str, Any], ctx: Any) -> Any:
     seat = draft["keys"]["ready"]
     title = ctx.t("Tiles of {seat}", seat=seat_label(ctx.t, seat, ctx.names, html_out=False))
-    return keys_screen(draft["keys"]["state"], spec_for(ctx), ctx.t, _key_cb, title)
+    return keys_screen(draft["keys"]["state"], spec_for(ctx), ctx.t, key_cb, title)
 
 
 def rows(draft: dict[str, Any], ctx: Any, cb: Any) -> list[list[Any]]:

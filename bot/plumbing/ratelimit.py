@@ -13,7 +13,7 @@ the bot for everyone. This one:
 - on a 429 for a request without a chat_id (answerCallbackQuery, getUpdates…), pauses all
   requests, as AIORateLimiter does;
 - retries a request up to `max_retries` times (or `rate_limit_args` of the call), then lets the
-  RetryAfter surface (bot/throttle.py relies on that to retry an edit later).
+  RetryAfter surface (bot/plumbing/throttle.py relies on that to retry an edit later).
 """
 
 from __future__ import annotations

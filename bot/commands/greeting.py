@@ -6,9 +6,10 @@ from __future__ import annotations
 from telegram import ChatMember, Update
 from telegram.ext import ChatMemberHandler
 
-from .common import Context, scope, send
-from .i18n import N_
-from .render import esc
+from ..chat.scope import scope
+from ..plumbing.messages import Context, send
+from ..view.i18n import N_
+from ..view.render import esc
 
 GREETING = N_("""Hello! I keep score at your mahjong table, in three steps:
 1. /new luzhou (or guiyang, cixi, feibao, hainan) starts a session.

@@ -1,6 +1,6 @@
 """Tiles typed on a /hu line (`/hu 南 自摸 123m456m789p11s 中中中`): each winner's tiles are read
 by `scoring.tiles.analyze` and the best reading's features fill the winner; words on the same
-line add what tiles cannot show (杠上花, 天胡 …). bot/oneline.py collects the tile words."""
+line add what tiles cannot show (杠上花, 天胡 …). bot/entry/oneline.py collects the tile words."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 from scoring.tiles import analyze
 from scoring.variant import Variant
 
+from ..view.render import esc, seat_label
 from .oneline import TILES, LineError
-from .render import esc, seat_label
 
 JOKER_VARIANTS = {"cixi": "龙=5m", "feibao": "精=5m"}  # turn a tile to know their jokers
 
@@ -64,7 +64,7 @@ def reading_note(t: Any, names: list[str | None], read: list[tuple[int, dict[str
     """Which reading each winner's tiles were taken as, for the preview."""
     lines = []
     for seat, result in read:
-        sets = " ".join(_group(g) for g in result["readings"][0]["sets"])
+        sets = " ".join(set_text(g) for g in result["readings"][0]["sets"])
         n = len(result["readings"])
         lines.append("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
             t, seat, names, html_out=False))) + f" <code>{esc(sets)}</code>\n" + esc(
@@ -72,7 +72,7 @@ def reading_note(t: Any, names: list[str | None], read: list[tuple[int, dict[str
     return "\n".join(lines)
 
 
-def _group(g: dict[str, Any]) -> str:
+def set_text(g: dict[str, Any]) -> str:
     """A set as typed: `[555p]` exposed, `[(5555p)]` concealed kong, 🃏 per joker standing in."""
     text = g["tiles"]
     if g.get("meld") == "concealed_kong":

@@ -10,50 +10,24 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 from db import StoreError
 from scoring import all_variants, get_variant
 
-from . import forms
-from .common import (
+from ..chat.scope import (
     ChatScope,
-    Context,
-    edit,
     is_admin,
     may_act,
-    parse_amount,
     refusal,
-    reply,
     require_session,
     running_session,
     scope,
-    seat_names,
-    send,
     stale_button,
-    store_of,
 )
-from .forms import Kind
-from .i18n import LANG_NAMES, LANGS, N_
-from .limits import MAX_NAME, MAX_STAKE_CENTS, clip, visible_name
-from .render import colon, esc, hands_count, money, seat_label, totals_block, unit
-from .wizard import Button
+from ..chat.table import seat_names
+from ..entry import forms
+from ..entry.forms import Kind
+from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, clip, parse_amount, visible_name
+from ..plumbing.messages import Button, Context, edit, reply, send, store_of
+from ..view.i18n import LANG_NAMES, LANGS, N_
+from ..view.render import RULE_LABELS, colon, esc, hands_count, money, seat_label, totals_block, unit
 
-RULE_LABELS = {
-    "ghosts": N_("Ghost tiles"), "cap": N_("Cap (0 = none)"),
-    "one_ke_discard": N_("Plain hand may win off a discard (1颗)"),
-    "no_ghost_steps": N_("无鬼 steps"), "ready_pay": N_("查叫 pays"),
-    "ghost_bonus": N_("喜钱 amount"), "ghost_bonus_mode": N_("喜钱 when"),
-    "pure_seven_pairs": N_("清七对 value"), "self_draw_bonus": N_("Self-draw bonus"),
-    "streak_bonus": N_("Dealer streak bonus"), "gold_chicken": N_("金鸡 value"),
-    "hero_chicken": N_("英雄鸡 value"), "count_discarded_yaoji": N_("Count discarded 幺鸡"),
-    "bao_ji": N_("包鸡: not-ready seats pay their chickens"),
-    "discarder_extra": N_("Discarder pays extra"), "dealer_extra": N_("Dealer extra"),
-    "exposed_kong_discarder": N_("Exposed kong: discarder pays extra"),
-    "level_points": N_("Points per level"), "false_win_points": N_("False win (炸胡) pays"),
-    "discard_wins": N_("Wins off a discard allowed"), "rob_multiplier": N_("Robbed kong multiplier"),
-    "three_feed": N_("三凑承包"), "jing_on_exhausted": N_("精 bonus on an exhausted wall"),
-    "cap_applies": N_("The cap limits"), "kong_discard_steps": N_("杠上炮/抢杠 steps"),
-    "flower_cat": N_("花猫 (three suits at the end)"), "follow_pay": N_("跟张 pays"),
-    "self_draw_needs_fan": N_("A self-draw needs a 番"),
-    "concealed_kong_keeps_menqing": N_("A concealed kong keeps 门清"),
-    "kongs_on_exhausted": N_("Kongs on an exhausted wall"),
-}
 VALUE_LABELS = {True: N_("yes"), False: N_("no"), "full": N_("full"), "half": N_("half"),
                 "linear": N_("linear"), "double": N_("double"), "off": N_("off"),
                 "always": N_("always"), "win_only": N_("only when winning"),

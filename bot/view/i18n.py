@@ -24,7 +24,7 @@ from babel.messages.pofile import read_po
 
 LANGS = ("zh-Hans", "zh-Hant", "en")
 DEFAULT_LANG = "en"
-LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_DIR = Path(__file__).parents[1] / "locale"  # bot/locale, shipped as bot package data
 _DIR_NAMES = {"zh-Hans": "zh_Hans", "zh-Hant": "zh_Hant", "en": "en"}
 # Where marked strings are and how they are marked (the command above, as data for the tests).
 SOURCE_DIRS = ("bot", "scoring")

@@ -11,39 +11,38 @@ or an exhausted wall).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from scoring import IncompleteHand, Outcome, ScoringError, score
+from scoring import IncompleteHand, ScoringError
 from scoring.schema import StrictModel
 from scoring.variant import Variant
 
-from . import forms, wizard_reading, wizard_ready
-from .forms import FormError, Kind, Spec
-from .i18n import N_, translator
-from .render import (
+from ..plumbing.messages import Button
+from ..view.i18n import N_
+from ..view.render import (
     colon,
     deltas_text,
     esc,
     money,
     outcome_lines,
-    reason,
     seat_label,
     signed,
     unit,
     wind,
     with_unit,
 )
+from . import forms, wizard_reading, wizard_ready
+from .ctx import Ctx
+from .forms import FormError, Kind, Spec
+from .oneline import TILES
 from .wizard_form import (
     BY_LABELS,
-    Button,
     Screen,
-    _is_tile,
     form_rows,
     heading,
     heading_row,
+    is_tile,
     label,
     summarize_event,
     tile_label,
@@ -70,55 +69,37 @@ def _cancel(ctx: Ctx, cb: _Callbacks) -> Button:
     return Button("✖ " + ctx.t("Cancel"), cb("q"), "danger")
 
 
-@dataclass
-class Ctx:
-    """What the wizard needs to know about the session and the chat."""
-
-    variant: Variant
-    lang: str
-    names: list[str | None]
-    base: dict[str, Any]  # the hand record without its events
-    hand_no: int = 1
-    totals: tuple[int, ...] = (0, 0, 0, 0)
-    stake_cents: int = 0
-    # outcomes (or refusals) by record, for this Ctx's life (one update): checking a hand and
-    # drawing it (/hu's check, then its preview or first screen) score it once
-    _scored: dict[str, Outcome | ScoringError] = field(
-        default_factory=dict, init=False, repr=False, compare=False)
-
-    @property
-    def t(self) -> Any:
-        return translator(self.lang)
-
-    def record(self, events: list[dict[str, Any]]) -> dict[str, Any]:
-        return {**self.base, "events": events}
-
-    def score(self, events: list[dict[str, Any]]) -> Outcome:
-        """score(self.record(events)), reusing this Ctx's earlier result for the same record;
-        raises ScoringError (IncompleteHand too) just as scoring does."""
-        record = self.record(events)
-        key = json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
-        hit = self._scored.get(key)
-        if hit is None:
-            try:
-                hit = score(record)
-            except ScoringError as exc:
-                hit = exc
-            self._scored[key] = hit
-        if isinstance(hit, ScoringError):
-            raise hit
-        return hit
-
-    def explain(self, exc: ScoringError) -> str:
-        """Scoring's refusal in this chat's language, seats named by their players:
-        "Not allowed: East Alice cannot win off its own tile"."""
-        return self.t("Not allowed: {reason}",
-                      reason=reason(self.t, self.lang, exc, self.names, self.variant))
-
-
 def new_draft(events: list[dict[str, Any]] | None = None, step: str = "main") -> dict[str, Any]:
     return {"step": step, "events": list(events or []), "pending": None, "path": [],
             "error": None}
+
+
+def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],
+                unsure: list[str] | None = None) -> dict[str, Any]:
+    """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
+    most one), the keyboard opens at once with the tiles; else the wizard asks who won first."""
+    draft = new_draft()
+    draft["photo"] = list(tiles)
+    draft["unsure"] = list(unsure or [])  # tiles the detector was not sure of
+    if not events:
+        return draft
+    event = events[0]
+    indicator = None
+    winners, words = [], {}
+    for w in event["winners"]:
+        indicator = w.pop("_indicator", indicator)
+        w.pop(TILES, None)
+        extra = {k: v for k, v in w.items() if k != "seat"}
+        if extra:
+            words[str(w["seat"])] = extra
+        winners.append({**forms.blank(ctx.variant.Winner, seat=w["seat"]), **extra})
+    pending = forms.blank(forms.event_model(ctx.variant.events, "win"), winners=winners)
+    pending.update({k: v for k, v in event.items() if k not in ("type", "winners")})
+    draft.update(pending=pending, step="form", words=words)
+    wizard_reading.open_photo(draft, ctx)
+    if draft["step"] == "keys" and indicator is not None:
+        draft["keys"]["state"]["indicator"] = indicator
+    return draft
 
 
 def _upgrade(draft: dict[str, Any]) -> None:
@@ -318,7 +299,7 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
     model, obj, tile = _current(v, draft)
     if draft["step"] == "tile" and tile is not None:
         if op == "v":
-            if b != "-" and not _is_tile(b):
+            if b != "-" and not is_tile(b):
                 raise FormError(b)
             obj[tile.name] = None if b == "-" else b
             draft["path"].pop()

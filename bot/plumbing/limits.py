@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from scoring.settlement import parse_stake
+
 MAX_STAKE_CENTS = 1_000_000  # 10,000.00 per point
 MAX_PAYMENT_CENTS = 10_000_000_000  # 100,000,000.00 in one payment
 MAX_IMPORT_BYTES = 1_000_000
@@ -38,3 +40,12 @@ def has_foreign_digits(text: str) -> bool:
 
 def is_ascii_uint(text: str) -> bool:
     return text.isascii() and text.isdigit()
+
+
+def parse_amount(text: str, max_cents: int) -> int:
+    """A typed amount ("12.5") in cents: plain ASCII digits, above 0, at most `max_cents`
+    (ValueError otherwise)."""
+    cents = parse_stake(text)
+    if cents > max_cents:
+        raise ValueError(f"at most {max_cents} cents")
+    return cents

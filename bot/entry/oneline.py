@@ -8,10 +8,10 @@ winner feature of the variant by any name the screens show, in any of the three 
 `pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
-Tiles in place of feature words (shared/spec/tiles.md, read in bot/tiles_line.py): `/hu 南 自摸
+Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/tiles_line.py): `/hu 南 自摸
 123m456m789p11s 中中中`; the joker indicator of Cixi and Feibao as `龙=5m`, `精=5m` or
 `indicator=5m`.
-An exhausted wall, with 查叫 by tiles (bot/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
+An exhausted wall, with 查叫 by tiles (bot/entry/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from scoring import ScoringError
 from scoring.tiles import parse_tiles
 from scoring.variant import Variant, all_variants, term_name
 
+from ..view.i18n import LANGS, translator
 from . import forms
 from .forms import Kind
-from .i18n import LANGS, translator
 from .wizard_form import COMMON_LABELS  # the labels the form buttons show
 
 SEAT_WORDS = {"e": 0, "s": 1, "w": 2, "n": 3, "east": 0, "south": 1, "west": 2, "north": 3,
@@ -43,8 +43,7 @@ PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
 INDICATOR = {"indicator", "joker", "龙", "龍", "精", "翻牌", "指示牌"}  # 龙=5m: the turned tile
-TILES = "_tiles"  # a winner's tile tokens, until bot/tiles_line.py reads them
-THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
+TILES = "_tiles"  # a winner's tile tokens, until bot/entry/tiles_line.py reads them
 
 
 class LineError(ValueError):
@@ -140,7 +139,7 @@ def parse_seat(token: str, names: list[str | None] | None = None) -> int:
                     "player's name.", token=token)
 
 
-def _tokens(raw: list[str]) -> list[str]:
+def split_tokens(raw: list[str]) -> list[str]:
     """Split on Chinese and Latin commas too, and a word that ends in a seat after a way of
     winning (点炮西) into the two."""
     out: list[str] = []
@@ -175,30 +174,11 @@ def _joined(tokens: list[str], words: Words, names: list[str | None] | None) -> 
     return out
 
 
-def parse_wins(variant: Variant, tokens: list[str],
-               names: list[str | None] | None = None) -> list[dict[str, Any]]:
-    """Tokens after /hu → the win events they name, one per part between semicolons (Luzhou's
-    blood battle goes on after a win: `/hu 南 自摸 清一色; 西 点炮 北 大对子; 东 自摸`)."""
-    parts: list[list[str]] = [[]]
-    for raw in tokens:
-        pieces = THEN.split(raw)
-        for i, piece in enumerate(pieces):
-            if i:
-                parts.append([])
-            if piece.strip():
-                parts[-1].append(piece)
-    from .ready_line import is_exhausted, parse_exhausted  # 流局 and its 查叫 by tiles
-
-    return [parse_exhausted(variant, part, names) if is_exhausted(part)
-            else parse_hu(variant, part, names) for part in parts if part] or [
-        parse_hu(variant, [], names)]
-
-
 def parse_hu(variant: Variant, tokens: list[str],
              names: list[str | None] | None = None) -> dict[str, Any]:
     """Tokens after /hu → one win event (JSON), or LineError."""
     words = vocabulary(variant)
-    tokens = _joined(_tokens(tokens), words, names)
+    tokens = _joined(split_tokens(tokens), words, names)
     if not tokens:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
     by, frm, after_kong = "self_draw", None, False
@@ -220,7 +200,7 @@ def parse_hu(variant: Variant, tokens: list[str],
             after_kong = True
         else:
             groups[-1].append(raw)
-    winners = [_winner(variant, words, g, names) for g in groups if g]
+    winners = [parse_winner(variant, words, g, names) for g in groups if g]
     if not winners:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
     event: dict[str, Any] = {"type": "win", "by": by, "winners": winners}
@@ -235,7 +215,7 @@ def parse_hu(variant: Variant, tokens: list[str],
     return event
 
 
-def _winner(variant: Variant, words: Words, tokens: list[str],
+def parse_winner(variant: Variant, words: Words, tokens: list[str],
             names: list[str | None] | None) -> dict[str, Any]:
     seat = parse_seat(tokens[0], names)
     winner: dict[str, Any] = {"seat": seat}

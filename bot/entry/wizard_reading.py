@@ -21,31 +21,28 @@ from typing import Any
 from scoring import ScoringError
 from scoring.tiles import analyze
 
-from . import forms
-from .render import esc, seat_label
-from .tiles_line import _group
-from .wizard_form import Button, Screen
-from .wizard_tiles import KeyRefused, KeySpec, keys_screen, new_state, notation, press_key
+from ..plumbing.messages import Button
+from ..view.render import esc, seat_label
+from . import forms, wizard_ready
+from .tiles_line import set_text
+from .wizard_form import Screen
+from .wizard_tiles import (
+    KeyRefused,
+    KeySpec,
+    ReadRefused,
+    key_cb,
+    keys_screen,
+    new_state,
+    notation,
+    press_key,
+)
 
 MAX_READINGS = 6  # the best few: more would not fit a row, and are worth less anyway
-KEY_PREFIX = "k"
-
-
-class ReadRefused(Exception):
-    """Tiles the analysis refused: `text` is the chat's explanation (plain text)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
 
 
 def spec_for(ctx: Any) -> KeySpec:
     rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {}).model_dump()
     return KeySpec(variant=ctx.variant.name, rules=rules, want=14)  # rules with their defaults
-
-
-def _key_cb(op: str, arg: str = "") -> str:
-    return f"{KEY_PREFIX}:{op}:{arg}" if arg else f"{KEY_PREFIX}:{op}"
 
 
 # -- opening and leaving the keyboard -----------------------------------------------------------
@@ -123,8 +120,6 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     if draft.get("step") != "keys" or not keys or keys.get("use", "win") not in KEY_USES:
         raise forms.FormError(op)
     if "ready" in keys:  # a seat's 13 tiles at an exhausted wall (查叫)
-        from . import wizard_ready
-
         wizard_ready.key_press(draft, ctx, op, arg)
         return
     use = KEY_USES[keys.get("use", "win")]
@@ -161,7 +156,7 @@ def _read(draft: dict[str, Any], ctx: Any, index: int, state: dict[str, Any]) ->
         raise ReadRefused(ctx.explain(exc)) from None
     _kongs(draft, ctx, seat, state)
     readings = [{"winner": r["winner"], "value": r["value"],
-                 "sets": " ".join(_group(g) for g in r["sets"])}
+                 "sets": " ".join(set_text(g) for g in r["sets"])}
                 for r in result["readings"][:MAX_READINGS]]
     draft.setdefault("reads", {})[str(seat)] = {
         "tiles": notation(state, spec), "readings": readings, "chosen": 0, "state": state,
@@ -262,37 +257,6 @@ def forget_seat(draft: dict[str, Any], seat: int) -> None:
         _auto_kongs(draft, seat, 0)
 
 
-def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],
-                unsure: list[str] | None = None) -> dict[str, Any]:
-    """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
-    most one), the keyboard opens at once with the tiles; else the wizard asks who won first."""
-    from .oneline import TILES
-    from .wizard import new_draft
-
-    draft = new_draft()
-    draft["photo"] = list(tiles)
-    draft["unsure"] = list(unsure or [])  # tiles the detector was not sure of
-    if not events:
-        return draft
-    event = events[0]
-    indicator = None
-    winners, words = [], {}
-    for w in event["winners"]:
-        indicator = w.pop("_indicator", indicator)
-        w.pop(TILES, None)
-        extra = {k: v for k, v in w.items() if k != "seat"}
-        if extra:
-            words[str(w["seat"])] = extra
-        winners.append({**forms.blank(ctx.variant.Winner, seat=w["seat"]), **extra})
-    pending = forms.blank(forms.event_model(ctx.variant.events, "win"), winners=winners)
-    pending.update({k: v for k, v in event.items() if k not in ("type", "winners")})
-    draft.update(pending=pending, step="form", words=words)
-    open_photo(draft, ctx)
-    if draft["step"] == "keys" and indicator is not None:
-        draft["keys"]["state"]["indicator"] = indicator
-    return draft
-
-
 def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | None = None
                ) -> dict[str, Any]:
     """The draft's `reads` for tiles typed on a /hu line (tiles_line.read_tiles' result)."""
@@ -301,7 +265,7 @@ def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | N
         out[str(seat)] = {"tiles": (tiles or {}).get(seat, ""), "chosen": 0,
                           "total": len(result["readings"]),
                           "readings": [{"winner": r["winner"], "value": r["value"],
-                                        "sets": " ".join(_group(g) for g in r["sets"])}
+                                        "sets": " ".join(set_text(g) for g in r["sets"])}
                                        for r in result["readings"][:MAX_READINGS]]}
     return out
 
@@ -311,7 +275,7 @@ def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | N
 def keys_view(draft: dict[str, Any], ctx: Any) -> Screen:
     keys = draft["keys"]
     use = KEY_USES[keys.get("use", "win")]
-    return keys_screen(keys["state"], use.spec(draft, ctx), ctx.t, _key_cb, use.title(draft, ctx))
+    return keys_screen(keys["state"], use.spec(draft, ctx), ctx.t, key_cb, use.title(draft, ctx))
 
 
 def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:

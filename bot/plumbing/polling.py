@@ -5,7 +5,7 @@ acknowledge one update alone. PTB's Updater acknowledges an update when it fetch
 batch, before the update was handled, so a process killed while handling one loses it. Here
 the offset is the lowest update still being handled (or the next one when none is): a restart
 gets every update that was not finished again, and the store recognises those whose change was
-already committed (bot/updates.py).
+already committed (bot/plumbing/updates.py).
 
 Updates are handled concurrently through the per-chat processor, so one chat's slow update
 does not hold up the others: while some are being handled, getUpdates returns them again at

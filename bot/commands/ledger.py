@@ -20,27 +20,14 @@ from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, settle
 from scoring.stats import PlayerStats, merge
 
-from .common import (
-    ChatScope,
-    Context,
-    edit,
-    is_admin,
-    last_session,
-    parse_amount,
-    refusal,
-    reply,
-    scope,
-    seat_names,
-    send,
-    stale_button,
-    store_of,
-)
-from .export import ImportError_, parse_import
-from .export_cache import LONG_EXPORT, export_files, hands_to_write, store_cache_root
-from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
-from .oneline import parse_seat
-from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
-from .wizard import Button
+from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
+from ..chat.table import last_session, seat_names
+from ..entry.oneline import parse_seat
+from ..export_cache import LONG_EXPORT, export_files, hands_to_write, store_cache_root
+from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
+from ..plumbing.messages import Button, Context, edit, reply, send, store_of
+from ..view.export import ImportError_, parse_import
+from ..view.render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
 
 # -- whose money ---------------------------------------------------------------------------------
 
@@ -361,7 +348,7 @@ async def cmd_chart(update: Update, context: Context) -> None:
     chart = await store_of(context).chart_series(session.id)
     series = {f"{names[s]}": [totals[s] for totals in chart.totals] for s in range(4)}
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-    from .charts import render_balance_chart  # matplotlib loads with the first chart, not at start
+    from ..view.charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
                                   y_label=unit(get_variant(session.variant), sc.lang),

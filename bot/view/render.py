@@ -72,6 +72,27 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
     return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
 
 
+# The house rules' names, as the /rules screen shows them and refusals name them
+RULE_LABELS = {
+    "ghosts": N_("Ghost tiles"), "cap": N_("Cap (0 = none)"),
+    "one_ke_discard": N_("Plain hand may win off a discard (1颗)"),
+    "no_ghost_steps": N_("无鬼 steps"), "ready_pay": N_("查叫 pays"),
+    "ghost_bonus": N_("喜钱 amount"), "ghost_bonus_mode": N_("喜钱 when"),
+    "pure_seven_pairs": N_("清七对 value"), "self_draw_bonus": N_("Self-draw bonus"),
+    "streak_bonus": N_("Dealer streak bonus"), "gold_chicken": N_("金鸡 value"),
+    "hero_chicken": N_("英雄鸡 value"), "count_discarded_yaoji": N_("Count discarded 幺鸡"),
+    "bao_ji": N_("包鸡: not-ready seats pay their chickens"),
+    "discarder_extra": N_("Discarder pays extra"), "dealer_extra": N_("Dealer extra"),
+    "exposed_kong_discarder": N_("Exposed kong: discarder pays extra"),
+    "level_points": N_("Points per level"), "false_win_points": N_("False win (炸胡) pays"),
+    "discard_wins": N_("Wins off a discard allowed"), "rob_multiplier": N_("Robbed kong multiplier"),
+    "three_feed": N_("三凑承包"), "jing_on_exhausted": N_("精 bonus on an exhausted wall"),
+    "cap_applies": N_("The cap limits"), "kong_discard_steps": N_("杠上炮/抢杠 steps"),
+    "flower_cat": N_("花猫 (three suits at the end)"), "follow_pay": N_("跟张 pays"),
+    "self_draw_needs_fan": N_("A self-draw needs a 番"),
+    "concealed_kong_keeps_menqing": N_("A concealed kong keeps 门清"),
+    "kongs_on_exhausted": N_("Kongs on an exhausted wall"),
+}
 RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
 
 
@@ -79,8 +100,6 @@ def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
     """Scoring's reasons name rules and fields by their keys ("only with rule one_ke_discard",
     "清一色（pure）"): a key in brackets after its own name goes, a rule key reads as the
     /rules screen names it, a feature key as the variant's term."""
-    from .sessions import RULE_LABELS  # the /rules screen's names (sessions imports render)
-
     lang = str(getattr(t, "lang", "en"))
 
     def word(m: re.Match[str]) -> str:

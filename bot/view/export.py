@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from scoring import ScoringError, get_variant, score
 
-from .limits import (
+from ..plumbing.limits import (
     MAX_HAND_POINTS,
     MAX_IMPORT_BYTES,
     MAX_IMPORT_HANDS,

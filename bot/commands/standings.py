@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Update
 from telegram.ext import CommandHandler
 
 from scoring import get_variant
 
-from .common import (
-    Context,
-    has_bankroll,
-    reply,
-    require_session,
-    scope,
-    seat_names,
-    session_totals,
-    standing_hands,
-    store_of,
-    table_state,
-)
-from .render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
+from ..chat.scope import require_session, scope
+from ..chat.table import hand_numbers, has_bankroll, seat_names, session_totals, standing_hands, table_state
+from ..plumbing.messages import Context, reply, store_of
+from ..view.render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
 
 HISTORY_PAGE = 5
 
@@ -56,32 +45,6 @@ async def cmd_table(update: Update, context: Context) -> None:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
     await reply(update, context, "\n".join(lines))
-
-
-def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
-    """The number each hand goes by, from the newest hands of a session (a page that runs to the
-    latest) and how many of all its hands stand: standing hands count 1, 2, 3 …; an undone hand
-    keeps the number it had when it was undone (the hands before it that stood then), which the
-    hand entered after it takes again."""
-    numbers = {}
-    for hand in newest_first:
-        later = sum(1 for h in newest_first if h.seq >= hand.seq and not h.voided)
-        before = standing - later  # standing now, before this hand
-        if hand.voided:  # and those before it undone after it, which stood when it went
-            before += sum(1 for h in newest_first if h.seq < hand.seq and h.voided
-                          and (h.voided_at, h.seq) > (hand.voided_at, hand.seq))
-        numbers[hand.seq] = before + 1
-    return numbers
-
-
-async def hand_number(store: Any, hand: Any) -> int:
-    """The number a stored hand goes by at the table now, as /history shows it (its stored
-    sequence number differs once a hand before it was undone)."""
-    latest = await store.history(hand.session_id, limit=1)
-    if not latest:
-        return hand.seq
-    page = await store.history(hand.session_id, limit=max(1, latest[0].seq - hand.seq + 1))
-    return hand_numbers(page, await store.standing_hands(hand.session_id)).get(hand.seq, hand.seq)
 
 
 async def cmd_history(update: Update, context: Context) -> None:

@@ -1,17 +1,14 @@
-"""What every handler needs: the store, the chat's language, who may press, the table state,
-and sending/editing that survives Telegram's refusals (not modified, chat migrated)."""
+"""Who is asking and where: the chat an update came from, its language, who may press a
+session's buttons, the running session, and the store's refusals in the chat's words."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
-from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import BadRequest, ChatMigrated
-from telegram.ext import ContextTypes
+from telegram import CallbackQuery, Chat, Update, User
+from telegram.constants import ChatMemberStatus
+from telegram.error import BadRequest
 
 from db import (
     AlreadyHandled,
@@ -24,24 +21,12 @@ from db import (
     SessionLocked,
     SessionSettled,
     SessionView,
-    Store,
     StoreError,
 )
-from scoring import get_variant
-from scoring.settlement import parse_stake
-from scoring.variant import Variant
 
-from .i18n import N_, lang_from_code, translator
-from .render import esc
-from .wizard import Button, Ctx
-
-log = logging.getLogger(__name__)
-Context = ContextTypes.DEFAULT_TYPE
-ALL_HANDS = 1_000_000  # "every hand" for store.history
-
-
-def store_of(context: Context) -> Store:
-    return context.application.bot_data["store"]
+from ..plumbing.messages import Context, reply, store_of
+from ..view.i18n import N_, lang_from_code, translator
+from ..view.render import esc
 
 
 def display_name(user: User) -> str:
@@ -146,71 +131,6 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
     return session
 
 
-async def last_session(store: Store, chat_id: int) -> Any | None:
-    """The chat's running session, else its newest (what /export, /history and /settle
-    session speak of, and the export keeper keeps the cache of)."""
-    running = await store.running_session(chat_id)
-    if running is not None:
-        return running
-    sessions = await store.chat_sessions(chat_id, include_settled=True)
-    return sessions[0] if sessions else None
-
-
-async def seat_names(store: Store, session: Any) -> list[str | None]:
-    if isinstance(session, SessionView):
-        return list(session.names)
-    people = await store.get_people(pid for pid in session.seats if pid is not None)
-    return [people[pid].name if pid in people else None for pid in session.seats]
-
-
-def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:
-    return any(variant.initial_balances(variant.Rules.model_validate(rules)))
-
-
-async def table_state(store: Store, session: Any) -> dict[str, Any]:
-    """The next hand's record without events: dealer, streak and round wind from the last
-    hand's outcome, and (Cixi) the points each seat holds."""
-    variant = get_variant(session.variant)
-    rules = variant.Rules.model_validate(session.rules)
-    base: dict[str, Any] = {"variant": session.variant, "rules": dict(session.rules),
-                            "dealer": 0, "dealer_streak": 1, "round_wind": 0}
-    if isinstance(session, SessionView):
-        out = session.last_outcome
-    else:
-        last = await store.last_hand(session.id)
-        out = last.outcome if last is not None else None
-    start = list(variant.initial_balances(rules))
-    if out is not None:
-        base.update(dealer=out["next_dealer"], dealer_streak=out["next_dealer_streak"],
-                    round_wind=out["next_round_wind"])
-        if any(start) and not out.get("level_over"):
-            start = list(out["balances"])
-    if any(start):
-        base["balances"] = start
-    return base
-
-
-async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
-    return Ctx(
-        variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
-        base=await table_state(store, session), hand_no=await standing_hands(store, session) + 1,
-        totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents)
-
-
-async def session_totals(store: Store, session: Any) -> tuple[int, int, int, int]:
-    """Points per seat: from the snapshot when the session is one, else read."""
-    if isinstance(session, SessionView):
-        return session.totals
-    return await store.totals(session.id)
-
-
-async def standing_hands(store: Store, session: Any) -> int:
-    """How many of the session's hands stand: from the snapshot when the session is one."""
-    if isinstance(session, SessionView):
-        return session.standing_hands
-    return await store.standing_hands(session.id)
-
-
 # What the store's refusals mean to a player; its own messages are English and name ids.
 _REFUSALS: tuple[tuple[type[StoreError], str], ...] = (
     # Telegram delivered the update again after the bot was restarted; it was done the first time
@@ -233,51 +153,9 @@ def refusal(t: Any, exc: StoreError) -> str:
     return t("That could not be saved; nothing was changed.")
 
 
-def parse_amount(text: str, max_cents: int) -> int:
-    """A typed amount ("12.5") in cents: plain ASCII digits, above 0, at most `max_cents`
-    (ValueError otherwise)."""
-    cents = parse_stake(text)
-    if cents > max_cents:
-        raise ValueError(f"at most {max_cents} cents")
-    return cents
-
-
 STALE_BUTTON = N_("That button is no longer valid.")
 
 
 async def stale_button(query: CallbackQuery, t: Any) -> None:
     """Answer a tap on a button whose screen or offer is gone (the one reply for all of them)."""
     await query.answer(t(STALE_BUTTON), show_alert=True)
-
-
-def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
-    if not rows:
-        return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
-                                  for b in row] for row in rows if row])
-
-
-async def send(context: Context, chat_id: int, text: str,
-               rows: Sequence[Sequence[Button]] = ()) -> Message:
-    """Send HTML; when the group became a supergroup, move its data and send there."""
-    try:
-        return await context.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
-                                              reply_markup=keyboard(rows))
-    except ChatMigrated as exc:
-        await store_of(context).migrate_chat(chat_id, exc.new_chat_id)
-        return await context.bot.send_message(exc.new_chat_id, text, parse_mode=ParseMode.HTML,
-                                              reply_markup=keyboard(rows))
-
-
-async def edit(query: CallbackQuery, text: str, rows: Sequence[Sequence[Button]] = ()) -> None:
-    """Edit the message in place; an unchanged screen is not an error."""
-    try:
-        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard(rows))
-    except BadRequest as exc:
-        if "not modified" not in str(exc).lower():
-            raise
-
-
-async def reply(update: Update, context: Context, text: str,
-                rows: Sequence[Sequence[Button]] = ()) -> Message:
-    return await send(context, update.effective_chat.id, text, rows)  # type: ignore[union-attr]

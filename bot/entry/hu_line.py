@@ -1,0 +1,31 @@
+"""A /hu line: its parts between semicolons, each a win (oneline) or an exhausted wall with its
+查叫 by tiles (ready_line)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scoring.variant import Variant
+
+from .oneline import parse_hu
+from .ready_line import is_exhausted, parse_exhausted
+
+THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
+
+
+def parse_wins(variant: Variant, tokens: list[str],
+               names: list[str | None] | None = None) -> list[dict[str, Any]]:
+    """Tokens after /hu → the win events they name, one per part between semicolons (Luzhou's
+    blood battle goes on after a win: `/hu 南 自摸 清一色; 西 点炮 北 大对子; 东 自摸`)."""
+    parts: list[list[str]] = [[]]
+    for raw in tokens:
+        pieces = THEN.split(raw)
+        for i, piece in enumerate(pieces):
+            if i:
+                parts.append([])
+            if piece.strip():
+                parts[-1].append(piece)
+    return [parse_exhausted(variant, part, names) if is_exhausted(part)
+            else parse_hu(variant, part, names) for part in parts if part] or [
+        parse_hu(variant, [], names)]

@@ -1,0 +1,1 @@
+"""What the chat sees: translations, HTML rendering, charts, and the export and import formats."""

@@ -1,0 +1,130 @@
+"""The packages' import graphs (read with `ast`, not by importing): no cycles, imports inside
+functions and under TYPE_CHECKING included; no module imports another's private names; and bot/
+keeps its rooms' order (bot/__init__.py)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bot", "db", "scoring")
+# bot's rooms, lowest first: a module imports only its own room or those below it. Modules at
+# bot/'s top (app, runner, __main__: the composition root) are in no room.
+ROOMS = {"plumbing": 0, "view": 1, "entry": 2, "photo": 2, "chat": 3, "commands": 4}
+
+
+def modules(package: str) -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, str]]:
+    """(module imported, name taken from it or "") for every import statement in the file,
+    relative ones resolved; `from pkg import mod` counts as importing pkg.mod."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, "") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                sub = f"{source}.{alias.name}"
+                out.append((sub, "") if sub in known else (source, alias.name))
+    return out
+
+
+def graph(package: str) -> dict[str, set[str]]:
+    """Module → the package's modules it imports (a package's import of its parent excluded:
+    importing a.b.c runs a/__init__ first anyway, not a dependency of one's own)."""
+    known = modules(package)
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        edges[name] = set()
+        for target, _ in imports(name, path, known):
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                edges[name].add(target)
+    return edges
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path that ends where it starts, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(edges):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_find_cycle_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycle(package: str) -> None:
+    cycle = find_cycle(graph(package))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_private_names_across_modules(package: str) -> None:
+    known = {name: path for p in (*PACKAGES, "tests") for name, path in modules(p).items()}
+    taken = []
+    for name, path in modules(package).items():
+        for source, imported in imports(name, path, known):
+            if (imported.startswith("_") and not imported.startswith("__") and source != name
+                    and source.split(".")[0] in PACKAGES):
+                taken.append(f"{name} imports {source}.{imported}")
+    assert not taken, "\n".join(taken)
+
+
+def room(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in ROOMS) else None
+
+
+def test_bot_rooms_exist() -> None:
+    assert {room(m) for m in modules("bot")} - {None} == set(ROOMS)
+
+
+def test_bot_imports_run_down_the_rooms() -> None:
+    wrong = []
+    for module, targets in graph("bot").items():
+        here = room(module)
+        for target in targets:
+            there = room(target)
+            if there == "commands" and here is not None:
+                wrong.append(f"{module} imports the command module {target} (only the root may)")
+            elif here is not None and there is not None and here != there and ROOMS[there] > ROOMS[here]:
+                wrong.append(f"{module} ({here}) imports {target} ({there}), a room above it")
+    assert not wrong, "\n".join(wrong)
