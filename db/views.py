@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
 from .domain import Chat, Draft, Person, SessionView
-from .store.rows import _utc  # one conversion of stored times, shared with the store
+from .store.rows import as_utc  # one conversion of stored times, shared with the store
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
 TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
@@ -82,12 +82,12 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
               if row.me_id is not None else None)
     session = None
     if row.s_id is not None:
-        started_at = _utc(row.s_started_at)
+        started_at = as_utc(row.s_started_at)
         assert started_at is not None
         session = SessionView(
             row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
-            (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, _utc(row.s_ended_at),
-            row.s_hand_count, row.s_started_by, _utc(row.s_settled_at),
+            (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
+            row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at),
             names=(row.name0, row.name1, row.name2, row.name3),
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),
@@ -96,5 +96,5 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
     draft = None
     if row.d_chat_id is not None:
         draft = Draft(row.d_chat_id, row.d_message_id, row.d_session_id, row.d_data, row.d_version,
-                      _utc(row.d_updated_at) or M.utcnow())
+                      as_utc(row.d_updated_at) or M.utcnow())
     return ChatContext(chat, person, session, draft)

@@ -9,7 +9,7 @@ from .core import RETRY_WINDOW, Delivery, StoreCore, alembic_config, delivering
 from .drafts import DraftsMixin
 from .hands import HandsMixin
 from .money import MoneyMixin
-from .rows import MAX_CENTS, _utc, draft_hand_key, message_hand_key, session_mark, table_mark_of
+from .rows import MAX_CENTS, draft_hand_key, message_hand_key, session_mark, table_mark_of
 from .sessions import SessionsMixin
 
 
@@ -18,5 +18,5 @@ class Store(ChatsMixin, SessionsMixin, HandsMixin, MoneyMixin, DraftsMixin, Stor
     returns frozen dataclasses from `db.domain`; refusals raise `StoreError` subclasses."""
 
 
-__all__ = ["MAX_CENTS", "RETRY_WINDOW", "Delivery", "Store", "StoreCore", "_utc", "alembic_config",
-           "delivering", "draft_hand_key", "message_hand_key", "session_mark", "table_mark_of"]
+__all__ = ["MAX_CENTS", "RETRY_WINDOW", "Delivery", "Store", "StoreCore", "alembic_config", "delivering",
+           "draft_hand_key", "message_hand_key", "session_mark", "table_mark_of"]

@@ -16,14 +16,14 @@ from ..domain import (
     StoreError,
 )
 from .core import (
-    _PERSON_REFS,
+    PERSON_REFS,
     StoreCore,
 )
 from .rows import (
-    _chat,
-    _clean_name,
-    _json_copy,
-    _person,
+    chat_of,
+    clean_name,
+    json_copy,
+    person_of,
 )
 
 
@@ -33,11 +33,11 @@ class ChatsMixin(StoreCore):
         async with self._read() as s:
             row = await s.get(M.Chat, chat_id)
             if row is not None:
-                return _chat(row)
+                return chat_of(row)
 
         async def write(s: AsyncSession) -> Chat:
             await self._ensure_chat_row(s, chat_id, language)
-            return _chat(await self._locked_chat(s, chat_id))
+            return chat_of(await self._locked_chat(s, chat_id))
 
         return await self._write(write)
 
@@ -48,19 +48,19 @@ class ChatsMixin(StoreCore):
             await self._ensure_chat_row(s, chat_id)
             row = await self._locked_chat(s, chat_id)
             row.language = lang
-            return _chat(row)
+            return chat_of(row)
 
         return await self._write(write)
 
     async def set_house_rules(self, chat_id: int, variant: str, rules: dict[str, Any]) -> Chat:
         """Replace the chat's house rules for one variant (what new sessions start with)."""
-        rules = _json_copy(rules, "house rules")
+        rules = json_copy(rules, "house rules")
 
         async def write(s: AsyncSession) -> Chat:
             await self._ensure_chat_row(s, chat_id)
             row = await self._locked_chat(s, chat_id)
             row.house_rules = {**(row.house_rules or {}), variant: rules}  # a new dict: saved
-            return _chat(row)
+            return chat_of(row)
 
         return await self._write(write)
 
@@ -78,7 +78,7 @@ class ChatsMixin(StoreCore):
             old = await self._locked_chat(s, old_chat_id, missing_ok=True)
             new = await self._locked_chat(s, new_chat_id)
             if old is None:
-                return _chat(new)
+                return chat_of(new)
             if old.migrated_to not in (None, new_chat_id):
                 raise StoreError(f"chat {old_chat_id} already moved to chat {old.migrated_to}")
             new.language = old.language or new.language
@@ -96,7 +96,7 @@ class ChatsMixin(StoreCore):
                             .values(chat_id=new_chat_id))
             await self._move_guests(s, old_chat_id, new_chat_id)
             old.migrated_to = new_chat_id
-            return _chat(new)
+            return chat_of(new)
 
         return await self._write(write)
 
@@ -117,7 +117,7 @@ class ChatsMixin(StoreCore):
         if telegram_id is not None and name is not None:
             person = found.person
             if person is None or (person.name, person.username, person.language_code) != (
-                    _clean_name(name), username, language_code):
+                    clean_name(name), username, language_code):
                 await self.upsert_user(telegram_id, name, username=username,
                                        language_code=language_code)
                 stale = True
@@ -130,12 +130,12 @@ class ChatsMixin(StoreCore):
                           language_code: str | None = None) -> Person:
         """The person for a Telegram user, created or brought up to date (name, username,
         language code)."""
-        name = _clean_name(name)
+        name = clean_name(name)
         async with self._read() as s:
             row = await self._user_row(s, telegram_id)
             if row is not None and (row.name, row.username, row.language_code) == (
                     name, username, language_code):
-                return _person(row)  # nothing changed: no write (this runs on every update)
+                return person_of(row)  # nothing changed: no write (this runs on every update)
 
         async def write(s: AsyncSession) -> Person:
             values = {"name": name, "username": username, "language_code": language_code,
@@ -145,14 +145,14 @@ class ChatsMixin(StoreCore):
                             .on_conflict_do_update(index_elements=[M.Person.telegram_id], set_=values))
             row = await self._user_row(s, telegram_id)
             assert row is not None
-            return _person(row)
+            return person_of(row)
 
         return await self._write(write)
 
     async def add_guest(self, chat_id: int, name: str) -> Person:
         """A named guest (no Telegram account) of the chat; the same name (ignoring case and
         extra spaces) gives the same guest."""
-        name = _clean_name(name)
+        name = clean_name(name)
         key = name.casefold()
 
         async def find(s: AsyncSession) -> M.Person | None:
@@ -162,7 +162,7 @@ class ChatsMixin(StoreCore):
         async with self._read() as s:
             row = await find(s)
             if row is not None:
-                return _person(row)
+                return person_of(row)
 
         async def write(s: AsyncSession) -> Person:
             await self._ensure_chat_row(s, chat_id)
@@ -173,7 +173,7 @@ class ChatsMixin(StoreCore):
                                                                     M.Person.guest_key]))
             row = await find(s)
             assert row is not None
-            return _person(row)
+            return person_of(row)
 
         return await self._write(write)
 
@@ -183,10 +183,10 @@ class ChatsMixin(StoreCore):
             rows = list((await s.execute(select(M.Person).where(
                 func.lower(M.Person.username) == username.lstrip("@").lower(),
                 M.Person.telegram_id.is_not(None)))).scalars())
-            return _person(rows[0]) if len(rows) == 1 else None
+            return person_of(rows[0]) if len(rows) == 1 else None
 
     async def _guest_id(self, s: AsyncSession, chat_id: int, name: str) -> int:
-        name = _clean_name(name)
+        name = clean_name(name)
         key = name.casefold()
         await s.execute(self._insert(M.Person)
                         .values(name=name, guest_chat_id=chat_id, guest_key=key,
@@ -201,7 +201,7 @@ class ChatsMixin(StoreCore):
     async def get_person(self, person_id: int) -> Person:
         """The person with this id (`NotFound` if none)."""
         async with self._read() as s:
-            return _person(await self._person_row(s, person_id))
+            return person_of(await self._person_row(s, person_id))
 
     async def get_people(self, person_ids: Iterable[int]) -> dict[int, Person]:
         """The people with these ids, in one read (ids not found are left out)."""
@@ -210,7 +210,7 @@ class ChatsMixin(StoreCore):
             return {}
         async with self._read() as s:
             rows = (await s.execute(select(M.Person).where(M.Person.id.in_(ids)))).scalars()
-            return {row.id: _person(row) for row in rows}
+            return {row.id: person_of(row) for row in rows}
 
     async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
         rows = list((await s.execute(select(M.Session).where(
@@ -232,7 +232,7 @@ class ChatsMixin(StoreCore):
                 guest.guest_chat_id = new_chat_id
                 continue
             # The same guest name in both chats is one person: keep the new chat's.
-            for model, column in _PERSON_REFS:
+            for model, column in PERSON_REFS:
                 await s.execute(update(model).where(getattr(model, column) == guest.id)
                                 .values({column: twin.id}))
             await s.delete(guest)

@@ -40,7 +40,7 @@ MIGRATIONS_DIR = Path(__file__).parent.parent / "migrations"
 # databases holding several schemas, as the tests' shared server, migrate them side by side)
 _MIGRATION_LOCK = 0x6D6A6C67
 # Every column that refers to a person (moved when two guests of a migrating chat merge).
-_PERSON_REFS = [
+PERSON_REFS = [
     (M.Session, "seat0"), (M.Session, "seat1"), (M.Session, "seat2"), (M.Session, "seat3"),
     (M.Session, "started_by"), (M.Hand, "entered_by"), (M.HandVoid, "voided_by"),
     (M.LedgerEntry, "person_id"), (M.Payment, "from_person"), (M.Payment, "to_person"),
@@ -140,7 +140,7 @@ def _backoff(attempt: int) -> float:
     return min(1.0, random.uniform(0.01, 0.05) * 2**attempt)
 
 
-def _short(exc: DBAPIError) -> str:
+def short_error(exc: DBAPIError) -> str:
     return str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
 
 

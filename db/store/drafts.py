@@ -20,11 +20,11 @@ from .core import (
     StoreCore,
 )
 from .rows import (
-    _check_running,
-    _draft,
-    _json_copy,
-    _utc,
+    as_utc,
+    check_running,
     draft_hand_key,
+    draft_of,
+    json_copy,
 )
 
 
@@ -34,7 +34,7 @@ class DraftsMixin(StoreCore):
         """A new hand entry, stored before its message exists: it gets a placeholder (negative)
         message id until `attach_draft`. The session's other open entries are closed in the
         same transaction; they are returned, so their messages can say so."""
-        data = _json_copy(data, "draft")
+        data = json_copy(data, "draft")
         placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
 
         async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
@@ -44,13 +44,13 @@ class DraftsMixin(StoreCore):
             # back in one, the new one is inserted only if the session runs.
             gone = (await s.execute(_CLOSE_SESSION_DRAFTS, {"b_session": session_id})).all()
             old = [Draft(r.chat_id, r.message_id, r.session_id, r.data, r.version,
-                         _utc(r.updated_at) or M.utcnow()) for r in gone]
+                         as_utc(r.updated_at) or M.utcnow()) for r in gone]
             now = M.utcnow()
             added = await s.execute(_OPEN_DRAFT, {
                 "b_chat": chat_id, "b_message": placeholder, "b_session": session_id,
                 "b_data": data, "b_now": now})
             if added.rowcount != 1:
-                _check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
+                check_running(await self._locked_session(s, session_id))  # NotFound, SessionEnded
             return Draft(chat_id, placeholder, session_id, data, 1, now), old
 
         # SQLite: the DELETE, a write reading nothing before, takes the write lock itself, so
@@ -81,7 +81,7 @@ class DraftsMixin(StoreCore):
         async with self._read() as s:
             rows = (await s.execute(select(M.Draft.updated_at).where(
                 M.Draft.chat_id == chat_id, M.Draft.message_id < 0))).scalars()
-            return any((_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
+            return any((as_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
 
     async def cancel_draft(self, draft: Draft) -> None:
         """Close a hand entry without recording it, if it is still at `draft.version`.
@@ -106,7 +106,7 @@ class DraftsMixin(StoreCore):
         """Save the hand being entered on a message. `expected_version=None` creates it
         (`StaleDraft` if it exists); otherwise it must still be at that version (`StaleDraft`
         if someone saved or deleted it meanwhile). The saved version is one higher."""
-        data = _json_copy(data, "draft")
+        data = json_copy(data, "draft")
         table = M.Draft.__table__
 
         async def write(s: AsyncSession) -> Draft:
@@ -144,7 +144,7 @@ class DraftsMixin(StoreCore):
         """The draft on this message, if any."""
         async with self._read() as s:
             row = await s.get(M.Draft, (chat_id, message_id))
-            return _draft(row) if row is not None else None
+            return draft_of(row) if row is not None else None
 
     async def delete_draft(self, chat_id: int, message_id: int) -> bool:
         """Forget the draft on this message; True if there was one."""
@@ -161,7 +161,7 @@ class DraftsMixin(StoreCore):
         async with self._read() as s:
             rows = (await s.execute(select(M.Draft).where(M.Draft.session_id == session_id)
                                     .order_by(M.Draft.updated_at, M.Draft.message_id))).scalars()
-            return [_draft(r) for r in rows]
+            return [draft_of(r) for r in rows]
 
 
 # Built once (bound parameters): a draft is written on every tap, and building a statement

@@ -36,16 +36,16 @@ from ..domain import (
 )
 from .core import (
     StoreCore,
-    _short,
+    short_error,
 )
 from .rows import (
-    _check_running,
-    _deltas,
-    _hand,
-    _json_copy,
-    _seats,
-    _utc,
+    as_utc,
+    check_running,
+    deltas_of,
     draft_hand_key,
+    hand_of,
+    json_copy,
+    seats_of,
     table_mark_of,
 )
 
@@ -61,9 +61,9 @@ class HandsMixin(StoreCore):
         A repeated `idempotency_key` returns the hand stored the first time with
         `created=False` and writes nothing — also when two workers race. `level` (Cixi) defaults
         to the previous hand's level, plus one if that hand ended its level."""
-        deltas = _deltas(outcome)
-        record = _json_copy(record, "hand record")
-        outcome = _json_copy(outcome, "outcome")
+        deltas = deltas_of(outcome)
+        record = json_copy(record, "hand record")
+        outcome = json_copy(outcome, "outcome")
         if not isinstance(record, dict):
             raise InvalidHand("the hand record must be a JSON object")
         if not idempotency_key or len(idempotency_key) > 200:
@@ -85,7 +85,7 @@ class HandsMixin(StoreCore):
             async with self._read() as s:
                 existing = await self._hand_by_key(s, idempotency_key, session_id)
             if existing is None:
-                raise StoreError(f"the hand was not recorded: {_short(exc)}") from exc
+                raise StoreError(f"the hand was not recorded: {short_error(exc)}") from exc
             return existing
 
     async def confirm_hand(self, draft: Draft, record: dict[str, Any], outcome: dict[str, Any], *,
@@ -95,9 +95,9 @@ class HandsMixin(StoreCore):
         preview was computed on). The same draft confirmed twice: the hand stored the first
         time, `created=False`. `DraftClosed` (cancelled), `StaleDraft` (changed meanwhile),
         `TableChanged` (a hand was added or undone: nothing written)."""
-        deltas = _deltas(outcome)
-        record = _json_copy(record, "hand record")
-        outcome = _json_copy(outcome, "outcome")
+        deltas = deltas_of(outcome)
+        record = json_copy(record, "hand record")
+        outcome = json_copy(outcome, "outcome")
         key = draft_hand_key(draft)
         try:  # the usual case in three statements (and the update's claim); the unusual below
             return await self._write(
@@ -214,7 +214,7 @@ class HandsMixin(StoreCore):
             stmt = stmt.where(M.Hand.voided.is_(False))
         async with self._read() as s:
             rows = (await s.execute(stmt.order_by(M.Hand.seq.desc()).limit(limit))).all()
-            return [_hand(hand, void) for hand, void in rows]
+            return [hand_of(hand, void) for hand, void in rows]
 
     async def totals(self, session_id: int) -> Points:
         """Points per seat over the session's non-voided hands, read from the running totals
@@ -274,9 +274,9 @@ class HandsMixin(StoreCore):
                 rows = (await conn.execute(stmt.order_by(hand.c.seq).limit(batch))).all()
             hands = [RecordedHand(
                 id=r.id, session_id=r.session_id, seq=r.seq, record=r.record, outcome=r.outcome,
-                entered_by=r.entered_by, created_at=_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
+                entered_by=r.entered_by, created_at=as_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
                 void_reason=r.reason, voided_by=r.voided_by, created=False, level=r.level,
-                voided_at=_utc(r.voided_at), idempotency_key=r.idempotency_key) for r in rows]
+                voided_at=as_utc(r.voided_at), idempotency_key=r.idempotency_key) for r in rows]
             if not hands:
                 return
             yield hands
@@ -353,7 +353,7 @@ class HandsMixin(StoreCore):
         hand, void = row
         if hand.session_id != session_id:
             raise StoreError(f"idempotency key {key!r} was used for a hand of another session")
-        return _hand(hand, void, created=False)
+        return hand_of(hand, void, created=False)
 
     async def _insert_hand(self, s: AsyncSession, row: M.Session, record: dict[str, Any],
                            outcome: dict[str, Any], deltas: Points, *, entered_by: int | None,
@@ -363,8 +363,8 @@ class HandsMixin(StoreCore):
             raise InvalidHand("the hand record must be a JSON object")
         if not key or len(key) > 200:
             raise StoreError("a hand needs an idempotency key of 1-200 characters")
-        _check_running(row)
-        seats = _seats(row)
+        check_running(row)
+        seats = seats_of(row)
         if None in seats:
             raise SessionNotReady("four players must be seated before a hand is recorded")
         if record.get("variant", row.variant) != row.variant:
@@ -418,12 +418,12 @@ class HandsMixin(StoreCore):
         for seat, points in entries:
             deltas[seat] = points
         await aggregates.remove_hand(s, self._insert, hand, deltas)
-        return _hand(hand, void)
+        return hand_of(hand, void)
 
     async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
         last_live = await s.scalar(select(func.max(M.Hand.seq)).where(
             M.Hand.session_id == row.id, M.Hand.voided.is_(False)))
-        return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, _seats(row))
+        return table_mark_of(row.hand_count, last_live or 0, row.rules, row.stake_cents, seats_of(row))
 
 
 class _NotFast(Exception):

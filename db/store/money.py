@@ -20,10 +20,10 @@ from .core import (
     StoreCore,
 )
 from .rows import (
-    _check_cents,
-    _payment,
-    _seats,
-    _session,
+    check_cents,
+    payment_of,
+    seats_of,
+    session_of,
 )
 
 
@@ -34,7 +34,7 @@ class MoneyMixin(StoreCore):
         """`from_person` paid `to_person` `cents` (> 0) to settle debts, optionally for one
         session of this chat. It counts only once `confirmed` (here, when the payee entered
         it, or later with `confirm_payment`); until then it is pending."""
-        _check_cents(cents, allow_zero=False)
+        check_cents(cents, allow_zero=False)
         if from_person == to_person:
             raise StoreError("a payment needs two different people")
 
@@ -53,7 +53,7 @@ class MoneyMixin(StoreCore):
                             confirmed_by=recorded_by if confirmed else None)
             s.add(row)
             await s.flush()
-            return _payment(row)
+            return payment_of(row)
 
         return await self._write(write, once=True)
 
@@ -69,7 +69,7 @@ class MoneyMixin(StoreCore):
                 raise PaymentNotPending(f"payment {payment_id} is not pending in this chat")
             row = await s.get(M.Payment, payment_id, populate_existing=True)
             assert row is not None
-            return _payment(row)
+            return payment_of(row)
 
         return await self._write(write, once=True)
 
@@ -78,7 +78,7 @@ class MoneyMixin(StoreCore):
             row = await s.get(M.Payment, payment_id)
             if row is None:
                 raise NotFound(f"there is no payment {payment_id}")
-            return _payment(row)
+            return payment_of(row)
 
     async def pending_payments(self, chat_id: int) -> list[Payment]:
         """Payments of the chat still waiting for their payee, oldest first."""
@@ -86,7 +86,7 @@ class MoneyMixin(StoreCore):
             rows = (await s.execute(select(M.Payment).where(
                 M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(False),
                 M.Payment.settled.is_(False)).order_by(M.Payment.id))).scalars()
-            return [_payment(r) for r in rows]
+            return [payment_of(r) for r in rows]
 
     async def money_balances(self, chat_id: int, *,
                              session_ids: list[int] | None = None) -> dict[int, int]:
@@ -109,7 +109,7 @@ class MoneyMixin(StoreCore):
             found = set()
             for session, seat, points in (await s.execute(stmt)).all():
                 found.add(session.id)
-                person = _seats(session)[seat]
+                person = seats_of(session)[seat]
                 if person is not None:
                     balances[person] = balances.get(person, 0) + points * session.stake_cents
             if session_ids is not None and set(session_ids) - found:
@@ -143,6 +143,6 @@ class MoneyMixin(StoreCore):
                 or_(M.Payment.session_id.in_(ids),
                     and_(M.Payment.session_id.is_(None), M.Payment.chat_id.in_(chats))))
                 .values(settled=True))
-            return [_session(r) for r in rows]
+            return [session_of(r) for r in rows]
 
         return await self._write(write)

@@ -45,14 +45,14 @@ def session_mark(session: Session) -> str | None:
                          session.stake_cents, session.seats)
 
 
-def _utc(dt: datetime | None) -> datetime | None:
+def as_utc(dt: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; everything stored is UTC."""
     if dt is None or dt.tzinfo is not None:
         return dt
     return dt.replace(tzinfo=UTC)
 
 
-def _seats(row: M.Session) -> Seats:
+def seats_of(row: M.Session) -> Seats:
     return (row.seat0, row.seat1, row.seat2, row.seat3)
 
 
@@ -62,49 +62,49 @@ def _four(values: Sequence[Any]) -> Points:
     return (int(values[0]), int(values[1]), int(values[2]), int(values[3]))
 
 
-def _chat(row: M.Chat) -> Chat:
+def chat_of(row: M.Chat) -> Chat:
     return Chat(row.id, row.language, dict(row.house_rules or {}), row.migrated_to)
 
 
-def _person(row: M.Person) -> Person:
+def person_of(row: M.Person) -> Person:
     return Person(row.id, row.telegram_id, row.name, row.username, row.guest_chat_id is not None,
                   row.language_code, row.guest_chat_id)
 
 
-def _session(row: M.Session) -> Session:
-    started_at = _utc(row.started_at)
+def session_of(row: M.Session) -> Session:
+    started_at = as_utc(row.started_at)
     assert started_at is not None
     return Session(row.id, row.chat_id, row.variant, dict(row.rules or {}), row.stake_cents,
-                   _seats(row), started_at, _utc(row.ended_at), row.hand_count, row.started_by,
-                   _utc(row.settled_at))
+                   seats_of(row), started_at, as_utc(row.ended_at), row.hand_count, row.started_by,
+                   as_utc(row.settled_at))
 
 
-def _hand(row: M.Hand, void: M.HandVoid | None, *, created: bool = True) -> RecordedHand:
-    created_at = _utc(row.created_at)
+def hand_of(row: M.Hand, void: M.HandVoid | None, *, created: bool = True) -> RecordedHand:
+    created_at = as_utc(row.created_at)
     assert created_at is not None
     return RecordedHand(
         id=row.id, session_id=row.session_id, seq=row.seq, record=row.record, outcome=row.outcome,
         entered_by=row.entered_by, created_at=created_at, voided=bool(row.voided),
         void_reason=void.reason if void else None, voided_by=void.voided_by if void else None,
-        created=created, level=row.level, voided_at=_utc(void.voided_at) if void else None,
+        created=created, level=row.level, voided_at=as_utc(void.voided_at) if void else None,
         idempotency_key=row.idempotency_key)
 
 
-def _payment(row: M.Payment) -> Payment:
-    created_at = _utc(row.created_at)
+def payment_of(row: M.Payment) -> Payment:
+    created_at = as_utc(row.created_at)
     assert created_at is not None
     return Payment(row.id, row.chat_id, row.from_person, row.to_person, row.cents, row.session_id,
                    row.recorded_by, created_at, bool(row.settled), bool(row.confirmed),
                    row.confirmed_by)
 
 
-def _draft(row: M.Draft) -> Draft:
-    updated_at = _utc(row.updated_at)
+def draft_of(row: M.Draft) -> Draft:
+    updated_at = as_utc(row.updated_at)
     assert updated_at is not None
     return Draft(row.chat_id, row.message_id, row.session_id, row.data, row.version, updated_at)
 
 
-def _deltas(outcome: Any) -> Points:
+def deltas_of(outcome: Any) -> Points:
     deltas = outcome.get("deltas") if isinstance(outcome, dict) else None
     if not (isinstance(deltas, list | tuple) and len(deltas) == 4
             and all(type(d) is int for d in deltas)):
@@ -114,7 +114,7 @@ def _deltas(outcome: Any) -> Points:
     return _four(deltas)
 
 
-def _json_copy(value: Any, what: str) -> Any:
+def json_copy(value: Any, what: str) -> Any:
     """A deep copy that is sure to be storable as JSON (and not shared with the caller)."""
     try:
         return json.loads(json.dumps(value))
@@ -122,19 +122,19 @@ def _json_copy(value: Any, what: str) -> Any:
         raise StoreError(f"the {what} cannot be stored as JSON: {exc}") from exc
 
 
-def _clean_name(name: str) -> str:
+def clean_name(name: str) -> str:
     name = " ".join(str(name).split())
     if not name:
         raise StoreError("a name cannot be empty")
     return name[:_NAME_MAX]
 
 
-def _check_seat(seat: int) -> None:
+def check_seat(seat: int) -> None:
     if seat not in (0, 1, 2, 3):
         raise StoreError(f"seat must be 0-3, not {seat!r}")
 
 
-def _check_cents(cents: int, *, allow_zero: bool) -> None:
+def check_cents(cents: int, *, allow_zero: bool) -> None:
     if type(cents) is not int or cents < 0 or (cents == 0 and not allow_zero):
         raise StoreError(f"an amount must be a whole number of cents{'' if allow_zero else ' above 0'}")
     if cents > MAX_CENTS:
@@ -151,6 +151,6 @@ def message_hand_key(chat_id: int, message_id: int) -> str:
     return f"draft:{chat_id}:{message_id}"
 
 
-def _check_running(row: M.Session) -> None:
+def check_running(row: M.Session) -> None:
     if row.ended_at is not None:
         raise SessionEnded("this session has ended")

@@ -27,13 +27,13 @@ from .core import (
     StoreCore,
 )
 from .rows import (
-    _check_cents,
-    _check_running,
-    _check_seat,
-    _deltas,
-    _json_copy,
-    _seats,
-    _session,
+    check_cents,
+    check_running,
+    check_seat,
+    deltas_of,
+    json_copy,
+    seats_of,
+    session_of,
 )
 
 
@@ -42,8 +42,8 @@ class SessionsMixin(StoreCore):
                             stake_cents: int = 0, started_by: int | None = None) -> Session:
         """Start a session of `variant` in the chat with a snapshot of `rules` and empty seats.
         `SessionAlreadyRunning` if the chat has one (also enforced by a unique index)."""
-        _check_cents(stake_cents, allow_zero=True)
-        rules = _json_copy(rules, "rules")
+        check_cents(stake_cents, allow_zero=True)
+        rules = json_copy(rules, "rules")
 
         async def write(s: AsyncSession) -> Session:
             await self._ensure_chat_row(s, chat_id)
@@ -60,7 +60,7 @@ class SessionsMixin(StoreCore):
             await s.flush()
             s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
             s.add_all(aggregates.new_session_rows(row.id))
-            return _session(row)
+            return session_of(row)
 
         try:
             return await self._write(write, once=True)
@@ -74,12 +74,12 @@ class SessionsMixin(StoreCore):
         """An imported session, ended, in one transaction: its seats (a person id, or a name
         that becomes a guest of the chat), every hand with its ledger entries and totals, and
         the voids. Nothing is written when anything is refused."""
-        _check_cents(stake_cents, allow_zero=True)
-        rules = _json_copy(rules, "rules")
+        check_cents(stake_cents, allow_zero=True)
+        rules = json_copy(rules, "rules")
         if len(players) != 4:
             raise StoreError("an imported session needs four players")
-        prepared = [(_json_copy(h.record, "hand record"), _json_copy(h.outcome, "outcome"),
-                     _deltas(h.outcome), h) for h in hands]
+        prepared = [(json_copy(h.record, "hand record"), json_copy(h.outcome, "outcome"),
+                     deltas_of(h.outcome), h) for h in hands]
 
         async def write(s: AsyncSession) -> Session:
             await self._ensure_chat_row(s, chat_id)
@@ -112,7 +112,7 @@ class SessionsMixin(StoreCore):
                     crash_point("mid_import")
             row.ended_at = M.utcnow()
             await s.flush()
-            return _session(row)
+            return session_of(row)
 
         return await self._write(write, once=True)
 
@@ -120,7 +120,7 @@ class SessionsMixin(StoreCore):
         """The chat's running session, if any."""
         async with self._read() as s:
             row = await self._running_row(s, chat_id)
-            return _session(row) if row is not None else None
+            return session_of(row) if row is not None else None
 
     async def get_session(self, session_id: int) -> Session:
         """The session with this id (`NotFound` if none)."""
@@ -128,16 +128,16 @@ class SessionsMixin(StoreCore):
             row = await s.get(M.Session, session_id)
             if row is None:
                 raise NotFound(f"there is no session {session_id}")
-            return _session(row)
+            return session_of(row)
 
     async def seat_player(self, session_id: int, seat: int, person_id: int) -> Session:
         """Put a person in an empty seat (0-3) before the first hand. `SeatTaken`,
         `AlreadySeated` (elsewhere in this session), `SessionLocked`, `SessionEnded`."""
-        _check_seat(seat)
+        check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
             await self._person_row(s, person_id)
-            seats = _seats(row)
+            seats = seats_of(row)
             if seats[seat] == person_id:
                 return
             if person_id in seats:
@@ -150,7 +150,7 @@ class SessionsMixin(StoreCore):
 
     async def unseat(self, session_id: int, seat: int) -> Session:
         """Empty a seat before the first hand (no-op when empty)."""
-        _check_seat(seat)
+        check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
             setattr(row, M.SEAT_COLUMNS[seat], None)
@@ -159,8 +159,8 @@ class SessionsMixin(StoreCore):
 
     async def swap_seats(self, session_id: int, a: int, b: int) -> Session:
         """Exchange who sits in seats `a` and `b` (either may be empty) before the first hand."""
-        _check_seat(a)
-        _check_seat(b)
+        check_seat(a)
+        check_seat(b)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
             ca, cb = M.SEAT_COLUMNS[a], M.SEAT_COLUMNS[b]
@@ -172,26 +172,26 @@ class SessionsMixin(StoreCore):
 
     async def set_stake(self, session_id: int, cents: int) -> Session:
         """Money per point, in cents (also after the session ended, until it is settled)."""
-        _check_cents(cents, allow_zero=True)
+        check_cents(cents, allow_zero=True)
 
         async def write(s: AsyncSession) -> Session:
             row = await self._locked_session(s, session_id)
             if row.settled_at is not None:
                 raise SessionSettled("this session is already settled")
             row.stake_cents = cents
-            return _session(row)
+            return session_of(row)
 
         return await self._write(write)
 
     async def set_session_rules(self, session_id: int, rules: dict[str, Any]) -> Session:
         """Replace the running session's rules (each hand record keeps its own copy)."""
-        rules = _json_copy(rules, "rules")
+        rules = json_copy(rules, "rules")
 
         async def write(s: AsyncSession) -> Session:
             row = await self._locked_session(s, session_id)
-            _check_running(row)
+            check_running(row)
             row.rules = rules
-            return _session(row)
+            return session_of(row)
 
         return await self._write(write)
 
@@ -202,7 +202,7 @@ class SessionsMixin(StoreCore):
             row = await self._locked_session(s, session_id)
             if row.ended_at is None:
                 row.ended_at = M.utcnow()
-            return _session(row)
+            return session_of(row)
 
         return await self._write(write)
 
@@ -213,7 +213,7 @@ class SessionsMixin(StoreCore):
             stmt = stmt.where(M.Session.settled_at.is_(None))
         async with self._read() as s:
             rows = (await s.execute(stmt.order_by(M.Session.id.desc()))).scalars()
-            return [_session(r) for r in rows]
+            return [session_of(r) for r in rows]
 
     async def sessions_by_recency(self) -> list[Session]:
         """Every chat's sessions that have hands: running ones first, then the most recently
@@ -222,7 +222,7 @@ class SessionsMixin(StoreCore):
                 .order_by(M.Session.ended_at.is_(None).desc(), M.Session.ended_at.desc(),
                           M.Session.id.desc()))
         async with self._read() as s:
-            return [_session(r) for r in (await s.execute(stmt)).scalars()]
+            return [session_of(r) for r in (await s.execute(stmt)).scalars()]
 
     async def session_ids(self) -> set[int]:
         """The ids of every session there is (the export keeper drops the caches of others)."""
@@ -233,10 +233,10 @@ class SessionsMixin(StoreCore):
                               change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:
         async def write(s: AsyncSession) -> Session:
             row = await self._locked_session(s, session_id)
-            _check_running(row)
+            check_running(row)
             if row.hand_count > 0:
                 raise SessionLocked("seats are fixed once the first hand is recorded")
             await change(s, row)
-            return _session(row)
+            return session_of(row)
 
         return await self._write(write, once=True)
