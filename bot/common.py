@@ -148,7 +148,7 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
 
 async def last_session(store: Store, chat_id: int) -> Any | None:
     """The chat's running session, else its newest (what /export, /history and /settle
-    session speak of, and the export keeper keeps the cache of)."""
+    session speak of)."""
     running = await store.running_session(chat_id)
     if running is not None:
         return running

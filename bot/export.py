@@ -4,6 +4,7 @@ that `python -m scoring score` and /import read back."""
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import zlib
@@ -101,6 +102,49 @@ def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: i
     buffer = io.StringIO()
     CsvWriter(buffer, players, stake_cents).write(hands)
     return buffer.getvalue()
+
+
+# Files up to this size go out plain; larger ones gzipped (a long session's JSON would be more
+# than /import takes anyway, and gzip makes it a tenth). /import reads either.
+PLAIN_LIMIT = MAX_IMPORT_BYTES
+JSON_TAIL = "\n]}\n"
+
+
+class SessionExport:
+    """A session's two export files, built in memory a batch of hands at a time (CPU work: call
+    `write` and `files` from a worker thread). The CSV starts with a byte order mark (spreadsheet
+    programs then read it as UTF-8); the JSON document has one hand per line."""
+
+    def __init__(self, variant: str, rules: dict[str, Any], stake_cents: int,
+                 players: Sequence[str]) -> None:
+        self.csv = io.StringIO()
+        self.csv.write("\ufeff")
+        self.rows = CsvWriter(self.csv, players, stake_cents)
+        head = json.dumps(header_json(variant, rules, stake_cents, players), ensure_ascii=False)
+        self.json = io.StringIO()
+        self.json.write(head[:-1] + ', "hands": [\n')
+        self.hands = 0
+
+    def write(self, hands: Sequence[ExportedHand]) -> None:
+        self.rows.write(hands)
+        for hand in hands:
+            if self.hands:
+                self.json.write(",\n")
+            self.json.write(json.dumps(hand_json(hand), ensure_ascii=False))
+            self.hands += 1
+
+    def files(self, base: str, limit: int = PLAIN_LIMIT) -> tuple[tuple[str, bytes], tuple[str, bytes]]:
+        """(file name, contents) of the CSV and the JSON file: `base`.csv and `base`.json, each
+        gzipped (and named .gz) when larger than `limit` bytes."""
+        self.json.write(JSON_TAIL)
+        out = []
+        for name, text in ((f"{base}.csv", self.csv), (f"{base}.json", self.json)):
+            data = text.getvalue().encode()
+            text.close()  # the text copy goes before the compressed one is made
+            if len(data) > limit:
+                name, data = name + ".gz", gzip.compress(data, compresslevel=6, mtime=0)
+            out.append((name, data))
+        return out[0], out[1]
 
 
 def parse_import(data: bytes) -> ImportedSession:
