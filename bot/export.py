@@ -3,15 +3,19 @@ that `python -m scoring score` and /import read back."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import gzip
 import io
 import json
+import time
 import zlib
 from collections.abc import Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import IO, Any
 
+from db import Session, Store
 from scoring import ScoringError, get_variant, score
 
 from .limits import (
@@ -108,6 +112,8 @@ def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: i
 # than /import takes anyway, and gzip makes it a tenth). /import reads either.
 PLAIN_LIMIT = MAX_IMPORT_BYTES
 JSON_TAIL = "\n]}\n"
+YIELD_EVERY = 25  # hands formatted between two offers of the GIL (about 1 ms)
+Files = tuple[tuple[str, bytes], tuple[str, bytes]]  # (name, contents) of the CSV and the JSON
 
 
 class SessionExport:
@@ -126,16 +132,22 @@ class SessionExport:
         self.hands = 0
 
     def write(self, hands: Sequence[ExportedHand]) -> None:
-        self.rows.write(hands)
-        for hand in hands:
-            if self.hands:
-                self.json.write(",\n")
-            self.json.write(json.dumps(hand_json(hand), ensure_ascii=False))
-            self.hands += 1
+        for start in range(0, len(hands), YIELD_EVERY):
+            if start:
+                # let the event loop's thread (and the driver's) take the GIL now, not after
+                # the interpreter's switch interval: another chat's reply waits that long per step
+                time.sleep(0)
+            piece = hands[start:start + YIELD_EVERY]
+            self.rows.write(piece)
+            for hand in piece:
+                if self.hands:
+                    self.json.write(",\n")
+                self.json.write(json.dumps(hand_json(hand), ensure_ascii=False))
+                self.hands += 1
 
-    def files(self, base: str, limit: int = PLAIN_LIMIT) -> tuple[tuple[str, bytes], tuple[str, bytes]]:
-        """(file name, contents) of the CSV and the JSON file: `base`.csv and `base`.json, each
-        gzipped (and named .gz) when larger than `limit` bytes."""
+    def files(self, base: str, limit: int = PLAIN_LIMIT) -> Files:
+        """(file name, contents) of the CSV and the JSON file, once all hands are written:
+        `base`.csv and `base`.json, each gzipped (and named .gz) when larger than `limit` bytes."""
         self.json.write(JSON_TAIL)
         out = []
         for name, text in ((f"{base}.csv", self.csv), (f"{base}.json", self.json)):
@@ -145,6 +157,18 @@ class SessionExport:
                 name, data = name + ".gz", gzip.compress(data, compresslevel=6, mtime=0)
             out.append((name, data))
         return out[0], out[1]
+
+
+async def session_files(store: Store, session: Session, players: Sequence[str]) -> Files:
+    """What /export sends: the session's hands streamed from the database a batch at a time,
+    each batch formatted in a worker thread (the event loop, and every other chat, is held up
+    only while a batch is read); nothing is written to disk."""
+    export = SessionExport(session.variant, session.rules, session.stake_cents, players)
+    async with aclosing(store.iter_hands(session.id)) as batches:
+        async for batch in batches:
+            await asyncio.to_thread(export.write, [
+                ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason) for h in batch])
+    return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.id}")
 
 
 def parse_import(data: bytes) -> ImportedSession:

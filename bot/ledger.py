@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from contextlib import aclosing
 from typing import Any
 
 from telegram import InputFile, Update
@@ -34,7 +33,7 @@ from .common import (
     stale_button,
     store_of,
 )
-from .export import ExportedHand, ImportError_, SessionExport, parse_import
+from .export import ImportError_, parse_import, session_files
 from .limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint
 from .oneline import parse_seat
 from .render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
@@ -392,15 +391,8 @@ async def cmd_export(update: Update, context: Context) -> None:
 
 
 async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str]) -> None:
-    """The session's hands streamed from the database into the two files, in memory: each batch
-    formatted in a worker thread, so the other chats are not held up."""
-    export = SessionExport(session.variant, session.rules, session.stake_cents, names)
-    async with aclosing(store_of(context).iter_hands(session.id)) as batches:
-        async for batch in batches:
-            await asyncio.to_thread(export.write, [
-                ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason) for h in batch])
-    (csv_name, csv_data), (json_name, json_data) = await asyncio.to_thread(
-        export.files, f"mjledger-{session.variant}-{session.id}")
+    (csv_name, csv_data), (json_name, json_data) = await session_files(
+        store_of(context), session, names)
     await context.bot.send_document(sc.chat_id, InputFile(csv_data, filename=csv_name))
     await context.bot.send_document(sc.chat_id, InputFile(json_data, filename=json_name),
                                     caption=esc(sc.t("Send this file back with /import "
