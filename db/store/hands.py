@@ -252,7 +252,7 @@ class HandsMixin(StoreCore):
                 raise NotFound(f"there is no session {session_id}")
             return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
 
-    async def iter_hands(self, session_id: int, *, batch: int = 500,
+    async def iter_hands(self, session_id: int, *, batch: int = 200,
                          include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
         """Every hand of the session in order, `batch` at a time, never all of them in memory
         (an export of any length). PostgreSQL: one query read through a server-side cursor (one
