@@ -27,8 +27,6 @@ from scoring.settlement import format_cents
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
 from .commands import greeting, hands, ledger, sessions, standings
 from .entry.oneline import features_help
-from .export_cache import store_cache_root
-from .export_keeper import ExportKeeper
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
 from .plumbing.messages import Context, reply, send, store_of
@@ -226,24 +224,10 @@ async def until_database_ready(update: Update, context: Context) -> None:
     raise ApplicationHandlerStop
 
 
-async def mark_for_export(update: Update, context: Context) -> None:
-    """After every update's handlers (a booking committed by then): the export keeper looks at
-    the chat's session a few seconds later."""
-    keeper = context.bot_data.get("export_keeper")
-    if keeper is not None and update.effective_chat is not None:
-        keeper.mark_chat(update.effective_chat.id)
-
-
 async def _post_init(app: Application) -> None:
     settings: Settings = app.bot_data["settings"]
     if "store" not in app.bot_data:
         app.bot_data["store"] = await Store.open(settings.database_url)
-    if "export_keeper" not in app.bot_data:
-        store = app.bot_data["store"]
-        root = store_cache_root(settings.export_dir, store)
-        keeper = ExportKeeper(store, root, settings.export_cache_mb * 2**20)
-        app.bot_data["export_keeper"] = keeper
-        keeper.start()
     for lang in LANGS:
         t = translator(lang)
         commands = [BotCommand(name, t(desc)) for name, desc in COMMANDS]
@@ -270,14 +254,7 @@ def freeze_startup_objects() -> None:
         gc.freeze()
 
 
-async def stop_export_keeper(app: Application) -> None:
-    keeper = app.bot_data.pop("export_keeper", None)
-    if keeper is not None:
-        await keeper.stop()
-
-
 async def _post_shutdown(app: Application) -> None:
-    await stop_export_keeper(app)
     store = app.bot_data.pop("store", None)
     if store is not None and app.bot_data.get("owns_store", True):
         await store.close()
@@ -312,7 +289,6 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
         app.add_handler(handler)
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
-    app.add_handler(TypeHandler(Update, mark_for_export), group=1)  # after the handlers
     app.add_error_handler(on_error)
     return app
 

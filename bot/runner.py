@@ -20,7 +20,7 @@ from telegram.ext import Application
 from db import DatabaseUnavailable, Store
 from db.config import fault
 
-from .app import build_application, stop_export_keeper
+from .app import build_application
 from .plumbing.config import Settings, check_webhook_secret
 from .plumbing.polling import Poller
 from .plumbing.ratelimit import retry_seconds
@@ -155,7 +155,6 @@ async def serve(settings: Settings, store: Store | None = None,
             await poller.stop()
         if app.running:
             await app.stop()
-        await stop_export_keeper(app)  # before the store closes under it
         await app.shutdown()
         if own_store:
             await store.close()

@@ -14,7 +14,7 @@ from ..entry.ctx import Ctx
 
 async def last_session(store: Store, chat_id: int) -> Any | None:
     """The chat's running session, else its newest (what /export, /history and /settle
-    session speak of, and the export keeper keeps the cache of)."""
+    session speak of)."""
     running = await store.running_session(chat_id)
     if running is not None:
         return running

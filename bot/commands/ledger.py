@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import tempfile
 import uuid
-from pathlib import Path
 from typing import Any
 
 from telegram import InputFile, Update
@@ -23,10 +21,9 @@ from scoring.stats import PlayerStats, merge
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
 from ..chat.table import last_session, seat_names
 from ..entry.oneline import parse_seat
-from ..export_cache import LONG_EXPORT, export_files, hands_to_write, store_cache_root
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
-from ..view.export import ImportError_, parse_import
+from ..view.export import ImportError_, parse_import, session_files
 from ..view.render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
 
 # -- whose money ---------------------------------------------------------------------------------
@@ -358,41 +355,35 @@ async def cmd_chart(update: Update, context: Context) -> None:
                                  parse_mode=ParseMode.HTML)
 
 
+# A session with more hands than this takes a second or more to export: /export says so first
+# and sends the files from a task of their own, so the chat's next updates need not wait.
+LONG_EXPORT = 2_000
+
+
 async def cmd_export(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     store = store_of(context)
-    session = await last_session(store_of(context), sc.chat_id)
+    session = await last_session(store, sc.chat_id)
     if session is None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return
     names = [n or "?" for n in await seat_names(store, session)]
-    settings = context.application.bot_data.get("settings")
-    root = store_cache_root(getattr(settings, "export_dir", None), store)
-    pending = await hands_to_write(store, session, names, root)
-    if pending <= LONG_EXPORT:
-        await _send_export(context, sc, session, names, root)
+    if session.hand_count <= LONG_EXPORT:
+        await _send_export(context, sc, session, names)
         return
-    # The first export of a long session reads every hand (seconds): say so, and write the
-    # files in the background, so this chat's next updates need not wait for them either.
     await reply(update, context, "⏳ " + esc(sc.t(
-        "Preparing the export of {n} hands; the files follow when they are ready.", n=pending)))
-    context.application.create_task(_send_export(context, sc, session, names, root), update=update)
+        "Preparing the export of {n} hands; the files follow when they are ready.",
+        n=session.hand_count)))
+    context.application.create_task(_send_export(context, sc, session, names), update=update)
 
 
-async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str],
-                       root: Path) -> None:
-    store = store_of(context)
-    base = f"mjledger-{session.variant}-{session.id}"
-    with tempfile.TemporaryDirectory(prefix="mjledger-export-") as tmp:
-        # From the session's cached export, which gains only the hands entered since the last
-        # /export; file work in worker threads, so the other chats are not held up.
-        csv_path, json_path = await export_files(store, session, names, root, Path(tmp), base)
-        with csv_path.open("rb") as f:
-            await context.bot.send_document(sc.chat_id, InputFile(f, filename=csv_path.name))
-        with json_path.open("rb") as f:
-            await context.bot.send_document(sc.chat_id, InputFile(f, filename=json_path.name),
-                                            caption=esc(sc.t("Send this file back with /import "
-                                                             "to load the session again.")))
+async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str]) -> None:
+    (csv_name, csv_data), (json_name, json_data) = await session_files(
+        store_of(context), session, names)
+    await context.bot.send_document(sc.chat_id, InputFile(csv_data, filename=csv_name))
+    await context.bot.send_document(sc.chat_id, InputFile(json_data, filename=json_name),
+                                    caption=esc(sc.t("Send this file back with /import "
+                                                     "to load the session again.")))
 
 
 IMPORT_MAP = re.compile(r"([0-3ESWNesnw])=@(\w{1,64})", re.ASCII)

@@ -58,8 +58,6 @@ class Settings:
     webhook_secret: str | None = None
     listen: str = "0.0.0.0"
     port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
-    export_dir: str | None = None  # /export's per-session cache (default: the temp directory)
-    export_cache_mb: int = 256  # its size cap; least recently used sessions' caches go first
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -79,10 +77,6 @@ class Settings:
             port = int(raw_port) if raw_port else None
         except ValueError:
             raise ConfigError(f"PORT must be a number, not {raw_port!r}") from None
-        raw_cap = env.get("EXPORT_CACHE_MB") or "256"
-        if not raw_cap.isascii() or not raw_cap.isdigit() or int(raw_cap) < 1:
-            raise ConfigError(f"EXPORT_CACHE_MB must be a whole number of megabytes, at least 1, "
-                              f"not {raw_cap!r}")
         return cls(
             token=token,
             base_url=env.get("TELEGRAM_BASE_URL") or DEFAULT_BASE_URL,
@@ -93,6 +87,4 @@ class Settings:
             webhook_secret=env.get("WEBHOOK_SECRET") or None,
             listen=env.get("LISTEN", "0.0.0.0"),
             port=port,
-            export_dir=env.get("EXPORT_DIR") or None,
-            export_cache_mb=int(raw_cap),
         )

@@ -3,14 +3,19 @@ that `python -m scoring score` and /import read back."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import gzip
 import io
 import json
+import time
 import zlib
 from collections.abc import Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import IO, Any
 
+from db import Session, Store
 from scoring import ScoringError, get_variant, score
 
 from ..plumbing.limits import (
@@ -78,13 +83,11 @@ class CsvWriter:
     """One row per hand and seat, written a batch of hands at a time (running totals carried
     over); voided hands are listed and count nothing."""
 
-    def __init__(self, out: IO[str], players: Sequence[str], stake_cents: int, *,
-                 totals: Sequence[int] = (0, 0, 0, 0), header: bool = True) -> None:
+    def __init__(self, out: IO[str], players: Sequence[str], stake_cents: int) -> None:
         self.players, self.stake_cents = list(players), stake_cents
         self.writer = csv.writer(out)
-        self.totals = list(totals)  # carried over from the rows before (a cached export)
-        if header:
-            self.writer.writerow(CSV_HEADER)
+        self.totals = [0, 0, 0, 0]  # running totals, carried from one batch to the next
+        self.writer.writerow(CSV_HEADER)
 
     def write(self, hands: Sequence[ExportedHand]) -> None:
         for hand in hands:
@@ -101,6 +104,69 @@ def to_csv(players: Sequence[str], hands: Sequence[ExportedHand], stake_cents: i
     buffer = io.StringIO()
     CsvWriter(buffer, players, stake_cents).write(hands)
     return buffer.getvalue()
+
+
+# Files up to this size go out plain; larger ones gzipped (a long session's JSON would be more
+# than /import takes anyway, and gzip makes it a tenth). /import reads either.
+PLAIN_LIMIT = MAX_IMPORT_BYTES
+JSON_TAIL = "\n]}\n"
+YIELD_EVERY = 25  # hands formatted between two offers of the GIL (about 1 ms)
+Files = tuple[tuple[str, bytes], tuple[str, bytes]]  # (name, contents) of the CSV and the JSON
+
+
+class SessionExport:
+    """A session's two export files, built in memory a batch of hands at a time (CPU work: call
+    `write` and `files` from a worker thread). The CSV starts with a byte order mark (spreadsheet
+    programs then read it as UTF-8); the JSON document has one hand per line."""
+
+    def __init__(self, variant: str, rules: dict[str, Any], stake_cents: int,
+                 players: Sequence[str]) -> None:
+        self.csv = io.StringIO()
+        self.csv.write("\ufeff")
+        self.rows = CsvWriter(self.csv, players, stake_cents)
+        head = json.dumps(header_json(variant, rules, stake_cents, players), ensure_ascii=False)
+        self.json = io.StringIO()
+        self.json.write(head[:-1] + ', "hands": [\n')
+        self.hands = 0
+
+    def write(self, hands: Sequence[ExportedHand]) -> None:
+        for start in range(0, len(hands), YIELD_EVERY):
+            if start:
+                # let the event loop's thread (and the driver's) take the GIL now, not after
+                # the interpreter's switch interval: another chat's reply waits that long per step
+                time.sleep(0)
+            piece = hands[start:start + YIELD_EVERY]
+            self.rows.write(piece)
+            for hand in piece:
+                if self.hands:
+                    self.json.write(",\n")
+                self.json.write(json.dumps(hand_json(hand), ensure_ascii=False))
+                self.hands += 1
+
+    def files(self, base: str, limit: int = PLAIN_LIMIT) -> Files:
+        """(file name, contents) of the CSV and the JSON file, once all hands are written:
+        `base`.csv and `base`.json, each gzipped (and named .gz) when larger than `limit` bytes."""
+        self.json.write(JSON_TAIL)
+        out = []
+        for name, text in ((f"{base}.csv", self.csv), (f"{base}.json", self.json)):
+            data = text.getvalue().encode()
+            text.close()  # the text copy goes before the compressed one is made
+            if len(data) > limit:
+                name, data = name + ".gz", gzip.compress(data, compresslevel=6, mtime=0)
+            out.append((name, data))
+        return out[0], out[1]
+
+
+async def session_files(store: Store, session: Session, players: Sequence[str]) -> Files:
+    """What /export sends: the session's hands streamed from the database a batch at a time,
+    each batch formatted in a worker thread (the event loop, and every other chat, is held up
+    only while a batch is read); nothing is written to disk."""
+    export = SessionExport(session.variant, session.rules, session.stake_cents, players)
+    async with aclosing(store.iter_hands(session.id)) as batches:
+        async for batch in batches:
+            await asyncio.to_thread(export.write, [
+                ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason) for h in batch])
+    return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.id}")
 
 
 def parse_import(data: bytes) -> ImportedSession:

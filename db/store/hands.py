@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
-from sqlalchemy import URL, Integer, bindparam, case, delete, false, func, select, text, update
+from sqlalchemy import Integer, bindparam, case, delete, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.pool import NullPool
 
 from .. import aggregates
 from .. import models as M
-from ..config import make_engine
 from ..domain import (
     AlreadyVoided,
     ChartSeries,
@@ -255,94 +252,35 @@ class HandsMixin(StoreCore):
                 raise NotFound(f"there is no session {session_id}")
             return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
 
-    async def iter_hands(self, session_id: int, *, batch: int = 2_000,
-                         include_voided: bool = True, after: int = 0,
-                         upto: int | None = None) -> AsyncIterator[list[RecordedHand]]:
-        """Every hand of the session in order (those with `after` < seq <= `upto`), `batch` at
-        a time, each batch its own short read: an export of any length holds one batch in memory."""
+    async def iter_hands(self, session_id: int, *, batch: int = 200,
+                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
+        """Every hand of the session in order, `batch` at a time, never all of them in memory
+        (an export of any length). PostgreSQL: one query read through a server-side cursor (one
+        snapshot). SQLite: pages by seq, each its own short read (its in-memory database has one
+        shared connection, which a cursor held open between pages would tie up). Close the
+        iterator when leaving it early (contextlib.aclosing): it may hold a connection."""
         hand, void = M.Hand.__table__, M.HandVoid.__table__
-        while True:
-            # Plain rows, not ORM objects: building those costs more than reading (export).
-            stmt = (select(hand, void.c.reason, void.c.voided_by, void.c.voided_at)
-                    .outerjoin(void, void.c.hand_id == hand.c.id)
-                    .where(hand.c.session_id == session_id, hand.c.seq > after))
-            if not include_voided:
-                stmt = stmt.where(hand.c.voided.is_(False))
-            if upto is not None:
-                stmt = stmt.where(hand.c.seq <= upto)
+        # Plain rows, not ORM objects: building those costs more than reading (export).
+        stmt = (select(hand, void.c.reason, void.c.voided_by, void.c.voided_at)
+                .outerjoin(void, void.c.hand_id == hand.c.id)
+                .where(hand.c.session_id == session_id))
+        if not include_voided:
+            stmt = stmt.where(hand.c.voided.is_(False))
+        stmt = stmt.order_by(hand.c.seq)
+        if not self._sqlite:
             async with self.engine.connect() as conn:
-                rows = (await conn.execute(stmt.order_by(hand.c.seq).limit(batch))).all()
-            hands = [RecordedHand(
-                id=r.id, session_id=r.session_id, seq=r.seq, record=r.record, outcome=r.outcome,
-                entered_by=r.entered_by, created_at=as_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
-                void_reason=r.reason, voided_by=r.voided_by, created=False, level=r.level,
-                voided_at=as_utc(r.voided_at), idempotency_key=r.idempotency_key) for r in rows]
-            if not hands:
+                result = await conn.stream(stmt.execution_options(yield_per=batch))
+                async for rows in result.partitions():
+                    yield [_listed_hand(r) for r in rows]
+            return
+        after = 0
+        while True:
+            async with self.engine.connect() as conn:
+                rows = (await conn.execute(stmt.where(hand.c.seq > after).limit(batch))).all()
+            if not rows:
                 return
-            yield hands
-            after = hands[-1].seq
-
-    async def consume_hands_off_loop(self, session_id: int, consume: Callable[[list[RecordedHand]], None],
-                                     *, batch: int = 2_000, after: int = 0,
-                                     upto: int | None = None) -> int:
-        """Feed every hand of the session (`after` < seq <= `upto`), in order and `batch` at a
-        time, to `consume`, all in a worker thread with its own connection: reading, decoding
-        and whatever `consume` does (writing an export) leave this event loop free for the
-        other chats. Returns the count."""
-        span = {"after": after, "upto": upto}
-        url = await self.standalone_url()
-        if url is None:  # one shared connection
-            count = 0
-            async for hands in self.iter_hands(session_id, batch=batch, **span):
-                await asyncio.to_thread(consume, hands)
-                count += len(hands)
-            return count
-
-        async def read() -> int:
-            engine = make_engine(url, poolclass=NullPool)
-            count = 0
-            try:
-                async for hands in type(self)(engine).iter_hands(session_id, batch=batch, **span):
-                    consume(hands)
-                    count += len(hands)
-            finally:
-                await engine.dispose()
-            return count
-
-        return await asyncio.to_thread(asyncio.run, read())
-
-    async def standalone_url(self) -> URL | None:
-        """The URL another engine (another thread's, another process's) reaches this same
-        database with, None for an in-memory SQLite database (only this engine's connection)."""
-        url = self.engine.url
-        if self._sqlite:
-            return None if url.database in (None, "", ":memory:") else url
-        # make_engine moved the schema out of the URL into the connection settings
-        async with self.engine.connect() as conn:
-            path = (await conn.execute(text("SHOW search_path"))).scalar()
-        return url.update_query_dict({"search_path": path})
-
-    async def export_mark(self, session_id: int) -> tuple[int, int]:
-        """(hands entered, hands not voided) in the session, from its running aggregates (one
-        short read at any length): an export cache that wrote hands up to some seq knows from
-        these whether a hand it already wrote was voided since."""
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(
-                select(M.Session.hand_count, M.SeatStats.hands)
-                .outerjoin(M.SeatStats, (M.SeatStats.session_id == M.Session.id) & (M.SeatStats.seat == 0))
-                .where(M.Session.id == session_id))).first()
-        if row is None:
-            raise NotFound(f"there is no session {session_id}")
-        return int(row[0] or 0), int(row[1] or 0)
-
-    async def voided_seqs(self, session_id: int) -> list[int]:
-        """The seqs of the session's voided hands, ascending (read from the voids: they are few)."""
-        async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                select(M.Hand.seq).select_from(M.HandVoid)
-                .join(M.Hand, M.Hand.id == M.HandVoid.hand_id)
-                .where(M.Hand.session_id == session_id).order_by(M.Hand.seq))
-            return [int(r[0]) for r in rows]
+            yield [_listed_hand(r) for r in rows]
+            after = rows[-1].seq
 
     async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
         row = (await s.execute(select(M.Hand, M.HandVoid)
@@ -467,3 +405,12 @@ def _insert_hand(*only_if: Any) -> Any:
 _INSERT_HAND = _insert_hand()
 _INSERT_HAND_IF_LAST = _insert_hand(
     func.coalesce(_last_live(_HANDS.c.seq), 0) == bindparam("b_last_live", type_=Integer))
+
+
+def _listed_hand(r: Any) -> RecordedHand:
+    """A hand from a row of `iter_hands`' query (the hand's columns and its void's)."""
+    return RecordedHand(
+        id=r.id, session_id=r.session_id, seq=r.seq, record=r.record, outcome=r.outcome,
+        entered_by=r.entered_by, created_at=as_utc(r.created_at), voided=bool(r.voided),  # type: ignore[arg-type]
+        void_reason=r.reason, voided_by=r.voided_by, created=False, level=r.level,
+        voided_at=as_utc(r.voided_at), idempotency_key=r.idempotency_key)

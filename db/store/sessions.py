@@ -215,20 +215,6 @@ class SessionsMixin(StoreCore):
             rows = (await s.execute(stmt.order_by(M.Session.id.desc()))).scalars()
             return [session_of(r) for r in rows]
 
-    async def sessions_by_recency(self) -> list[Session]:
-        """Every chat's sessions that have hands: running ones first, then the most recently
-        ended, then the newest (the order the export keeper catches their caches up in)."""
-        stmt = (select(M.Session).where(M.Session.hand_count > 0)
-                .order_by(M.Session.ended_at.is_(None).desc(), M.Session.ended_at.desc(),
-                          M.Session.id.desc()))
-        async with self._read() as s:
-            return [session_of(r) for r in (await s.execute(stmt)).scalars()]
-
-    async def session_ids(self) -> set[int]:
-        """The ids of every session there is (the export keeper drops the caches of others)."""
-        async with self._read() as s:
-            return set((await s.execute(select(M.Session.id))).scalars())
-
     async def _change_seating(self, session_id: int,
                               change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:
         async def write(s: AsyncSession) -> Session:

@@ -1,6 +1,7 @@
-"""The load and scale benchmarks (scripts: `python -m tests.bench.load`, `... .scale`,
-`... .startup`) run here once at toy size, so they keep working; the statement counts they
-report are exact, so the per-update budget is checked too (timings are not: see the scripts)."""
+"""The load, scale and export benchmarks (scripts: `python -m tests.bench.load`, `... .scale`,
+`... .bench_export`, `... .startup`) run here once at toy size, so they keep working; the
+statement counts they report are exact, so the per-update budget is checked too (timings are
+not: see the scripts)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 
 import pytest
 
-from tests.bench import load, scale
+from tests.bench import bench_export, load, scale
 from tests.databases import BACKENDS
 
 STATEMENT_BUDGET = 5  # SQL statements per update on the common paths
@@ -31,11 +32,17 @@ def test_scale_benchmark_at_toy_size() -> None:
     for size in ("30",):
         commands = results["sizes"][size]["commands"]
         assert set(commands) == {f"{v} {c}" for v in ("luzhou", "cixi")
-                                 for c in [*scale.COMMANDS, "/export +1", "/export kept"]}
+                                 for c in scale.COMMANDS}
         assert commands["luzhou /export"]["upload_mb"] > 0
-        assert commands["luzhou /export +1"]["upload_mb"] > 0
-        assert commands["luzhou /export kept"]["upload_mb"] > 0
     assert "ratio" in scale.show(results)
+
+
+def test_export_benchmark_at_toy_size() -> None:
+    results = bench_export.run("sqlite", [30])
+    r = results["sizes"]["30"]
+    assert set(r["ready_s"]) == set(bench_export.VARIANTS) and r["upload_mb"]["cixi"] > 0
+    assert r["table"]["alone_ms"] > 0 and r["rss_peak_mb"] >= r["rss_before_mb"] > 0
+    assert "/table in another chat" in bench_export.show(results)
 
 
 def test_importing_the_bot_loads_neither_matplotlib_nor_alembic() -> None:

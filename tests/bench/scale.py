@@ -9,31 +9,18 @@ schema revision ("0001") and then brought to the newest one by the bot itself, s
 migrations run their backfill on the generated history (the time is reported as `open`).
 Each size is then measured in a fresh process (the real application over the fake Bot API in
 that process): every command's wall time and the process's peak resident memory while it ran
-(sampled every 5 ms). /export runs twice: first with no export cache (it writes the session's
-cache: reads every hand), then after one more hand was stored (`/export +1`: reads that hand,
-copies the cached body; the median of three such). The export keeper (bot/export_keeper.py)
-is paused for all of that, so these are /export's own paths: `/export` is the cold one (an
-evicted or lost cache, a session from before the keeper). The 100 000-hand process also times
-a /table in a small chat while a 100 000-hand /stats, then a 100 000-hand /export without its
-cache, runs in another chat.
-
-Then the keeper runs: the export directory is removed and the keeper catches every session up
-(wall and CPU seconds reported; at 100 000 hands, /table in the small chat is timed over and
-over meanwhile: the interference of a 100 000-hand cache being built), and `/export kept` is
-/export once the keeper brought the cache up to date after one more hand (the median of three;
-the debounce shortened to 0.5 s).
+(sampled every 5 ms). The 100 000-hand process also times a /table in a small chat while a
+100 000-hand /stats, then a 100 000-hand /export, runs in another chat. (/export at the sizes a
+table plays, with its targets: tests/bench/bench_export.py.)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import random
-import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -237,12 +224,9 @@ async def measure_size(url: str, size: int) -> dict[str, Any]:
     out: dict[str, Any] = {"size": size, "commands": {}}
     async with FakeTelegram() as tg:
         settings = Settings(token=tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url,
-                            database_url=url, export_dir=tempfile.mkdtemp(prefix="scale-exports-"))
+                            database_url=url)
         began = time.perf_counter()
-        async with serve(settings, poll_timeout=1) as app:
-            keeper = app.bot_data["export_keeper"]
-            keeper.pause()  # /export's own paths first; the keeper's turn comes after
-            keeper.delay = 0.5
+        async with serve(settings, poll_timeout=1):
             out["open_s"] = time.perf_counter() - began
             chats = {}
             for variant in ("luzhou", "cixi"):
@@ -252,49 +236,14 @@ async def measure_size(url: str, size: int) -> dict[str, Any]:
             for variant, (chat, user) in chats.items():
                 for cmd in COMMANDS:
                     out["commands"][f"{variant} {cmd}"] = await timed(tg, chat, user, cmd)
-                    if cmd == "/export":  # the first /export writes the session's export cache
-                        again = []
-                        for _ in range(3):  # the median of three: one more hand each time
-                            await add_hand(url, variant, size)
-                            again.append(await timed(tg, chat, user, cmd))
-                        again.sort(key=lambda r: r["seconds"])
-                        out["commands"][f"{variant} /export +1"] = again[1]
             if size >= 100_000:
-                out["interference"] = await interference(tg, chats["luzhou"], settings.export_dir)
-            out["keeper"] = await kept(tg, keeper, chats, url, size, settings.export_dir or "",
-                                       sample_table=size >= 100_000)
-            for variant, (chat, user) in chats.items():
-                again = []
-                for _ in range(3):  # one more hand, the keeper's refresh, then /export
-                    await add_hand(url, variant, size)
-                    keeper.mark_chat(int(chat["id"]))
-                    await keeper.wait_idle(TIMEOUT)
-                    again.append(await timed(tg, chat, user, "/export"))
-                again.sort(key=lambda r: r["seconds"])
-                out["commands"][f"{variant} /export kept"] = again[1]
+                out["interference"] = await interference(tg, chats["luzhou"])
         assert not tg.internal_errors, tg.internal_errors
     return out
 
 
-async def add_hand(url: str, variant: str, size: int) -> None:
-    """One more hand in the chat's session (as if entered since the last /export)."""
-    from db import Store
-
-    store = await Store.open(url)
-    try:
-        session = await store.running_session(chat_id(variant, size))
-        assert session is not None
-        last = (await store.history(session.id, limit=1))[0]
-        await store.record_hand(session.id, last.record, last.outcome, entered_by=None,
-                                idempotency_key=f"bench:{variant}:{size}:{time.time_ns()}")
-    finally:
-        await store.close()
-
-
-async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, Any]],
-                       export_dir: str | None) -> dict[str, Any]:
-    """How much a /table in another chat waits while this chat's /stats or /export runs (the
-    /export with its cache removed first: the worst case, every hand read again)."""
+async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    """How much a /table in another chat waits while this chat's /stats or /export runs."""
     small = tg.group("small table", chat_id=-424242)
     user = tg.user(4242, "Solo", "solo")
     await tg.send_message(small, user, "/new cixi")  # an empty session: /table shows its seats
@@ -303,8 +252,6 @@ async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, An
     base = min(a["seconds"] for a in alone)
     out: dict[str, Any] = {"table_alone_ms": 1000 * base}
     for cmd in ("/stats", "/export"):
-        if cmd == "/export" and export_dir:
-            shutil.rmtree(export_dir, ignore_errors=True)
         start = len(tg.requests)
         await tg.send_message(big[0], big[1], cmd)
         await asyncio.sleep(0.05 if cmd == "/stats" else 0.5)
@@ -313,70 +260,6 @@ async def interference(tg: FakeTelegram, big: tuple[dict[str, Any], dict[str, An
         out[cmd] = {"table_during_ms": 1000 * during["seconds"],
                     "delay_ms": 1000 * (during["seconds"] - base)}
     return out
-
-
-async def kept(tg: FakeTelegram, keeper: Any, chats: dict[str, Any], url: str, size: int,
-               export_dir: str, *, sample_table: bool) -> dict[str, Any]:
-    """The keeper catching up every session with its cache removed: wall and CPU seconds, and
-    (`sample_table`) how long a /table in a small chat takes meanwhile, again and again."""
-    small = tg.group("small table", chat_id=-424242)
-    user = tg.user(4242, "Solo", "solo")
-    out: dict[str, Any] = {}
-    if sample_table:
-        if not any(str(r.params.get("chat_id")) == "-424242" for r in tg.requests):
-            await tg.send_message(small, user, "/new cixi")
-            await tg.wait_for(finished(tg, -424242, "/new", len(tg.requests) - 1), TIMEOUT)
-        alone = [await timed(tg, small, user, "/table") for _ in range(3)]
-        out["table_alone_ms"] = 1000 * min(a["seconds"] for a in alone)
-    keeper.resume()
-    await keeper.wait_idle(TIMEOUT)  # the marks gathered while it was paused, its start-up pass
-    keeper.pause()
-    shutil.rmtree(export_dir, ignore_errors=True)
-    wrote = keeper.refreshed
-    cpu, began = time.process_time(), time.perf_counter()
-    child_cpu = children_cpu()
-    keeper.catch_up_now()
-    keeper.resume()
-    during: list[float] = []
-    pauses: list[float] = []  # the garbage collector's full passes meanwhile, ms
-    started: list[float] = []
-
-    def gc_pass(phase: str, info: dict[str, Any]) -> None:
-        if info["generation"] == 2:
-            if phase == "start":
-                started[:] = [time.perf_counter()]
-            elif started:
-                pauses.append(1000 * (time.perf_counter() - started[0]))
-
-    gc.callbacks.append(gc_pass)
-    try:
-        while keeper.catching_up:
-            await asyncio.sleep(0.2)
-            if not sample_table:
-                continue
-            if not keeper.catching_up:
-                break
-            during.append(1000 * (await timed(tg, small, user, "/table"))["seconds"])
-    finally:
-        gc.callbacks.remove(gc_pass)
-    out.update(catch_up_s=time.perf_counter() - began, catch_up_cpu_s=time.process_time() - cpu,
-               catch_up_child_cpu_s=children_cpu() - child_cpu,
-               caches_written=keeper.refreshed - wrote, failures=keeper.failures,
-               gc_full_passes=len(pauses), gc_full_pass_max_ms=max(pauses, default=0.0))
-    await keeper.wait_idle(TIMEOUT)
-    if during:
-        during.sort()
-        out.update(table_during_ms=during, table_samples=len(during),
-                   table_median_ms=during[len(during) // 2],
-                   table_p90_ms=during[int(0.9 * len(during))], table_max_ms=during[-1],
-                   delay_max_ms=during[-1] - out["table_alone_ms"])
-    return out
-
-
-def children_cpu() -> float:
-    """CPU seconds of the finished child processes (the keeper's long builds)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -423,20 +306,6 @@ def show(results: dict[str, Any]) -> str:
                 lines.append(f"/table in another chat: alone {i['table_alone_ms']:.0f} ms, during a "
                              f"{sizes[-1]}-hand {cmd} {i[cmd]['table_during_ms']:.0f} ms "
                              f"(delay {i[cmd]['delay_ms']:.0f} ms)")
-    for s in sizes:
-        k = results["sizes"][s].get("keeper")
-        if k:
-            lines.append(f"keeper catch-up in the {s}-hand process (every session of the database, "
-                         f"cache removed): {k['catch_up_s']:.2f} s wall, CPU {k['catch_up_cpu_s']:.2f} s "
-                         f"in the bot + {k['catch_up_child_cpu_s']:.2f} s in its build processes, "
-                         f"{k['caches_written']} caches written, {k['failures']} failures; "
-                         f"{k['gc_full_passes']} full GC passes, the longest "
-                         f"{k['gc_full_pass_max_ms']:.0f} ms")
-        if k and "table_max_ms" in k:
-            lines.append(f"/table in another chat during it: alone {k['table_alone_ms']:.0f} ms, "
-                         f"{k['table_samples']} samples, median {k['table_median_ms']:.0f} ms, "
-                         f"p90 {k['table_p90_ms']:.0f} ms, max {k['table_max_ms']:.0f} ms "
-                         f"(delay {k['delay_max_ms']:.0f} ms)")
     return "\n".join(lines)
 
 

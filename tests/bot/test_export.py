@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import subprocess
@@ -10,7 +11,15 @@ import sys
 
 import pytest
 
-from bot.view.export import CsvWriter, ExportedHand, ImportError_, parse_import, to_csv, to_json
+from bot.view.export import (
+    CsvWriter,
+    ExportedHand,
+    ImportError_,
+    SessionExport,
+    parse_import,
+    to_csv,
+    to_json,
+)
 from scoring import get_variant, score
 
 PLAYERS = ["Alice", "<b>&Bob", "卡罗", "Dan"]
@@ -90,7 +99,7 @@ def test_bad_files_are_refused_with_the_reason(payload: bytes, reason: str) -> N
 
 def test_streamed_files_in_batches_match_the_whole_documents(tmp_path) -> None:
     """/export writes a batch of hands at a time: the same CSV rows (the JSON document built
-    piece by piece is checked against to_json in test_export_cache)."""
+    piece by piece is checked against to_json below)."""
     all_hands = hands()
     with (tmp_path / "x.csv").open("w", newline="") as c:
         as_csv = CsvWriter(c, PLAYERS, 50)
@@ -105,3 +114,74 @@ def test_an_import_with_rules_scoring_refuses_says_which() -> None:
         parse_import(json.dumps(doc).encode())
     assert exc.value.msgid == "the session's rules: {reason}"
     assert exc.value.scoring is not None and exc.value.scoring.field == "rules.cap_applies"
+
+
+def many(n: int) -> list[ExportedHand]:
+    out = []
+    for i in range(n):
+        winner = i % 4
+        record = {"variant": "luzhou", "dealer": winner, "dealer_streak": 1, "round_wind": 0,
+                  "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": winner}]},
+                             {"type": "exhausted", "ready": {str(s): {} for s in range(4) if s != winner}}]}
+        voided = i % 7 == 3
+        out.append(ExportedHand(i + 1, record, score(record).to_dict(), voided,
+                                "typo" if voided else None))
+    return out
+
+
+def exported(hands: list[ExportedHand], pieces: list[tuple[int, int]],
+             limit: int | None = None) -> tuple[tuple[str, bytes], tuple[str, bytes]]:
+    export = SessionExport("luzhou", {}, 25, PLAYERS)
+    for start, end in pieces:
+        export.write(hands[start:end])
+    return export.files("x") if limit is None else export.files("x", limit)
+
+
+@pytest.mark.parametrize("limit", [None, 10])
+def test_written_in_pieces_the_files_are_the_whole_export(limit: int | None) -> None:
+    hands = many(40)
+    (csv_name, csv_data), (json_name, json_data) = exported(
+        hands, [(0, 1), (1, 13), (13, 14), (14, 40)], limit)
+    assert (csv_name, json_name) == (("x.csv", "x.json") if limit is None
+                                     else ("x.csv.gz", "x.json.gz"))
+    if limit is not None:  # over the limit: gzipped, the same bytes inside
+        csv_data, json_data = gzip.decompress(csv_data), gzip.decompress(json_data)
+    assert csv_data == ("\ufeff" + to_csv(PLAYERS, hands, 25)).encode()
+    assert json.loads(json_data) == to_json("luzhou", {}, 25, PLAYERS, hands)
+    back = parse_import(json_data)  # /import reads what /export writes
+    assert [(h.seq, h.voided, h.void_reason, h.record) for h in back.hands] == \
+        [(h.seq, h.voided, h.void_reason, h.record) for h in hands]
+    assert back.players == tuple(PLAYERS) and back.stake_cents == 25
+
+
+def test_the_files_bytes_are_pinned() -> None:
+    """The layout /export has always sent (a BOM and CRLF rows; the JSON header on the first
+    line, one hand a line): the same session gives the same bytes."""
+    (_, csv_data), (_, json_data) = exported([], [])
+    assert csv_data == ("\ufeffhand,seat,wind,player,points,total_points,money_cents,voided,"
+                        "dealer\r\n").encode()
+    assert json_data == ('{"format": "mjledger-session/1", "variant": "luzhou", "rules": {}, '
+                         '"stake_cents": 25, "players": ["Alice", "<b>&Bob", "卡罗", "Dan"], '
+                         '"hands": [\n\n]}\n').encode()
+    hands = many(4)
+    (_, csv_data), (_, json_data) = exported(hands, [(0, 3), (3, 4)])
+    lines = json_data.decode().split("\n")
+    assert lines[0].endswith('"players": ["Alice", "<b>&Bob", "卡罗", "Dan"], "hands": [')
+    assert lines[1:] == [json.dumps({"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason,
+                                     "record": h.record}, ensure_ascii=False) + ","
+                         for h in hands[:3]] + [
+        '{"seq": 4, "voided": true, "void_reason": "typo", "record": ' +
+        json.dumps(hands[3].record, ensure_ascii=False) + "}", "]}", ""]
+    assert csv_data.decode("utf-8-sig").split("\r\n")[13:17] == [
+        "4,0,East,Alice,0,2,50,1,0", "4,1,South,<b>&Bob,0,2,50,1,0",
+        "4,2,West,卡罗,0,2,50,1,0", "4,3,North,Dan,0,-6,-150,1,1"]  # voided: counts nothing
+
+
+def test_import_reads_a_gzipped_export_and_refuses_a_gzip_bomb() -> None:
+    (_, json_gz) = exported(many(5), [(0, 5)], limit=10)[1]
+    assert len(parse_import(json_gz).hands) == 5
+    bomb = gzip.compress(b" " * 5_000_000)
+    with pytest.raises(ImportError_, match="larger than"):
+        parse_import(bomb)
+    with pytest.raises(ImportError_, match="not a JSON file"):
+        parse_import(b"\x1f\x8b not really gzip")

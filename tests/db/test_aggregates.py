@@ -199,47 +199,34 @@ async def test_migration_builds_the_aggregates_from_stored_hands(db_url: str) ->
         await store.close()
 
 
-async def test_hands_read_in_a_worker_thread_with_its_own_connection(store: Store) -> None:
-    """What /export streams: every hand in order, batch by batch, read off the event loop."""
-    import threading
-
+async def test_every_hand_streamed_in_order_a_batch_at_a_time(store: Store) -> None:
+    """What /export reads: every hand in order (voided ones marked, with their reason), no
+    batch larger than asked, and a session booked into meanwhile still read whole up to a
+    point (each hand once, in order)."""
     rng = random.Random(3)
     s = await seated_session(store, chat_id=-81)
+    ids = []
     for i in range(7):
         record, outcome = luzhou_hand(rng)
-        await store.record_hand(s.id, record, outcome, entered_by=None, idempotency_key=f"t{i}")
-    seen: list[tuple[int, bool]] = []
-    threads = set()
-
-    def consume(batch: list[Any]) -> None:
-        seen.extend((h.seq, h.voided) for h in batch)
-        threads.add(threading.get_ident())
-
-    assert await store.consume_hands_off_loop(s.id, consume, batch=3) == 7
-    assert seen == [(i, False) for i in range(1, 8)]
-    assert threads and threading.get_ident() not in threads
-
-
-async def test_export_reads_a_span_of_hands_and_the_live_count(store: Store) -> None:
-    """What the export cache reads: the hands after the last one it holds (up to a mark), and
-    from the aggregates how many hands are entered and how many are not voided."""
-    rng = random.Random(5)
-    s = await seated_session(store, chat_id=-82)
-    assert await store.export_mark(s.id) == (0, 0)
-    ids = []
-    for i in range(6):
-        record, outcome = luzhou_hand(rng)
         ids.append((await store.record_hand(s.id, record, outcome, entered_by=None,
-                                            idempotency_key=f"x{i}")).id)
-    assert await store.export_mark(s.id) == (6, 6)
-    await store.void_hand(ids[-1], by=None, reason="typo")
-    assert await store.export_mark(s.id) == (6, 5)
-    assert await store.voided_seqs(s.id) == [6]
-    seen: list[int] = []
-    await store.consume_hands_off_loop(s.id, lambda b: seen.extend(h.seq for h in b), batch=2,
-                                       after=2, upto=5)
-    assert seen == [3, 4, 5]
-    assert [h.seq async for b in store.iter_hands(s.id, after=4) for h in b] == [5, 6]
+                                            idempotency_key=f"t{i}")).id)
+    await store.void_hand(ids[5], by=None, reason="typo")
+    batches = [b async for b in store.iter_hands(s.id, batch=3)]
+    assert [len(b) for b in batches] == [3, 3, 1]
+    hands = [h for b in batches for h in b]
+    assert [(h.seq, h.voided, h.void_reason) for h in hands] == \
+        [(i, i == 6, "typo" if i == 6 else None) for i in range(1, 8)]
+    assert [h.id for h in hands] == ids
+    assert [h.seq async for b in store.iter_hands(s.id, include_voided=False) for h in b] == \
+        [1, 2, 3, 4, 5, 7]
+
+    seen: list[int] = []  # a hand booked while the export reads: each hand once, in order
+    async for batch in store.iter_hands(s.id, batch=2):
+        seen += [h.seq for h in batch]
+        if len(seen) == 2:
+            record, outcome = luzhou_hand(rng)
+            await store.record_hand(s.id, record, outcome, entered_by=None, idempotency_key="t8")
+    assert seen in (list(range(1, 8)), list(range(1, 9)))
 
 
 async def test_an_imported_session_has_its_aggregates(store: Store) -> None:

@@ -1,5 +1,6 @@
-"""/export keeps each session's export and adds only the hands entered since the last one; a
-hand undone after it was exported makes the next /export write again from that hand's batch."""
+"""/export reads the session from the database each time (one pass over its hands) and sends
+the CSV and the JSON file: hands added or undone since the last /export are in the next one, a
+long session is announced first and its files follow, and a failure is told as what it is."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from db import Store
+from db import DatabaseUnavailable, Store
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
@@ -31,56 +32,55 @@ async def export(table: Table, tg: FakeTelegram, user: dict) -> tuple[list[list[
     return rows, json.loads(json_doc.file.upload.data)
 
 
-async def test_export_adds_only_new_hands_and_rewrites_after_an_undo(
+async def test_each_export_reads_the_session_as_it_is_now(
         bot: Any, table: Table, store: Store, tg: FakeTelegram,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    reads: list[Any] = []  # where each read of hands for the export started
+    reads: list[int] = []  # the session each read of hands was for
     iter_hands = Store.iter_hands
 
     def spy(self: Store, session_id: int, **kwargs: Any) -> Any:
-        reads.append(kwargs.get("after", 0))
+        reads.append(session_id)
         return iter_hands(self, session_id, **kwargs)
 
     monkeypatch.setattr(Store, "iter_hands", spy)
-    bot.bot_data["export_keeper"].pause()  # only /export reads hands here
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
     await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
     rows, doc = await export(table, tg, carol)
-    assert [h["seq"] for h in doc["hands"]] == [1, 2] and reads == [0]
+    assert [h["seq"] for h in doc["hands"]] == [1, 2] and len(reads) == 1
     assert len(rows) == 1 + 2 * 4
 
     await wall_out(table, carol, await table.say(carol, "/hu 2 zimo"))
     rows, doc = await export(table, tg, carol)
-    assert [h["seq"] for h in doc["hands"]] == [1, 2, 3]
-    assert reads == [0, 2]  # only hand 3 was read
+    assert [h["seq"] for h in doc["hands"]] == [1, 2, 3] and len(reads) == 2
     assert not any(h["voided"] for h in doc["hands"])
     session = await store.running_session(table.chat_id)
     totals = await store.totals(session.id)
-    assert [int(r[5]) for r in rows[-4:]] == list(totals)  # running totals carried over
+    assert [int(r[5]) for r in rows[-4:]] == list(totals)  # running totals
 
-    done = await table.say(carol, "/undo typo")  # hand 3, already in the cache
+    done = await table.say(carol, "/undo typo")  # hand 3, in the export before
     assert "Hand 3 undone" in done.text
     rows, doc = await export(table, tg, carol)
     assert [h["voided"] for h in doc["hands"]] == [False, False, True]
     assert doc["hands"][2]["void_reason"] == "typo"
-    assert reads[2:] == [2]  # nothing new after hand 3: hand 3 again (not 1 and 2)
     totals = await store.totals(session.id)
     assert [int(r[5]) for r in rows[-4:]] == list(totals)
+    assert reads == [session.id] * 3
 
 
-async def test_a_long_first_export_answers_at_once_and_sends_the_files_after(
+async def test_a_long_export_answers_at_once_and_sends_the_files_after(
         bot: object, table: Table, tg: FakeTelegram, monkeypatch: pytest.MonkeyPatch) -> None:
     import bot.commands.ledger
 
-    monkeypatch.setattr(bot.commands.ledger, "LONG_EXPORT", 1)  # "long": more than one hand to write
+    monkeypatch.setattr(bot.commands.ledger, "LONG_EXPORT", 1)  # "long": more than one hand
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
     await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
     notice = await table.say(carol, "/export")
     assert "Preparing the export of 2 hands" in notice.text
+
     def files() -> list:
         docs = [m for m in tg.messages(table.chat_id) if m.file is not None and m.file.upload]
         return docs if len(docs) >= 2 else []
@@ -88,38 +88,40 @@ async def test_a_long_first_export_answers_at_once_and_sends_the_files_after(
     docs = await tg.wait_for(files, 10)
     assert [d.file.upload.filename.rsplit(".", 1)[1] for d in docs] == ["csv", "json"]
     assert [h["seq"] for h in json.loads(docs[1].file.upload.data)["hands"]] == [1, 2]
-    rows, doc = await export(table, tg, carol)  # now held in the cache: the files at once
+    rows, doc = await export(table, tg, carol)  # again: the same files
     assert [h["seq"] for h in doc["hands"]] == [1, 2] and len(rows) == 9
 
 
-async def test_the_keeper_follows_the_chat_so_export_reads_no_hand(
-        bot: Any, table: Table, store: Store, tg: FakeTelegram,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    keeper = bot.bot_data["export_keeper"]
-    keeper.delay = 0.05  # the debounce, shortened
+@pytest.mark.parametrize(("fault", "said"), [
+    (DatabaseUnavailable("the database is down"), "database is not available"),
+    (ValueError("a hand it cannot write"), "Something went wrong"),
+])
+@pytest.mark.parametrize("long", [False, True])
+async def test_a_failed_export_says_what_failed_and_the_next_one_works(
+        bot: object, table: Table, tg: FakeTelegram, monkeypatch: pytest.MonkeyPatch,
+        fault: Exception, said: str, long: bool) -> None:
+    import bot.commands.ledger
+    from bot.view.export import SessionExport
+
+    if long:  # the files from a task of their own: its failure is told all the same
+        monkeypatch.setattr(bot.commands.ledger, "LONG_EXPORT", 0)
     alice, bob, carol, dan = table.players
     await table.seat_everyone("luzhou")
     await wall_out(table, bob, await table.say(bob, "/hu 1 zimo pure"))
-    await wall_out(table, alice, await table.say(alice, "/hu 0 zimo seven_pairs"))
-    await keeper.wait_idle(30)
-    written = keeper.refreshed
-    assert written >= 1
-    done = await table.say(alice, "/undo typo")  # hand 2 voided
-    assert "Hand 2 undone" in done.text
-    await tg.wait_for(lambda: keeper.refreshed > written, 30)  # the chat was marked after it
-    await keeper.wait_idle(30)
-    assert keeper.failures == 0
+    write = SessionExport.write
 
-    reads: list[Any] = []
+    def failing(self: SessionExport, hands: Any) -> None:
+        raise fault
 
-    def spy(self: Store, session_id: int, **kwargs: Any) -> Any:
-        reads.append(kwargs.get("after", 0))
-        return iter_hands(self, session_id, **kwargs)
+    monkeypatch.setattr(SessionExport, "write", failing)
+    before = len(tg.messages(table.chat_id))
+    await table.say(carol, "/export")
 
-    iter_hands = Store.iter_hands
-    monkeypatch.setattr(Store, "iter_hands", spy)
+    def told() -> list:
+        return [m for m in tg.messages(table.chat_id)[before:] if said in (m.text or "")]
+
+    await tg.wait_for(told, 10)
+    assert not [m for m in tg.messages(table.chat_id)[before:] if m.file is not None]
+    monkeypatch.setattr(SessionExport, "write", write)
     rows, doc = await export(table, tg, carol)
-    assert reads == []  # the cache held both hands, hand 2 voided
-    assert [(h["seq"], h["voided"]) for h in doc["hands"]] == [(1, False), (2, True)]
-    session = await store.running_session(table.chat_id)
-    assert [int(r[5]) for r in rows[-4:]] == list(await store.totals(session.id))
+    assert [h["seq"] for h in doc["hands"]] == [1] and len(rows) == 5
