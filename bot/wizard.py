@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring import IncompleteHand, Outcome, ScoringError, score
-from scoring.schema import StrictModel
+from scoring.model import StrictModel
 from scoring.variant import Variant
 
 from . import forms, wizard_reading, wizard_ready

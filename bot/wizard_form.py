@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scoring.schema import StrictModel
+from scoring.model import StrictModel
 
 from . import forms
 from .forms import Kind, Spec
