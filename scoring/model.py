@@ -1,8 +1,8 @@
 """The hand record as typed data: common fields and the event types every variant shares.
 
 Variants subclass `WinnerBase` for their winner features and list the event models they accept;
-`scoring.validation` turns raw JSON into these models (`scoring.schema`) and their complaints
-into `ScoringError`s.
+`scoring.validation` turns raw JSON into these models and `scoring.errors` their refusals into
+`ScoringError`s.
 """
 
 from __future__ import annotations
@@ -10,20 +10,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
 from .errors import invalid
-from .schema import AfterValidator, Field, model_validator
-from .schema import StrictModel as _Record
 
 SEATS = (0, 1, 2, 3)
 
 
-def _check_seat(seat: int) -> int:
+def check_seat(seat: int) -> int:
     if seat not in SEATS:
         raise invalid("{number} is not a seat (seats are 0–3)", number=seat)
     return seat
 
 
-Seat = Annotated[int, AfterValidator(_check_seat)]
+Seat = Annotated[int, AfterValidator(check_seat)]
 SeatKey = Literal["0", "1", "2", "3"]
 WinBy = Literal["self_draw", "discard", "robbed_kong"]
 
@@ -35,9 +45,25 @@ def only_by(*kinds: str) -> dict[str, Any]:
     return {"win_by": list(kinds)}
 
 
-class StrictModel(_Record):
-    """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1);
-    see `scoring.schema`. A model's checks are built on first use, not at import."""
+def _integers_only(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A numeric choice takes integers only: pydantic's `Literal` finds a choice by equality,
+    so True and 1.0 would pass for 1. Refused the way the choice itself refuses a value."""
+    if type(value) in (bool, float):
+        try:
+            handler(None)  # not a choice: the choice's own refusal, with what it expects
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            raise PydanticCustomError(err["type"], err["msg"], err.get("ctx")) from None
+    return handler(value)
+
+
+INTEGERS_ONLY = WrapValidator(_integers_only)  # `Annotated[Literal[1, 2], INTEGERS_ONLY]`
+
+
+class StrictModel(BaseModel):
+    """JSON-shaped, immutable, no unknown fields, no type coercion (1 is not true, "1" not 1)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
 
 
 class RulesBase(StrictModel):

@@ -13,10 +13,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Annotated, Any, ClassVar, Union
 
-from .errors import IncompleteHand, ScoringError
+from pydantic import Field, TypeAdapter, ValidationError
+
+from .errors import IncompleteHand, ScoringError, refusal, unknown_rule, validated
 from .model import Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from .outcome import Outcome
-from .schema import Field, TypeAdapter
 
 Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
 
@@ -33,14 +34,21 @@ class Variant:
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
 
-    _adapter: ClassVar[TypeAdapter | None] = None
+    _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
     @classmethod
-    def events_adapter(cls) -> TypeAdapter:
-        if cls.__dict__.get("_adapter") is None:
+    def read_events(cls, events: Any) -> list[Any]:
+        """This variant's events from JSON, each read by the event model its "type" names;
+        errors as `ScoringError` at ``events[i]...``."""
+        if cls.__dict__.get("_events") is None:
             union = Union[tuple(cls.events)]  # noqa: UP007 - built at run time
-            cls._adapter = TypeAdapter(list[Annotated[union, Field(discriminator="type")]])
-        return cls._adapter  # type: ignore[return-value]
+            tp = list[Annotated[union, Field(discriminator="type")]]
+            cls._events = (tp, TypeAdapter(tp))
+        tp, adapter = cls._events  # type: ignore[misc]
+        try:
+            return adapter.validate_python(events)
+        except ValidationError as exc:
+            raise refusal(exc, tp, "events") from None
 
     @classmethod
     def event_types(cls) -> list[str]:
@@ -50,9 +58,11 @@ class Variant:
         """Every house rule's value, defaults filled in: what a session records when it starts,
         so that later changes to the defaults never re-score its hands. `ScoringError` (at
         ``rules.<name>``) for an unknown rule or a bad value."""
-        from .validation import parse_rules  # validation imports this module
+        return self.read_rules(rules).model_dump(mode="json")
 
-        return parse_rules(self, rules).model_dump(mode="json")
+    def read_rules(self, rules: Any) -> RulesBase:
+        """The house rules from JSON, errors as `ScoringError` at ``rules.<name>``."""
+        return validated(self.Rules, rules, "rules", unknown_rule(self.name))
 
     def win_types(self, rules: Any) -> tuple[str, ...]:
         """How a hand may be won under these rules (the wizard offers only these)."""

@@ -1,4 +1,4 @@
-"""Keyboard forms built from the variants' own record models (`scoring.schema`).
+"""Keyboard forms built from the variants' own record models (pydantic, `scoring.model`).
 
 A variant declares its winner features and event types as models (scoring/variants/*). This
 module reads those models once and turns each field into a kind of control (toggle, choice,
@@ -14,8 +14,12 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from scoring.model import _check_seat
-from scoring.schema import AfterValidator, FieldInfo, Ge, Le, StrictModel, Undefined
+from annotated_types import Ge, Le
+from pydantic import AfterValidator
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from scoring.model import StrictModel, check_seat
 
 COUNTER_MAX = 8  # where a model gives no upper bound, the keyboard stops here
 
@@ -49,7 +53,7 @@ class Spec:
 
 
 def _is_seat(meta: list[Any] | tuple[Any, ...]) -> bool:
-    return any((isinstance(m, AfterValidator) and m.func is _check_seat)
+    return any((isinstance(m, AfterValidator) and m.func is check_seat)
                or (isinstance(m, FieldInfo) and _is_seat(m.metadata)) for m in meta)
 
 
@@ -129,7 +133,7 @@ def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
 def _default(info: FieldInfo) -> Any:
     if info.default_factory is not None:
         return info.default_factory()  # type: ignore[call-arg]
-    return None if info.default is Undefined else info.default
+    return None if info.default is PydanticUndefined else info.default
 
 
 @cache

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scoring import IncompleteHand, ScoringError
-from scoring.schema import StrictModel
+from scoring.model import StrictModel
 from scoring.variant import Variant
 
 from ..plumbing.messages import Button

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.schema import StrictModel
+from scoring.model import StrictModel
 
 from ..plumbing.messages import Button
 from ..view.i18n import N_

@@ -2,7 +2,7 @@
 
 Source strings are English msgids: in bot/ marked with `t(...)`, `N_(...)` or raised as
 `LineError(...)` / `ImportError_(...)`; in scoring/ the templates of `ScoringError` (its second
-argument), of validators' `invalid(...)` and of validation's `_msg(...)`, so the bot can explain
+argument), of validators' `invalid(...)` and of scoring.errors' `_msg(...)`, so the bot can explain
 a refused hand in the chat's language.
 tests/bot/test_i18n.py checks that every marked string is translated in every catalogue.
 

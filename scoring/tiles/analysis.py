@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ..errors import ScoringError
 from ..outcome import Outcome
-from ..validation import build_hand, parse_rules
+from ..validation import build_hand
 from ..variant import get_variant
 from .engine import readings, waiting
 from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
@@ -67,7 +67,7 @@ def score_record(variant: str, rules: str, dealer: int, round_wind: int,
 def _rules_model(variant: str, rules: str) -> Any:
     """A variant's rules from their sorted JSON (the value memos' key); models are immutable,
     so every record valued under them shares one."""
-    return parse_rules(get_variant(variant), json.loads(rules))
+    return get_variant(variant).read_rules(json.loads(rules))
 
 
 _HAS_KONG: dict[str, bool] = {}

@@ -10,10 +10,10 @@ from functools import lru_cache
 from operator import eq
 from typing import Any, NamedTuple
 
-from ..errors import ScoringError
+from pydantic import Field
+
+from ..errors import ScoringError, validated
 from ..model import Seat, StrictModel, WinBy
-from ..schema import Field, ValidationError
-from ..validation import _msg, _raise
 from ..variant import Variant, get_variant
 from .engine import Group
 from .notation import RED, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
@@ -56,10 +56,7 @@ def read_request(data: Any) -> Table:
     if not isinstance(name, str):
         raise ScoringError("variant", "is required")
     variant = get_variant(name)
-    try:
-        req = Request.model_validate(data)
-    except ValidationError as exc:
-        _raise(exc, "", _msg("unknown field"))
+    req = validated(Request, data)
     name = variant.name
     rules, rules_json = _read_rules(variant, req.rules)
     jokers = _jokers(name, req.indicator)
@@ -82,10 +79,7 @@ def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
     except TypeError:  # a list or an object as a rule's value: read it each time
         ck = got = None
     if got is None:
-        try:
-            rules = variant.Rules.model_validate(data)
-        except ValidationError as exc:
-            _raise(exc, "rules", _msg("unknown rule for {variant}", variant=variant.name))
+        rules = variant.read_rules(data)
         got = (rules, _rules_json(rules))
         if ck is not None:
             if len(_RULES) > 256:

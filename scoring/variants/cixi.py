@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import Field
+
 from ..errors import ScoringError
 from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..rotation import pass_deal
-from ..schema import Field
 from ..variant import Variant, describe, register
 
 BASE = 12  # 12点起底

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
+from pydantic import Field
+
 from ..errors import ScoringError
 from ..model import (
     SEATS,
@@ -27,7 +29,6 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
-from ..schema import Field, Ge, Le
 from ..variant import Variant, describe, register
 
 Form = Literal["standard", "seven_pairs", "all_pungs", "orphans", "thirteen_waves"]
@@ -56,8 +57,7 @@ class Winner(WinnerBase):
     luxury: int = Field(default=0, ge=0, le=3)
     kong_chain: int = Field(default=0, ge=0, le=4)
     pure: bool = False
-    # plain Ge/Le so the bot's keyboard forms see the bounds of each seat's count
-    fed: dict[SeatKey, Annotated[int, Ge(1), Le(4)]] = Field(default_factory=dict)
+    fed: dict[SeatKey, Annotated[int, Field(ge=1, le=4)]] = Field(default_factory=dict)
 
 
 class FeibaoWin(WinEvent[Winner]):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from pydantic import AfterValidator, Field, model_validator
+
 from ..errors import ScoringError, invalid
 from ..model import (
     SEATS,
@@ -26,7 +28,6 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays, pays_each
 from ..rotation import first_in_turn
-from ..schema import AfterValidator, Field, model_validator
 from ..variant import Variant, describe, register
 
 KONG_PAY = {"concealed": 2, "added": 3, "exposed": 1}  # 闷豆 / 转弯豆 / 点豆

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field, model_validator
+
 from ..errors import ScoringError, invalid
 from ..model import ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
-from ..schema import Field, model_validator
 from ..variant import Variant, describe, register
 
 KONG_PAY = {"exposed": 1, "added": 2, "concealed": 2}  # 明杠算胡, 暗杠 (and 补杠) 算自摸

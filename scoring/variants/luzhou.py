@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from pydantic import BeforeValidator, Field, model_validator
+
 from ..errors import IncompleteHand, ScoringError, invalid
 from ..model import (
+    INTEGERS_ONLY,
     SEATS,
     Hand,
     RulesBase,
@@ -22,7 +25,6 @@ from ..model import (
 )
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
-from ..schema import BeforeValidator, Field, model_validator
 from ..variant import Variant, describe, register
 
 LADDER = (2, 5, 10)  # 平胡 2, 闺自摸 5, then doubling
@@ -31,13 +33,13 @@ FLOWER_CAT_NO_CAP = 40  # 花猫 pays the cap; 40 when the table plays without o
 
 
 class Rules(RulesBase):
-    ghosts: Literal[4, 8] = 4
+    ghosts: Annotated[Literal[4, 8], INTEGERS_ONLY] = 4
     cap: int = Field(default=40, ge=0)
     one_ke_discard: bool = False
-    no_ghost_steps: Literal[1, 2] = 2
+    no_ghost_steps: Annotated[Literal[1, 2], INTEGERS_ONLY] = 2
     ready_pay: Literal["full", "half"] = "full"
     cap_applies: Literal["value", "payment"] = "value"
-    kong_discard_steps: Literal[1, 2] = 2
+    kong_discard_steps: Annotated[Literal[1, 2], INTEGERS_ONLY] = 2
     flower_cat: Literal["not_ready", "cap"] = "not_ready"
     ghost_bonus: Literal["linear", "double", "off"] = "linear"
     ghost_bonus_mode: Literal["always", "win_only"] = "always"

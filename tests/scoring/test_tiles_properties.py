@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from scoring import ScoringError
-from scoring.schema import ValidationError
 from scoring.tiles import analyze, waits
 from scoring.tiles.analysis import _candidates, _kongs, _value, paying_seat
 from scoring.tiles.engine import is_complete
