@@ -20,7 +20,6 @@ from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
 from .notation import tile_name
 from .reading import Holding, Reading, groups_out
 from .request import Table, _rules_json, read_request, split_win
-from .waits_engine import wait_readings
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
 
@@ -223,15 +222,14 @@ def _text(key: frozenset[tuple[str, Any]], seat: int, shown: dict[str, Any]) -> 
 
 
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
-                   prep: Prep | None = None, holdings: list[Holding] | None = None,
+                   prep: Prep | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
-    """Every legal reading valued, best first; the readings found; the refusals met.
-    `holdings`: `_holdings(table, hand, win)` when the caller has them."""
+    """Every legal reading valued, best first; the readings found; the refusals met."""
     if prep is None:
         prep = prepare(table, hand, win, by)
     shapes = SHAPES[table.name]
     found: list[Reading] = []
-    for h in _holdings(table, hand, win) if holdings is None else holdings:
+    for h in _holdings(table, hand, win):
         found += readings(h, shapes)
     found = _legal(table, found)
     scored, errors = value_readings(table, found, prep, by)
@@ -368,21 +366,8 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     # a wait is never a joker, so the context is the same for each
     prep = prepare(table, hand, tiles[0], "self_draw", tiles)
     out = []
-    if not wild:
-        # no joker in hand: one holding per wait, the hand with the tile added
-        melds = table.melds
-        for tile in tiles:
-            counts[tile] += 1
-            holding = Holding(tuple(counts), 0, melds, tile, False)
-            counts[tile] -= 1
-            scored, _, _ = score_readings(table, hand, tile, "self_draw", prep, [holding])
-            if scored:
-                out.append((tile, scored))
-        return out
-    # jokers in hand: every wait's readings at once, the parts the wait leaves alone shared
-    found = wait_readings(_holdings(table, hand, None), SHAPES[table.name], tiles)
     for tile in tiles:
-        scored, _ = value_readings(table, _legal(table, found[tile]), prep, "self_draw")
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
         if scored:
             out.append((tile, scored))
     return out

@@ -125,6 +125,20 @@ def _solve_honor_chows(key: bytes) -> tuple[int, int]:
     return best0, best1
 
 
+PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))  # a hand's parts: the three suits, the honours
+
+
+def part_need(key: bytes, honours: bool, honor_chows: bool = False) -> tuple[int, int]:
+    """A part's needs (`suit_need`, or `honor_need` for the honours)."""
+    return honor_need(key, honor_chows) if honours else suit_need(key)
+
+
+def part_needs(b: bytes, honor_chows: bool = False) -> tuple[tuple[int, int], ...]:
+    """The needs of a hand's four parts (34 counts as bytes)."""
+    return (suit_need(b[0:9]), suit_need(b[9:18]), suit_need(b[18:27]),
+            honor_need(b[27:34], honor_chows))
+
+
 _ADD: dict[tuple[bytes, bool | None], tuple[tuple[int, int], ...]] = {}
 
 
@@ -141,7 +155,7 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
         out = []
         for i in range(len(key)):
             b[i] += 1
-            out.append(honor_need(bytes(b), honor_chows) if honours else suit_need(bytes(b)))
+            out.append(part_need(bytes(b), honours, honor_chows))
             b[i] -= 1
         got = _ADD[ck] = tuple(out)
     return got
@@ -211,18 +225,9 @@ def pairs_of(kind: int) -> dict[bytes, int]:
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
     """Fewest jokers that make `counts` (34 tiles) into sets and exactly one pair."""
-    b = bytes(counts)
-    parts = (suit_need(b[0:9]), suit_need(b[9:18]), suit_need(b[18:27]),
-             honor_need(b[27:34], honor_chows))
+    parts = part_needs(bytes(counts), honor_chows)
     total0 = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
     return total0 + min(p[1] - p[0] for p in parts)
-
-
-def need_sets(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
-    """Fewest jokers that make `counts` into sets only (the pair is already placed)."""
-    b = bytes(counts)
-    return (suit_need(b[0:9])[0] + suit_need(b[9:18])[0] + suit_need(b[18:27])[0]
-            + honor_need(b[27:34], honor_chows)[0])
 
 
 # -- joker-free agari ----------------------------------------------------------------------------

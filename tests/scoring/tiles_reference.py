@@ -17,7 +17,7 @@ from scoring import ScoringError
 from scoring.tiles.analysis import _context, _kongs, _shown, _value
 from scoring.tiles.features import FEATURES, SHAPES
 from scoring.tiles.notation import ORPHAN_TILES, is_terminal_or_honor
-from scoring.tiles.reading import Group, Holding, Reading
+from scoring.tiles.reading import Group, Reading
 from scoring.tiles.request import Table, read_request, split_win
 
 Item = tuple[int, bool]  # (the tile it stands for, a joker standing in)
@@ -217,14 +217,3 @@ def brute_best(data: dict[str, Any]) -> int | None:
         if not isinstance(value, ScoringError):
             best = value if best is None else max(best, value)
     return best
-
-
-def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
-    """The holdings of a 13-tile hand (`analysis._holdings(table, hand, None)`) with a waiting
-    tile (never a joker) added as the winning tile: what `wait_readings` reads at once."""
-    out = []
-    for h in bases:
-        counts = list(h.counts)
-        counts[tile] += 1
-        out.append(Holding(tuple(counts), h.wild, h.melds, tile, False))
-    return out
