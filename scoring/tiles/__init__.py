@@ -5,9 +5,9 @@ rules, and return the winner features of the most valuable one; list a ready han
     >>> analyze({"variant": "luzhou", "tiles": "123m456m789m[555p]中+5m"})["winner"]
 """
 
-from .analysis import analyze, waits
+from .analysis import analyze
 from .notation import parse_tiles
-from .ready import has_ready_check, ready_entry, ready_value
+from .ready import has_ready_check, ready_entry, ready_value, waits
 
 __all__ = ["analyze", "clear_caches", "has_ready_check", "parse_tiles", "ready_entry",
            "ready_value", "waits"]

@@ -1,4 +1,5 @@
-"""`analyze` and `waits` (shared/spec/tiles.md): from the tiles to the best winner object.
+"""`analyze` (shared/spec/tiles.md): from the tiles to the best winner object; every wait of a
+13-tile hand valued (`scored_waits`, what `ready` builds `waits` and 查叫 on).
 
 Each reading's winner features are valued by building a one-win hand record and scoring it with
 the variant's own `score` — the value tables live only in the variant modules.
@@ -16,10 +17,9 @@ from ..outcome import Outcome
 from ..validation import build_hand, parse_rules
 from ..variant import get_variant
 from .engine import readings, waiting
-from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
-from .notation import tile_name
+from .features import FEATURES, SHAPES, Context, named
 from .reading import Holding, Reading, groups_out
-from .request import Table, _rules_json, read_request, split_win
+from .request import Table, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
 
@@ -172,11 +172,7 @@ class Prep(NamedTuple):
 
 def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str,
             waits: list[int] | None = None) -> Prep:
-    return Prep(_context(table, hand, win, by, waits), _rules_key(table), _kongs(table))
-
-
-def _rules_key(table: Table) -> str:
-    return table.rules_json or _rules_json(table.rules)
+    return Prep(_context(table, hand, win, by, waits), table.rules_json, _kongs(table))
 
 
 def paying_seat(rel: int) -> int:
@@ -312,8 +308,14 @@ def _real_suits(table: Table) -> set[int]:
     return {x // 9 for x in tiles if x < 27 and x not in table.jokers}
 
 
+def three_suits(table: Table) -> bool:
+    """A Luzhou hand holding all three suits: it cannot win (缺一门), and at an exhausted wall
+    it is a 花猪 (flower_cat)."""
+    return table.name == "luzhou" and len(_real_suits(table)) == 3
+
+
 def _check_missing_suit(table: Table) -> None:
-    if table.name == "luzhou" and len(_real_suits(table)) == 3:
+    if three_suits(table):
         raise ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
                            "all three")
 
@@ -323,41 +325,9 @@ def analyze(data: Any) -> dict[str, Any]:
     return analyze_table(read_request(data))
 
 
-def waits(data: Any) -> dict[str, Any]:
-    """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
-    table = read_request(data)
-    hand, _ = split_win(table, 13)
-    out: dict[str, Any] = {}
-    if table.name == "luzhou":
-        suits = _real_suits(table)
-        out["flower_cat"] = len(suits) == 3
-        if out["flower_cat"]:
-            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
-    per_wait = scored_waits(table, hand)
-    found = []
-    best, most = None, (0, 0)
-    for tile, scored in per_wait:
-        first = scored[0]
-        wait = {"tile": tile_name(tile), **first.to_dict()}
-        found.append(wait)
-        if best is None or (first.value, first.named) > most:  # the first of the best
-            best, most = wait, (first.value, first.named)
-    result: dict[str, Any] = {"waits": found, "ready": bool(found),
-                              "best": ({"tile": best["tile"], "winner": best["winner"],
-                                        "value": best["value"]} if best else None), **out}
-    if table.name in READY_FIELDS:
-        from .ready import best_ready  # ready.py builds on this module
-
-        # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
-        # the waits otherwise
-        chosen = best_ready(table, per_wait, reading=False)
-        result["ready_entry"] = chosen["ready"] if chosen else None
-    return result
-
-
 def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
     """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
-    self-draw, best first (`waits` and 查叫 both start from these)."""
+    self-draw, best first (`ready.waits` and 查叫 both start from these)."""
     counts, wild = _split_jokers(hand, table.jokers)
     tiles = waiting(counts, wild, table.melds, SHAPES[table.name],
                     _candidates(table, hand, counts))

@@ -42,7 +42,7 @@ class Table(NamedTuple):
     melds: tuple[Group, ...]
     win: int | None
     flowers: tuple[int, ...]
-    rules_json: str = ""  # the rules as sorted JSON
+    rules_json: str  # the rules as sorted JSON
 
     @property
     def name(self) -> str:
