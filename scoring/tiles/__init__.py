@@ -39,4 +39,3 @@ def clear_caches() -> None:
     ready._ENTRIES.clear()
     request._jokers.cache_clear()
     request._meld.cache_clear()
-    analysis._unused.cache_clear()

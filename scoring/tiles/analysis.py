@@ -369,21 +369,9 @@ def _candidates(table: Table, hand: tuple[int, ...],
             for x, w in zip(g.tiles, g.wild, strict=True):
                 if not w:
                     held[x] += 1
-    if table.name != "luzhou":
-        if max(held) < 4:  # the usual case: no tile used up, the variant's own list
-            return _unused(table.name, table.jokers)
-        if table.name == "guiyang":
-            return tuple(x for x in range(27) if held[x] < 4)
-        return tuple(x for x in range(34) if held[x] < 4 and x not in table.jokers)
-    suits = _real_suits(table)
-    return tuple(x for x in range(27) if held[x] < 4
-                 and not (len(suits) == 2 and x // 9 not in suits))
-
-
-@lru_cache(maxsize=64)
-def _unused(variant: str, jokers: frozenset[int]) -> tuple[int, ...]:
-    """`_candidates` when the hand holds no tile four times: Guiyang's suited tiles, the
-    others' every tile but the jokers."""
-    if variant == "guiyang":
-        return tuple(range(27))
-    return tuple(x for x in range(34) if x not in jokers)
+    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    if table.name == "luzhou":
+        suits = _real_suits(table)
+        if len(suits) == 2:
+            tiles = [x for x in tiles if x // 9 in suits]
+    return tuple(x for x in tiles if held[x] < 4 and x not in table.jokers)

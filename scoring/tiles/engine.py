@@ -183,10 +183,7 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     part is the smaller join, so each kept reading is the first (in the order of
     `(groups, win)`) of all the readings it stands for."""
     c = h.counts
-    held = list(c)
-    for g in h.melds:
-        for t in g.tiles:
-            held[t] += 1
+    held = h.held()
     win = h.win if h.win is not None and not h.win_wild else None
     any_held = any(held)
     joined: dict[PartKey, tuple[Group, ...]] = {(0, 0, 0, 0, False, False, False, False, ()): ()}
@@ -557,10 +554,7 @@ def _classes(h: Holding) -> list[list[int]]:
     """Tiles a group made only of jokers may stand for, by class: tiles of one suit held the
     same number of times are interchangeable for every feature (the winning tile's kind is a
     class of its own), so a few of each class stand for all of it."""
-    held = list(h.counts)
-    for g in h.melds:
-        for t in g.tiles:
-            held[t] += 1
+    held = h.held()
     suits = {t // 9 for t in range(34) if held[t]}
     if not suits:
         return [[0]]

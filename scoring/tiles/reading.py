@@ -75,6 +75,14 @@ class Holding(NamedTuple):
     def size(self) -> int:
         return sum(self.counts) + self.wild
 
+    def held(self) -> list[int]:
+        """34 counts of the tiles held, the melds' included."""
+        held = list(self.counts)
+        for g in self.melds:
+            for t in g.tiles:
+                held[t] += 1
+        return held
+
 
 class Reading(NamedTuple):
     """One way to read a hand (a tuple: thousands are built and thrown away per hand)."""
