@@ -375,3 +375,11 @@ def _candidates(table: Table, hand: tuple[int, ...],
         if len(suits) == 2:
             tiles = [x for x in tiles if x // 9 in suits]
     return tuple(x for x in tiles if held[x] < 4 and x not in table.jokers)
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _value.cache_clear()
+    _rules_model.cache_clear()
+    _VALUED.clear()
+    _TEXTS.clear()

@@ -744,3 +744,11 @@ def _waves_fills(h: Holding) -> list[tuple[int, ...]]:
     elif h.wild <= honors:
         fills.append(missing[:h.wild])
     return fills
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    for memo in (_SPLITS, _SUB, _SUB_WILD, _REL, _OPTIONS, _AT, _LOOKS):
+        memo.clear()
+    _room.cache_clear()
+    _chow_moves.cache_clear()

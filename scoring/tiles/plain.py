@@ -169,3 +169,9 @@ def waits(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
     else:
         out = [t for t in candidates if t in wins or special(t)]
     return out[:limit]
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    for memo in (_GROUPS, _PLUS):
+        memo.clear()

@@ -127,3 +127,8 @@ def place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
     return out
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _group_dict.cache_clear()

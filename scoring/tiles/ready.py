@@ -171,3 +171,10 @@ def waits(data: Any) -> dict[str, Any]:
         chosen = best_ready(table, per_wait, reading=False)
         result["ready_entry"] = chosen["ready"] if chosen else None
     return result
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _ready_value.cache_clear()
+    _TEXTS.clear()
+    _ENTRIES.clear()

@@ -243,3 +243,11 @@ def _count_error(n: int, want: int) -> ScoringError:
 def _rules_json(rules: Any) -> str:
     """A variant's rules (a frozen model, so hashable) as sorted JSON."""
     return json.dumps(rules.model_dump(), sort_keys=True)
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _rules_json.cache_clear()
+    _RULES.clear()
+    _jokers.cache_clear()
+    _meld.cache_clear()

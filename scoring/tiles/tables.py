@@ -238,3 +238,10 @@ def is_agari(counts: list[int]) -> bool:
     b = bytes(counts)
     return complete_plain(b) or b.count(2) == 7 or (
         b.count(0) == 21 and all(counts[t] for t in ORPHANS))
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`); `part_splits`, static
+    data, stays."""
+    for memo in (_SUIT, _HON, _ADD):
+        memo.clear()
