@@ -166,6 +166,11 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
 SUIT, HONORS, HONORS_CHOWS = 0, 1, 2  # the kinds of part: a suit, the honours, Feibao's honours
 
 
+def honor_kind(honor_chows: bool) -> int:
+    """The kind of the honours' part: with Feibao's chows or without."""
+    return HONORS_CHOWS if honor_chows else HONORS
+
+
 @cache
 def part_splits(kind: int) -> dict[bytes, tuple[tuple[tuple[int, ...], ...], ...]]:
     """Every count vector of one part (a suit, or the honours with or without Feibao's chows)
@@ -213,7 +218,7 @@ def complete_plain(b: bytes, honor_chows: bool = False) -> bool:
     m, p, s = suits.get(b[0:9]), suits.get(b[9:18]), suits.get(b[18:27])
     if m is None or p is None or s is None:
         return False
-    z = pairs_of(HONORS_CHOWS if honor_chows else HONORS).get(b[27:34])
+    z = pairs_of(honor_kind(honor_chows)).get(b[27:34])
     return z is not None and m + p + s + z == 1
 
 
