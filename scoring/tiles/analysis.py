@@ -1,4 +1,5 @@
-"""`analyze` and `waits` (shared/spec/tiles.md): from the tiles to the best winner object.
+"""`analyze` (shared/spec/tiles.md): from the tiles to the best winner object; every wait of a
+13-tile hand valued (`scored_waits`, what `ready` builds `waits` and 查叫 on).
 
 Each reading's winner features are valued by building a one-win hand record and scoring it with
 the variant's own `score` — the value tables live only in the variant modules.
@@ -16,11 +17,9 @@ from ..outcome import Outcome
 from ..validation import build_hand
 from ..variant import get_variant
 from .engine import readings, waiting
-from .features import FEATURES, READY_FIELDS, SHAPES, Context, named
-from .notation import tile_name
+from .features import FEATURES, SHAPES, Context, named
 from .reading import Holding, Reading, groups_out
-from .request import Table, _rules_json, read_request, split_win
-from .waits_engine import wait_readings
+from .request import Table, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
 
@@ -173,11 +172,7 @@ class Prep(NamedTuple):
 
 def prepare(table: Table, hand: tuple[int, ...], win: int | None, by: str,
             waits: list[int] | None = None) -> Prep:
-    return Prep(_context(table, hand, win, by, waits), _rules_key(table), _kongs(table))
-
-
-def _rules_key(table: Table) -> str:
-    return table.rules_json or _rules_json(table.rules)
+    return Prep(_context(table, hand, win, by, waits), table.rules_json, _kongs(table))
 
 
 def paying_seat(rel: int) -> int:
@@ -223,15 +218,14 @@ def _text(key: frozenset[tuple[str, Any]], seat: int, shown: dict[str, Any]) -> 
 
 
 def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str,
-                   prep: Prep | None = None, holdings: list[Holding] | None = None,
+                   prep: Prep | None = None,
                    ) -> tuple[list[Scored], list[Reading], list[ScoringError]]:
-    """Every legal reading valued, best first; the readings found; the refusals met.
-    `holdings`: `_holdings(table, hand, win)` when the caller has them."""
+    """Every legal reading valued, best first; the readings found; the refusals met."""
     if prep is None:
         prep = prepare(table, hand, win, by)
     shapes = SHAPES[table.name]
     found: list[Reading] = []
-    for h in _holdings(table, hand, win) if holdings is None else holdings:
+    for h in _holdings(table, hand, win):
         found += readings(h, shapes)
     found = _legal(table, found)
     scored, errors = value_readings(table, found, prep, by)
@@ -314,8 +308,14 @@ def _real_suits(table: Table) -> set[int]:
     return {x // 9 for x in tiles if x < 27 and x not in table.jokers}
 
 
+def three_suits(table: Table) -> bool:
+    """A Luzhou hand holding all three suits: it cannot win (缺一门), and at an exhausted wall
+    it is a 花猪 (flower_cat)."""
+    return table.name == "luzhou" and len(_real_suits(table)) == 3
+
+
 def _check_missing_suit(table: Table) -> None:
-    if table.name == "luzhou" and len(_real_suits(table)) == 3:
+    if three_suits(table):
         raise ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
                            "all three")
 
@@ -325,41 +325,9 @@ def analyze(data: Any) -> dict[str, Any]:
     return analyze_table(read_request(data))
 
 
-def waits(data: Any) -> dict[str, Any]:
-    """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
-    table = read_request(data)
-    hand, _ = split_win(table, 13)
-    out: dict[str, Any] = {}
-    if table.name == "luzhou":
-        suits = _real_suits(table)
-        out["flower_cat"] = len(suits) == 3
-        if out["flower_cat"]:
-            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": "flower_cat"}
-    per_wait = scored_waits(table, hand)
-    found = []
-    best, most = None, (0, 0)
-    for tile, scored in per_wait:
-        first = scored[0]
-        wait = {"tile": tile_name(tile), **first.to_dict()}
-        found.append(wait)
-        if best is None or (first.value, first.named) > most:  # the first of the best
-            best, most = wait, (first.value, first.named)
-    result: dict[str, Any] = {"waits": found, "ready": bool(found),
-                              "best": ({"tile": best["tile"], "winner": best["winner"],
-                                        "value": best["value"]} if best else None), **out}
-    if table.name in READY_FIELDS:
-        from .ready import best_ready  # ready.py builds on this module
-
-        # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
-        # the waits otherwise
-        chosen = best_ready(table, per_wait, reading=False)
-        result["ready_entry"] = chosen["ready"] if chosen else None
-    return result
-
-
 def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Scored]]]:
     """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
-    self-draw, best first (`waits` and 查叫 both start from these)."""
+    self-draw, best first (`ready.waits` and 查叫 both start from these)."""
     counts, wild = _split_jokers(hand, table.jokers)
     tiles = waiting(counts, wild, table.melds, SHAPES[table.name],
                     _candidates(table, hand, counts))
@@ -368,21 +336,8 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     # a wait is never a joker, so the context is the same for each
     prep = prepare(table, hand, tiles[0], "self_draw", tiles)
     out = []
-    if not wild:
-        # no joker in hand: one holding per wait, the hand with the tile added
-        melds = table.melds
-        for tile in tiles:
-            counts[tile] += 1
-            holding = Holding(tuple(counts), 0, melds, tile, False)
-            counts[tile] -= 1
-            scored, _, _ = score_readings(table, hand, tile, "self_draw", prep, [holding])
-            if scored:
-                out.append((tile, scored))
-        return out
-    # jokers in hand: every wait's readings at once, the parts the wait leaves alone shared
-    found = wait_readings(_holdings(table, hand, None), SHAPES[table.name], tiles)
     for tile in tiles:
-        scored, _ = value_readings(table, _legal(table, found[tile]), prep, "self_draw")
+        scored, _, _ = score_readings(table, hand, tile, "self_draw", prep)
         if scored:
             out.append((tile, scored))
     return out
@@ -414,21 +369,17 @@ def _candidates(table: Table, hand: tuple[int, ...],
             for x, w in zip(g.tiles, g.wild, strict=True):
                 if not w:
                     held[x] += 1
-    if table.name != "luzhou":
-        if max(held) < 4:  # the usual case: no tile used up, the variant's own list
-            return _unused(table.name, table.jokers)
-        if table.name == "guiyang":
-            return tuple(x for x in range(27) if held[x] < 4)
-        return tuple(x for x in range(34) if held[x] < 4 and x not in table.jokers)
-    suits = _real_suits(table)
-    return tuple(x for x in range(27) if held[x] < 4
-                 and not (len(suits) == 2 and x // 9 not in suits))
+    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
+    if table.name == "luzhou":
+        suits = _real_suits(table)
+        if len(suits) == 2:
+            tiles = [x for x in tiles if x // 9 in suits]
+    return tuple(x for x in tiles if held[x] < 4 and x not in table.jokers)
 
 
-@lru_cache(maxsize=64)
-def _unused(variant: str, jokers: frozenset[int]) -> tuple[int, ...]:
-    """`_candidates` when the hand holds no tile four times: Guiyang's suited tiles, the
-    others' every tile but the jokers."""
-    if variant == "guiyang":
-        return tuple(range(27))
-    return tuple(x for x in range(34) if x not in jokers)
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _value.cache_clear()
+    _rules_model.cache_clear()
+    _VALUED.clear()
+    _TEXTS.clear()

@@ -11,8 +11,6 @@ per suit before the suits are joined, keeping the first of each in sorted order 
 make tens of readings, not thousands, and the chosen and listed readings stay the same.
 A hand without a joker standing in (most hands at a table) needs no search: `plain` looks its
 parts up in the generated table of complete parts and their splits.
-A hand's waits with jokers are read together (`waits_engine.wait_readings`): the parts without
-the wait are joined once, and the wait's part gives only the options that join can take.
 """
 
 from __future__ import annotations
@@ -26,11 +24,12 @@ from .notation import ORPHAN_TILES, is_terminal_or_honor
 from .reading import Group, Holding, Reading, Shapes, place_win
 from .tables import (
     HONOR_CHOWS,
+    PARTS,
     complete_plain,
-    honor_need,
     need,
     needs_plus_one,
-    suit_need,
+    part_need,
+    part_needs,
 )
 
 # entries each memo keeps before it starts afresh, so a long-running bot stays within tens of
@@ -71,7 +70,7 @@ def waiting(counts: list[int], wild: int, melds: tuple[Group, ...], shapes: Shap
     b = bytes(counts)
     hc = shapes.honor_chows
     keys = (b[0:9], b[9:18], b[18:27])
-    parts = [suit_need(keys[0]), suit_need(keys[1]), suit_need(keys[2]), honor_need(b[27:34], hc)]
+    parts = part_needs(b, hc)
     total = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
     gaps = [p[1] - p[0] for p in parts]
     # the cheapest pair among the other parts, for each part
@@ -172,7 +171,6 @@ _ZERO7 = bytes(7)
 
 
 Raw = tuple[str, tuple[int, ...], tuple[bool, ...]]  # a group while splitting: kind, tiles, wild
-_PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))
 PartKey = tuple  # what of one part (suit) of a reading its features can see, see _part_key
 
 
@@ -185,14 +183,11 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     part is the smaller join, so each kept reading is the first (in the order of
     `(groups, win)`) of all the readings it stands for."""
     c = h.counts
-    held = list(c)
-    for g in h.melds:
-        for t in g.tiles:
-            held[t] += 1
+    held = h.held()
     win = h.win if h.win is not None and not h.win_wild else None
     any_held = any(held)
     joined: dict[PartKey, tuple[Group, ...]] = {(0, 0, 0, 0, False, False, False, False, ()): ()}
-    for k, (a, b) in enumerate(_PARTS):
+    for k, (a, b) in enumerate(PARTS):
         win_local = win - a if win is not None and a <= win < b else -1
         if any_held:
             part_held = bytes(held[a:b]) if any(held[a:b]) else b""
@@ -202,7 +197,7 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
                              shapes.honor_chows and k == 3, shapes.keep)
         if not opts:
             return []
-        joined = join(joined, opts, h.wild)
+        joined = _join(joined, opts, h.wild)
     results: list[Reading] = []
     # "plain": where the winning tile sits changes no feature, so its first place will do
     first = slice(1 if shapes.keep == "plain" else None)
@@ -212,32 +207,22 @@ def _standard(h: Holding, shapes: Shapes) -> list[Reading]:
     return results
 
 
-def join(joined: dict[PartKey, tuple[Group, ...]], opts: dict[PartKey, tuple[Group, ...]],
-         wild: int) -> dict[PartKey, tuple[Group, ...]]:
+def _join(joined: dict[PartKey, tuple[Group, ...]], opts: dict[PartKey, tuple[Group, ...]],
+          wild: int) -> dict[PartKey, tuple[Group, ...]]:
     """Two sets of part readings joined: each pair of looks that uses at most `wild` jokers
-    and one pair, keeping the first groups of each joined look (see `_standard`). Commutative
-    and associative, so parts may be joined in any order."""
+    and one pair, keeping the first groups of each joined look (see `_standard`)."""
     nxt: dict[PartKey, tuple[Group, ...]] = {}
     for ka, ga in joined.items():
         for kb, gb in opts.items():
             if ka[0] + kb[0] <= wild and ka[1] + kb[1] <= 1:
-                keep_first(nxt, joined_key(ka, kb), ga, gb)
+                key = (ka[0] + kb[0], ka[1] + kb[1], ka[2] | kb[2], ka[3] + kb[3],
+                       ka[4] or kb[4], ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7],
+                       ka[8] + kb[8])
+                groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
+                old = nxt.get(key)
+                if old is None or groups < old:
+                    nxt[key] = groups
     return nxt
-
-
-def joined_key(ka: PartKey, kb: PartKey) -> PartKey:
-    """The look of two parts' readings together (see `_part_options`)."""
-    return (ka[0] + kb[0], ka[1] + kb[1], ka[2] | kb[2], ka[3] + kb[3], ka[4] or kb[4],
-            ka[5] or kb[5], ka[6] or kb[6], ka[7] or kb[7], ka[8] + kb[8])
-
-
-def keep_first(into: dict[PartKey, tuple[Group, ...]], key: PartKey, ga: tuple[Group, ...],
-               gb: tuple[Group, ...]) -> None:
-    """Two parts' groups joined under `key`, kept when first in sorted order."""
-    groups = tuple(sorted(ga + gb)) if ga and gb else ga or gb
-    old = into.get(key)
-    if old is None or groups < old:
-        into[key] = groups
 
 
 _OPTIONS: dict[tuple, dict[PartKey, tuple[Group, ...]]] = {}
@@ -261,15 +246,13 @@ def _part_options(k: int, key: bytes, held: bytes, win_local: int, win_wild: boo
 
 
 def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wild: int,
-             honor_chows: bool, keep: str, wanted: set[tuple[int, int]] | None = None,
-             ) -> dict[PartKey, tuple[Group, ...]]:
-    """`_part_options`, not cached; `wanted`: only the options of these (jokers, pairs)
-    (a wait's part, to be joined with the other parts' fixed options: `waits_engine`)."""
+             honor_chows: bool, keep: str) -> dict[PartKey, tuple[Group, ...]]:
+    """`_part_options`, not cached."""
     offset = 9 * k
     size = sum(key)
     # what jokers standing alone (pungs, a pair: two at least) may stand for
     classes = _part_classes(offset, held, win_local) if held and wild >= 2 else []
-    needs = (honor_need(key, honor_chows) if k == 3 else suit_need(key)) if size else (0, 0)
+    needs = part_need(key, k == 3, honor_chows) if size else (0, 0)
     meld_ident = [h - n for h, n in zip(held, key, strict=False)] if held else [0] * len(key)
     melded = any(meld_ident)
     win_keep, all_keep = keep == "win", keep == "all"
@@ -280,8 +263,6 @@ def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wi
             room = wild - w
             if size:
                 if w < needs[pair] or (size + w - 2 * pair) % 3:
-                    continue
-                if wanted is not None and not _reaches(w, pair, room, bool(classes), wanted):
                     continue
                 splits = _part_splits(offset, key, w, pair, honor_chows)
             else:
@@ -305,11 +286,6 @@ def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wi
                     jps: list[int | None] = [None]
                     if not pair and room - 3 * free >= 2:
                         jps += jp_tiles
-                    if wanted is not None:
-                        jps = [jp for jp in jps if (w + 3 * free + (2 if jp is not None else 0),
-                                                    1 if pair or jp is not None else 0) in wanted]
-                        if not jps:
-                            continue
                     for pungs in _free_choices(classes, free) if free else [()]:
                         for jp in jps:
                             quads = quads0
@@ -347,16 +323,6 @@ def _options(k: int, key: bytes, held: bytes, win_local: int, win_wild: bool, wi
                             if old is None or ordered < old:
                                 got[pk] = ordered
     return got
-
-
-def _reaches(w: int, pair: bool, room: int, free_ok: bool, wanted: set[tuple[int, int]]) -> bool:
-    """Whether a split with `w` jokers (and the pair) can make an option of `wanted` (jokers,
-    pairs) with `room` more jokers: in pungs of jokers (`free_ok`), or a pair of them."""
-    for free in range(room // 3 + 1 if free_ok else 1):
-        if (w + 3 * free, int(pair)) in wanted or (
-                not pair and room - 3 * free >= 2 and (w + 3 * free + 2, 1) in wanted):
-            return True
-    return False
 
 
 class Split(NamedTuple):
@@ -514,7 +480,7 @@ def _split(c: bytes, offset: int, wild: int, pair: bool, sets: int, honor_chows:
     i = len(c) - len(c.lstrip(b"\0"))  # the first tile held
     if i == len(c):
         got = ((),) if not wild and not pair and not sets else ()
-    elif wild and (suit_need(c) if offset < 27 else honor_need(c, honor_chows))[pair] > wild:
+    elif wild and part_need(c, offset == 27, honor_chows)[pair] > wild:
         got = ()
     else:
         out: list[tuple[Raw, ...]] = []
@@ -588,10 +554,7 @@ def _classes(h: Holding) -> list[list[int]]:
     """Tiles a group made only of jokers may stand for, by class: tiles of one suit held the
     same number of times are interchangeable for every feature (the winning tile's kind is a
     class of its own), so a few of each class stand for all of it."""
-    held = list(h.counts)
-    for g in h.melds:
-        for t in g.tiles:
-            held[t] += 1
+    held = h.held()
     suits = {t // 9 for t in range(34) if held[t]}
     if not suits:
         return [[0]]
@@ -684,7 +647,7 @@ def _pairs_look(h: Holding, groups: tuple[Group, ...], keep: str) -> tuple:
             else:
                 holds_real = True
     quads = sum(n // 4 for n in c if n >= 4)
-    suits = tuple(any(c[a:b]) for a, b in _PARTS)
+    suits = tuple(any(c[a:b]) for a, b in PARTS)
     return quads, suits, holds_wild, holds_real
 
 
@@ -781,3 +744,11 @@ def _waves_fills(h: Holding) -> list[tuple[int, ...]]:
     elif h.wild <= honors:
         fills.append(missing[:h.wild])
     return fills
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    for memo in (_SPLITS, _SUB, _SUB_WILD, _REL, _OPTIONS, _AT, _LOOKS):
+        memo.clear()
+    _room.cache_clear()
+    _chow_moves.cache_clear()

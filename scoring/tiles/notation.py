@@ -331,3 +331,9 @@ def _meld(r: _Reader) -> RawMeld:
         raise ScoringError("tiles", "a meld has three tiles (pung, chow) or four (kong); got {count}",
                      count=len(tiles))
     return RawMeld(tuple(tiles), concealed)
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _GROUP_TILES.clear()
+    _MELDS.clear()

@@ -14,16 +14,12 @@ from itertools import product
 from typing import Any
 
 from .reading import Group, Holding, Reading, Shapes, place_win
-from .tables import HONOR_CHOWS, HONORS, HONORS_CHOWS, SUIT, complete_plain, part_splits
+from .tables import HONOR_CHOWS, SUIT, complete_plain, honor_kind, part_splits
 
 _REAL = {2: (False, False), 3: (False, False, False)}
 # entries the memos of groups keep before they start afresh: a long-running bot meets at
 # most the 22,000 complete suit vectors at three offsets, so this is rarely reached
 GROUPS_LIMIT, PLUS_LIMIT = 100_000, 100_000
-
-
-def _honor_kind(honor_chows: bool) -> int:
-    return HONORS_CHOWS if honor_chows else HONORS
 
 
 # per (offset, kind): part vector → its splits as groups, or None when not complete
@@ -76,7 +72,7 @@ def standard(h: Holding, shapes: Shapes, b: bytes | None = None) -> list[Reading
     # every part is complete, so each has its splits
     p0, p1, p2, p3 = (part_groups(b[0:9], 0, SUIT), part_groups(b[9:18], 9, SUIT),
                       part_groups(b[18:27], 18, SUIT),
-                      part_groups(b[27:34], 27, _honor_kind(shapes.honor_chows)))
+                      part_groups(b[27:34], 27, honor_kind(shapes.honor_chows)))
     # no joker in the hand's groups: what the reading stands for is the hand and the melds
     jokers = 0
     melds = h.melds
@@ -148,7 +144,7 @@ def waits(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
     ones = mods.count(1)
     # 13 tiles weigh 1 mod 3: one part ≡ 1 and none ≡ 2, or two parts ≡ 2 and none ≡ 1
     if (ones == 1 and 2 not in mods) or ones == 0:
-        hk = HONORS_CHOWS if shapes.honor_chows else HONORS
+        hk = honor_kind(shapes.honor_chows)
         suits, honors = part_splits(SUIT), part_splits(hk)
         done = (keys[0] in suits, keys[1] in suits, keys[2] in suits, keys[3] in honors)
         undone = done.count(False)
@@ -169,3 +165,9 @@ def waits(counts: list[int], melds: tuple[Group, ...], shapes: Shapes,
     else:
         out = [t for t in candidates if t in wins or special(t)]
     return out[:limit]
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    for memo in (_GROUPS, _PLUS):
+        memo.clear()

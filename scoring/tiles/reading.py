@@ -75,6 +75,14 @@ class Holding(NamedTuple):
     def size(self) -> int:
         return sum(self.counts) + self.wild
 
+    def held(self) -> list[int]:
+        """34 counts of the tiles held, the melds' included."""
+        held = list(self.counts)
+        for g in self.melds:
+            for t in g.tiles:
+                held[t] += 1
+        return held
+
 
 class Reading(NamedTuple):
     """One way to read a hand (a tuple: thousands are built and thrown away per hand)."""
@@ -119,3 +127,8 @@ def place_win(h: Holding, shape: str, groups: tuple[Group, ...], jokers: int = -
             in_set = in_set or g.kind != "pair"
             out.append(Reading(shape, groups, idx, jokers, identity))
     return out
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _group_dict.cache_clear()

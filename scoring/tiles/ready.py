@@ -1,5 +1,6 @@
-"""查叫 by tiles: a seat's 13 tiles at an exhausted wall → its entry in the `exhausted` event's
-`ready` map (hand-format.md): null when not ready, else the features of its most valuable wait.
+"""A seat's 13 tiles: its waits (`waits`), and its 查叫 at an exhausted wall → its entry in the
+`exhausted` event's `ready` map (hand-format.md): null when not ready, else the features of its
+most valuable wait.
 
 "Most valuable" is what the variant's own 查叫 makes a not-ready seat pay (Luzhou: form, pure,
 闺 and 无鬼, capped and maybe halved; Guiyang: the shape's V). Every reading of every waiting
@@ -15,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ScoringError
-from .analysis import Scored, _real_suits, _rules_key, score_record, scored_waits
+from .analysis import Scored, score_record, scored_waits, three_suits
 from .features import READY_FIELDS, named
 from .notation import tile_name
 from .request import Table, read_request, split_win
@@ -66,7 +67,7 @@ def best_ready(table: Table, per_wait: list[tuple[int, list[Scored]]],
     keeps only the entry); None when nothing completes the hand.
     Equal values: more named features first, then a fixed order."""
     req = table.req
-    rules = _rules_key(table)
+    rules = table.rules_json
     best = None
     for tile, scored in per_wait:
         for s in scored:
@@ -133,7 +134,7 @@ def ready_entry(data: Any) -> dict[str, Any]:
         raise ScoringError("variant", "{variant} pays nothing for ready hands at an exhausted "
                            "wall: its exhausted event has no ready map", variant=table.name)
     hand, _ = split_win(table, 13)
-    if table.name == "luzhou" and len(_real_suits(table)) == 3:
+    if three_suits(table):
         return {"ready": FLOWER_CAT, "value": None, "tile": None, "waits": [], "reading": None}
     per_wait = scored_waits(table, hand)
     best = best_ready(table, per_wait)
@@ -141,3 +142,39 @@ def ready_entry(data: Any) -> dict[str, Any]:
     if best is None:
         return {"ready": None, "value": None, "tile": None, "waits": waits, "reading": None}
     return {**best, "waits": waits}
+
+
+def waits(data: Any) -> dict[str, Any]:
+    """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
+    table = read_request(data)
+    hand, _ = split_win(table, 13)
+    out: dict[str, Any] = {}
+    if table.name == "luzhou":
+        out["flower_cat"] = three_suits(table)
+        if out["flower_cat"]:
+            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": FLOWER_CAT}
+    per_wait = scored_waits(table, hand)
+    found = []
+    best, most = None, (0, 0)
+    for tile, scored in per_wait:
+        first = scored[0]
+        wait = {"tile": tile_name(tile), **first.to_dict()}
+        found.append(wait)
+        if best is None or (first.value, first.named) > most:  # the first of the best
+            best, most = wait, (first.value, first.named)
+    result: dict[str, Any] = {"waits": found, "ready": bool(found),
+                              "best": ({"tile": best["tile"], "winner": best["winner"],
+                                        "value": best["value"]} if best else None), **out}
+    if has_ready_check(table.name):
+        # 查叫's own value picks the entry: a self-draw's extras (手把一, the cap) may rank
+        # the waits otherwise
+        chosen = best_ready(table, per_wait, reading=False)
+        result["ready_entry"] = chosen["ready"] if chosen else None
+    return result
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _ready_value.cache_clear()
+    _TEXTS.clear()
+    _ENTRIES.clear()

@@ -5,9 +5,7 @@ named before any reading is searched."""
 from __future__ import annotations
 
 import json
-from bisect import bisect_left, insort
 from functools import lru_cache
-from operator import eq
 from typing import Any, NamedTuple
 
 from pydantic import Field
@@ -15,8 +13,9 @@ from pydantic import Field
 from ..errors import ScoringError, validated
 from ..model import Seat, StrictModel, WinBy
 from ..variant import Variant, get_variant
-from .engine import Group
 from .notation import RED, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
+from .reading import Group
+from .tables import HONOR_CHOWS
 
 
 class Request(StrictModel):
@@ -42,7 +41,7 @@ class Table(NamedTuple):
     melds: tuple[Group, ...]
     win: int | None
     flowers: tuple[int, ...]
-    rules_json: str = ""  # the rules as sorted JSON
+    rules_json: str  # the rules as sorted JSON
 
     @property
     def name(self) -> str:
@@ -114,44 +113,16 @@ def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
 def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...],
                  win: int | None, flowers: tuple[int, ...], jokers: frozenset[int],
                  rules: Any) -> None:
-    # the common case, nothing to refuse, told from the sorted tiles; else `_refuse_tiles`
-    # names the first problem
-    if not flowers or (variant == "hainan" and len(set(flowers)) == len(flowers)):
-        if melds:
-            ordered = list(hand)
-            for m in melds:
-                ordered += m.tiles
-            if win is not None:
-                ordered.append(win)
-            ordered.sort()
-        else:
-            ordered = sorted(hand)
-            if win is not None:
-                insort(ordered, win)
-        fine = True
-        if ordered and ordered[-1] >= 27 and variant in ("luzhou", "guiyang"):
-            fine = jokers.issuperset(ordered[bisect_left(ordered, 27):])  # honours: jokers only
-            if fine and variant == "luzhou":  # 红中 up to the rule ghosts, four of the rest
-                reds = ordered.count(RED)
-                fine = reds <= rules.ghosts
-                del ordered[len(ordered) - reds:]
-        if fine and not any(map(eq, ordered, ordered[4:])):  # no five of a tile
-            return
-    all_tiles = list(hand)  # as written
-    for m in melds:
-        all_tiles += m.tiles
-    if win is not None:
-        all_tiles.append(win)
-    _refuse_tiles(variant, all_tiles, flowers, jokers, rules)
-
-
-def _refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
-                  jokers: frozenset[int], rules: Any) -> None:
     """The first thing wrong with the tiles, in the order a player reads them."""
     if flowers and variant != "hainan":
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
     if len(set(flowers)) != len(flowers):
         raise ScoringError("tiles", "there is only one of each flower")
+    all_tiles = list(hand)  # as written
+    for m in melds:
+        all_tiles += m.tiles
+    if win is not None:
+        all_tiles.append(win)
     if variant in ("luzhou", "guiyang"):  # the others play every honour
         for x in all_tiles:
             if x >= 27 and x not in jokers:
@@ -163,10 +134,7 @@ def _refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
     counts = [0] * 34
     for x in all_tiles:
         counts[x] += 1
-    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
-        return
-    for x in sorted(set(all_tiles)):
-        n = counts[x]
+    for x, n in enumerate(counts):
         if variant == "luzhou" and x == RED:
             if n > rules.ghosts:
                 raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
@@ -206,8 +174,6 @@ _HONOR_RUNS = frozenset(((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30),
 
 def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
           variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-    from .tables import HONOR_CHOWS
-
     if len(tiles) != 3:
         return (), ()
     natural_run = tuple(sorted(tiles))
@@ -271,3 +237,11 @@ def _count_error(n: int, want: int) -> ScoringError:
 def _rules_json(rules: Any) -> str:
     """A variant's rules (a frozen model, so hashable) as sorted JSON."""
     return json.dumps(rules.model_dump(), sort_keys=True)
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`)."""
+    _rules_json.cache_clear()
+    _RULES.clear()
+    _jokers.cache_clear()
+    _meld.cache_clear()

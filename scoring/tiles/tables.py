@@ -125,6 +125,20 @@ def _solve_honor_chows(key: bytes) -> tuple[int, int]:
     return best0, best1
 
 
+PARTS = ((0, 9), (9, 18), (18, 27), (27, 34))  # a hand's parts: the three suits, the honours
+
+
+def part_need(key: bytes, honours: bool, honor_chows: bool = False) -> tuple[int, int]:
+    """A part's needs (`suit_need`, or `honor_need` for the honours)."""
+    return honor_need(key, honor_chows) if honours else suit_need(key)
+
+
+def part_needs(b: bytes, honor_chows: bool = False) -> tuple[tuple[int, int], ...]:
+    """The needs of a hand's four parts (34 counts as bytes)."""
+    return (suit_need(b[0:9]), suit_need(b[9:18]), suit_need(b[18:27]),
+            honor_need(b[27:34], honor_chows))
+
+
 _ADD: dict[tuple[bytes, bool | None], tuple[tuple[int, int], ...]] = {}
 
 
@@ -141,7 +155,7 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
         out = []
         for i in range(len(key)):
             b[i] += 1
-            out.append(honor_need(bytes(b), honor_chows) if honours else suit_need(bytes(b)))
+            out.append(part_need(bytes(b), honours, honor_chows))
             b[i] -= 1
         got = _ADD[ck] = tuple(out)
     return got
@@ -150,6 +164,11 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
 # -- joker-free splits: every complete part and its splits, generated once ----------------------
 
 SUIT, HONORS, HONORS_CHOWS = 0, 1, 2  # the kinds of part: a suit, the honours, Feibao's honours
+
+
+def honor_kind(honor_chows: bool) -> int:
+    """The kind of the honours' part: with Feibao's chows or without."""
+    return HONORS_CHOWS if honor_chows else HONORS
 
 
 @cache
@@ -199,7 +218,7 @@ def complete_plain(b: bytes, honor_chows: bool = False) -> bool:
     m, p, s = suits.get(b[0:9]), suits.get(b[9:18]), suits.get(b[18:27])
     if m is None or p is None or s is None:
         return False
-    z = pairs_of(HONORS_CHOWS if honor_chows else HONORS).get(b[27:34])
+    z = pairs_of(honor_kind(honor_chows)).get(b[27:34])
     return z is not None and m + p + s + z == 1
 
 
@@ -211,18 +230,9 @@ def pairs_of(kind: int) -> dict[bytes, int]:
 
 def need(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
     """Fewest jokers that make `counts` (34 tiles) into sets and exactly one pair."""
-    b = bytes(counts)
-    parts = (suit_need(b[0:9]), suit_need(b[9:18]), suit_need(b[18:27]),
-             honor_need(b[27:34], honor_chows))
+    parts = part_needs(bytes(counts), honor_chows)
     total0 = parts[0][0] + parts[1][0] + parts[2][0] + parts[3][0]
     return total0 + min(p[1] - p[0] for p in parts)
-
-
-def need_sets(counts: list[int] | tuple[int, ...], honor_chows: bool = False) -> int:
-    """Fewest jokers that make `counts` into sets only (the pair is already placed)."""
-    b = bytes(counts)
-    return (suit_need(b[0:9])[0] + suit_need(b[9:18])[0] + suit_need(b[18:27])[0]
-            + honor_need(b[27:34], honor_chows)[0])
 
 
 # -- joker-free agari ----------------------------------------------------------------------------
@@ -233,3 +243,10 @@ def is_agari(counts: list[int]) -> bool:
     b = bytes(counts)
     return complete_plain(b) or b.count(2) == 7 or (
         b.count(0) == 21 and all(counts[t] for t in ORPHANS))
+
+
+def clear_caches() -> None:
+    """Empty this module's memos (`scoring.tiles.clear_caches`); `part_splits`, static
+    data, stays."""
+    for memo in (_SUIT, _HON, _ADD):
+        memo.clear()

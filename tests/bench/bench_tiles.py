@@ -4,9 +4,10 @@
     /work/venv/bin/python -m tests.bench.bench_tiles --quick    # smaller samples
     /work/venv/bin/pytest tests/bench/bench_tiles.py --benchmark-enable
 
-Targets: joker-free agari ≥ 3× faster than `mahjong`'s `Agari.is_agari`; the whole `waits`
-command (every completing tile with its best reading and value, `ready`, 花猫) median < 50 µs;
-the whole `analyze` (every reading, features, values) median < 200 µs.
+Targets: joker-free agari ≥ 3× faster than `mahjong`'s `Agari.is_agari`; the whole `analyze`
+(every reading, features, values) median < 200 µs. The whole `waits` command (every completing
+tile with its best reading and value, `ready`, 花猫) is measured without a target (issue 21
+withdrew its 50 µs).
 
 How it is measured, so the figures are reproducible (fixed seeds, nothing random left):
 - samples: requests of all five variants in turn, built by the property tests' generator
@@ -53,7 +54,6 @@ from tests.scoring.test_tiles_properties import VARIANTS, agari_sample, random_h
 CLOCK = time.process_time
 
 AGARI_RATIO = 3.0
-WAITS_MEDIAN = 50e-6
 ANALYZE_MEDIAN = 200e-6
 ISSUE_AGARI = 9e-6  # the issue's mahjong is_agari time on its machine
 
@@ -224,7 +224,7 @@ def main(quick: bool = False) -> None:
     riichi_a = stats(mahjong_analyze())
     print(_line("mahjong riichi waits (34 × is_agari)", riichi_w, unit))
     print(_line("mahjong HandCalculator (riichi analyze)", riichi_a, unit))
-    for kind, target, riichi in (("waits", WAITS_MEDIAN, riichi_w),
+    for kind, target, riichi in (("waits", None, riichi_w),
                                  ("analyze", ANALYZE_MEDIAN, riichi_a)):
         command = analyze if kind == "analyze" else waits
         table = sample(kind, n, seed=101)
@@ -264,8 +264,6 @@ def test_agari_is_at_least_three_times_faster_than_mahjong(benchmark: Any) -> No
 
 def test_waits_command(benchmark: Any) -> None:
     benchmark(_each(waits, [d for _, d in sample("waits", 100, seed=101)]))
-    if benchmark.stats:
-        assert benchmark.stats.stats.median < WAITS_MEDIAN
 
 
 def test_full_analyze(benchmark: Any) -> None:

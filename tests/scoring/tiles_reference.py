@@ -16,8 +16,8 @@ from typing import Any
 from scoring import ScoringError
 from scoring.tiles.analysis import _context, _kongs, _shown, _value
 from scoring.tiles.features import FEATURES, SHAPES
-from scoring.tiles.notation import ORPHAN_TILES, is_terminal_or_honor
-from scoring.tiles.reading import Group, Holding, Reading
+from scoring.tiles.notation import ORPHAN_TILES, RED, is_terminal_or_honor, tile_name
+from scoring.tiles.reading import Group, Reading
 from scoring.tiles.request import Table, read_request, split_win
 
 Item = tuple[int, bool]  # (the tile it stands for, a joker standing in)
@@ -219,12 +219,33 @@ def brute_best(data: dict[str, Any]) -> int | None:
     return best
 
 
-def with_wait(bases: list[Holding], tile: int) -> list[Holding]:
-    """The holdings of a 13-tile hand (`analysis._holdings(table, hand, None)`) with a waiting
-    tile (never a joker) added as the winning tile: what `wait_readings` reads at once."""
-    out = []
-    for h in bases:
-        counts = list(h.counts)
-        counts[tile] += 1
-        out.append(Holding(tuple(counts), h.wild, h.melds, tile, False))
-    return out
+def refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
+                 jokers: frozenset[int], rules: Any) -> None:
+    """The first thing wrong with the tiles, in the order a player reads them: the tile check
+    as `request` once stated it step by step beside a quick path (the oracle of its one check)."""
+    if flowers and variant != "hainan":
+        raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
+    if len(set(flowers)) != len(flowers):
+        raise ScoringError("tiles", "there is only one of each flower")
+    if variant in ("luzhou", "guiyang"):  # the others play every honour
+        for x in all_tiles:
+            if x >= 27 and x not in jokers:
+                if variant == "luzhou":
+                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
+                                       "suits and 红中 (7z) only", tile=tile_name(x))
+                raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
+                                   "suits only", variant=variant, tile=tile_name(x))
+    counts = [0] * 34
+    for x in all_tiles:
+        counts[x] += 1
+    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
+        return
+    for x in sorted(set(all_tiles)):
+        n = counts[x]
+        if variant == "luzhou" and x == RED:
+            if n > rules.ghosts:
+                raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
+                                   "(rule ghosts)", count=n, ghosts=rules.ghosts)
+        elif n > 4:
+            raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
+                               count=n, tile=tile_name(x))
