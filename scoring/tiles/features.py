@@ -101,14 +101,16 @@ def guiyang(r: Reading, ctx: Context) -> dict[str, Any]:
 
 
 def cixi(r: Reading, ctx: Context) -> dict[str, Any]:
+    # `jokers` counts the 龙 held, whatever each stands for: a 龙 standing for itself is no 无龙
+    jokers = ctx.joker_tiles
     if r.shape == "all_honors":
-        return {"jokers": r.jokers, "all_honors": True}
+        return {"jokers": jokers, "all_honors": True}
     waves = r.shape == "waves"
     seven_winds = waves and all(r.identity[27:])
     pair = _pair(r)
     on_pair = r.shape == "standard" and _win_on_pair(r) and pair is not None
     lone_joker = on_pair and pair is not None and pair.jokers > 0 and ctx.by == "self_draw"
-    return {"jokers": r.jokers, "all_pungs": _all_pungs(r), "half_flush": _half_flush(r),
+    return {"jokers": jokers, "all_pungs": _all_pungs(r), "half_flush": _half_flush(r),
             "chaos": waves, "seven_pairs": r.shape == "seven_pairs",
             "seven_winds": seven_winds, "pure": _pure(r),
             # 独吊: chowed or punged down to one tile, and that tile's pair won

@@ -192,7 +192,8 @@ def test_cixi_example_2_all_pungs_with_one_joker() -> None:
 
 @pytest.mark.parametrize(("tiles", "features", "each"), [
     ("123m456p789m23p4m9s+1p", {"jokers": 1}, 14),  # 一龙推胡
-    ("123m456p789s234m55p+5p", {}, 16),  # 无龙会
+    ("123m456p678s234m55p+5p", {}, 16),  # 无龙会
+    ("123m456p789s234m55p+5p", {"jokers": 1}, 14),  # the 9s is a 龙 as itself: 一龙推胡, not 无龙会
     ("123m456m789m11m23m9s+1m", {"jokers": 1, "pure": True, "joker_single": True}, 34),
     ("123m456m789m11m9s东东+东", {"jokers": 1, "half_flush": True}, 16),  # 混一色
     ("123m456p789m11p9s+5p", None, None),  # 13 tiles: refused
@@ -222,14 +223,31 @@ def test_cixi_joker_single_is_a_lone_joker_self_drawn() -> None:
 
 def test_cixi_chaos_and_all_honours() -> None:
     out = cixi("147m258p36s东南西北白9s+9s")
-    # the 龙 standing as itself (9s after 36s) beats standing in: 无龙会 +2 against one 龙
-    assert out["winner"] == {"seat": 0, "chaos": True}
-    assert out["value"] == 3 * (12 + 2 * 3)
+    # the 龙 standing as itself (9s after 36s) is still a 龙 held: one 龙 + 大乱, never 无龙会
+    assert out["winner"] == {"seat": 0, "jokers": 1, "chaos": True}
+    assert out["value"] == 3 * (12 + 2 * 2)
     lone = cixi("147m258p3s东南西北白9s9s+9s")  # the two 龙 stand for 发 and 中: 七风
     assert lone["winner"] == {"seat": 0, "jokers": 2, "chaos": True, "seven_winds": True}
     assert lone["value"] == 3 * (12 + 2 * 8)
     assert cixi("东东东南南南西西西北北白白白")["winner"] == {"seat": 0, "all_honors": True}
     assert cixi("东东东南南南西西西北北白白白")["value"] == 300  # 全交: everything the others hold
+
+
+def test_cixi_a_joker_standing_for_itself_is_never_no_joker() -> None:
+    # tiles.md: what a 龙 stands for changes the shape, never how many are held. The 9s (the 龙
+    # after 8s) stands for itself in this 七风: 有龙七风 (1 龙 + 大乱 1 + 七风 5 → 26 each), not
+    # 无龙七风 (28 each, 统付)
+    out = cixi("东南西北白发147m258p9s+中")
+    assert out["winner"] == {"seat": 0, "jokers": 1, "chaos": True, "seven_winds": True}
+    assert out["value"] == 3 * (12 + 2 * 7)
+    assert all(r["winner"]["jokers"] == 1 for r in out["readings"])
+
+
+def test_luzhou_a_ghost_standing_for_itself_is_no_no_ghost() -> None:
+    out = best("luzhou", "123m456m789m中中中5p+5p")  # 红中 as 红中: a pung of them
+    assert "no_ghost" not in out["winner"]
+    plain = best("luzhou", "123m456m789m111p5p+5p")
+    assert plain["winner"]["no_ghost"] is True
 
 
 def test_cixi_seven_pairs_without_jokers_pays_each_in_full() -> None:
