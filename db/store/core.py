@@ -205,15 +205,15 @@ class StoreCore:
         await self.engine.dispose()
 
     @asynccontextmanager
-    async def chat_turn(self, chat_id: int) -> AsyncIterator[None]:
+    async def chat_turn(self, chat_id: int, *, wait: float | None = None) -> AsyncIterator[None]:
         """Hold the chat for this block: no other process on this database handles one of
         its updates meanwhile (PostgreSQL: db/store/turns.py; SQLite: one process, nothing to
-        do). `DatabaseBusy` when another process held it for TURN_WAIT; when the database is
-        down the block runs without it."""
+        do). `DatabaseBusy` when another process held it for `wait` seconds (TURN_WAIT); when
+        the database is down the block runs without it."""
         if self._chat_turns is None:
             yield
             return
-        async with self._chat_turns.turn(chat_id):
+        async with self._chat_turns.turn(chat_id, wait):
             yield
 
     async def ping(self) -> bool:

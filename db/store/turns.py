@@ -55,17 +55,17 @@ class ChatTurns:
         self._background: set[asyncio.Task[None]] = set()
 
     @asynccontextmanager
-    async def turn(self, chat_id: int) -> AsyncIterator[None]:
-        conn = await self._take(chat_id)
+    async def turn(self, chat_id: int, wait: float | None = None) -> AsyncIterator[None]:
+        conn = await self._take(chat_id, self.wait if wait is None else wait)
         try:
             yield
         finally:
             if conn is not None:
                 await asyncio.shield(self._give(conn, chat_id))
 
-    async def _take(self, chat_id: int) -> AsyncConnection | None:
+    async def _take(self, chat_id: int, wait: float) -> AsyncConnection | None:
         """Wait for the chat's lock: the connection holding it, or None (database down)."""
-        deadline = time.monotonic() + self.wait
+        deadline = time.monotonic() + wait
         pause, failed = POLL_FIRST, False
         while True:
             conn = await self._connection()
