@@ -128,7 +128,6 @@ class FakeTelegram:
         self.webhook_targets: list[str] = []
         self._next_target = 0  # round-robin over webhook_targets
         self.webhook_deliveries: list[tuple[dict[str, Any], int]] = []  # status 0: no answer
-        self.webhook_delivered_to: list[tuple[int, str]] = []  # (update_id, target) per POST
         self.webhook_pending: list[dict[str, Any]] = []
         self.internal_errors: list[str] = []
         self._chats: dict[int, dict[str, Any]] = {}
@@ -430,7 +429,6 @@ class FakeTelegram:
         first, self._next_target = self._next_target, self._next_target + 1
         for attempt in range(len(targets)):
             target = targets[(first + attempt) % len(targets)]
-            self.webhook_delivered_to.append((update["update_id"], target))
             try:
                 status, text = await self.deliver_webhook(target, self.webhook.get("secret_token"),
                                                           update)
