@@ -42,11 +42,16 @@ def webhook_path(settings: Settings) -> str:
 
 
 def http_app(app: Application, settings: Settings, store: Store) -> web.Application:
-    """The HTTP side: the webhook (webhook mode) and /healthz (both modes)."""
+    """The HTTP side: the webhook (webhook mode), /healthz (both modes: the database answers)
+    and /livez (the process serves: what a proxy in front of several workers checks, so that
+    while the database is down updates still reach a worker and are answered "not available")."""
 
     async def health(_: web.Request) -> web.Response:
         ok = await store.ping()
         return web.json_response({"ok": ok}, status=200 if ok else 503)
+
+    async def live(_: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
 
     async def webhook(request: web.Request) -> web.Response:
         secret = check_webhook_secret(settings.webhook_secret)
@@ -74,6 +79,7 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
 
     web_app = web.Application()
     web_app.router.add_get("/healthz", health)
+    web_app.router.add_get("/livez", live)
     if settings.mode == "webhook":
         web_app.router.add_post(webhook_path(settings), webhook)
     return web_app

@@ -29,6 +29,10 @@ RETRY_WINDOW = 5.0
 POOL_WAIT = 5.0
 # Start-up (several processes migrating one new database) may wait longer than a request.
 START_WAIT = 30.0
+# PostgreSQL, several workers: how long an update waits for its chat while another worker
+# handles one of the chat's updates (bounded by the waits above plus the replies' Bot API
+# calls), before the chat hears "busy, try again".
+TURN_WAIT = 10.0
 
 _ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 

@@ -2,6 +2,18 @@
 order Telegram sent them. One chat's slow write (a locked SQLite file, a slow PostgreSQL) then
 holds up only that chat.
 
+Across processes (several webhook workers on one PostgreSQL) an update is handled in its chat's
+turn (`Store.chat_turn`, an advisory lock): one chat's updates one at a time, whichever worker
+got them, so two workers never handle one chat at once. In order: Telegram sends a chat's next
+update only once the previous one was answered, and a worker answers once the update was
+handled, so a chat's updates are handled in update_id order. When one chat's updates do reach
+two workers at once (Telegram delivering an update again that a worker still handles, after a
+proxy lost the connection; any sender that does not wait) they take turns in the order they
+came for the chat: one that comes while another worker handles the chat waits for it. (A
+worker cannot hold back an update for an earlier one that has not reached any worker: update
+ids are shared by all chats, so it cannot know one is missing.) A chat held elsewhere for
+TURN_WAIT is answered "busy".
+
 Telegram is told an update arrived (the webhook's 200, the next getUpdates offset) only once
 `handle` returned for it: a process killed while handling it gets it again after a restart.
 Such a redelivery is recognised by the store (`db.delivering`): what was booked is not booked
@@ -16,7 +28,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, BaseUpdateProcessor
 
-from db import delivering
+from db import DatabaseBusy, Store, delivering
 
 # Updates handed to the processor at once (PTB's semaphore). Waiting for a chat's turn holds
 # one of these, so it is large; RUNNING bounds the updates actually being handled.
@@ -116,4 +128,22 @@ async def _delivered(update: object, key: int | None, coroutine: Awaitable[Any])
 async def handle(app: Application, update: object) -> None:
     """Process one update through the application's processor (its chat's turn, then the
     handlers) and return when it was handled: only then may Telegram be told it arrived."""
-    await app.update_processor.process_update(update, app.process_update(update))
+    await app.update_processor.process_update(update, _in_chat_turn(app, update))
+
+
+async def _in_chat_turn(app: Application, update: object) -> None:
+    """The handlers, in the chat's turn across processes (taken after this process's own turn
+    for the chat, so the processes' locks are wanted by one update per chat at a time)."""
+    store, key = app.bot_data.get("store"), chat_key(update)
+    if not isinstance(store, Store) or key is None:
+        await app.process_update(update)
+        return
+    entered = False
+    try:
+        async with store.chat_turn(key):
+            entered = True
+            await app.process_update(update)
+    except DatabaseBusy as exc:
+        if entered:
+            raise
+        await app.process_error(update, exc)  # the chat hears "busy", in its language

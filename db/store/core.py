@@ -33,6 +33,7 @@ from ..domain import (
     NotFound,
 )
 from ..faults import crash_point
+from .turns import ChatTurns
 
 T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).parent.parent / "migrations"
@@ -155,6 +156,7 @@ class StoreCore:
         self._read_sessions = async_sessionmaker(engine, class_=_ReadSession, expire_on_commit=False)
         self._outage: float | None = None  # when the database stopped answering, if it has
         self._write_turn = asyncio.Lock() if self._sqlite else None
+        self._chat_turns = None if self._sqlite else ChatTurns(engine)
 
     @classmethod
     async def open(cls, url: str | None = None, *, migrate: bool = True) -> Self:
@@ -198,7 +200,21 @@ class StoreCore:
 
     async def close(self) -> None:
         """Close every connection."""
+        if self._chat_turns is not None:
+            await self._chat_turns.close()
         await self.engine.dispose()
+
+    @asynccontextmanager
+    async def chat_turn(self, chat_id: int, *, wait: float | None = None) -> AsyncIterator[None]:
+        """Hold the chat for this block: no other process on this database handles one of
+        its updates meanwhile (PostgreSQL: db/store/turns.py; SQLite: one process, nothing to
+        do). `DatabaseBusy` when another process held it for `wait` seconds (TURN_WAIT); when
+        the database is down the block runs without it."""
+        if self._chat_turns is None:
+            yield
+            return
+        async with self._chat_turns.turn(chat_id, wait):
+            yield
 
     async def ping(self) -> bool:
         """True when the database answers (health checks); never raises."""

@@ -102,9 +102,13 @@ class FakeTelegram:
     Webhook mode: `webhook_target` (e.g. http://127.0.0.1:PORT/telegram) is where injected updates
     go once the bot called setWebhook (its https URL cannot be reached from tests);
     await deliver_webhook(url, secret_token, update) -> (status, body) posts one update by hand.
-    As Telegram, the fake keeps an update whose POST got no answer at all (the bot process died
-    while handling it, or was down) in `webhook_pending` and posts it again, oldest first,
-    before the next update it delivers, or when told: await redeliver_webhook().
+    Several workers behind one proxy: `webhook_targets` (a list) gets the updates in turn
+    (round-robin), and an update whose POST got no answer (the worker died while handling it, or
+    is down) goes at once to the next target, as Telegram delivers it again and the proxy passes
+    it to a live worker. An update no target answered is kept in `webhook_pending` and posted
+    again, oldest first, before the next update it delivers, or when told: await
+    redeliver_webhook(). An injecting call returns once its update was answered: a chat's next
+    update is sent after the previous one's answer, as Telegram does.
     """
 
     def __init__(self, token: str = DEFAULT_TOKEN, *, username: str = "mj_ledger_bot",
@@ -121,7 +125,8 @@ class FakeTelegram:
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.webhook: dict[str, Any] | None = None
-        self.webhook_target: str | None = None
+        self.webhook_targets: list[str] = []
+        self._next_target = 0  # round-robin over webhook_targets
         self.webhook_deliveries: list[tuple[dict[str, Any], int]] = []  # status 0: no answer
         self.webhook_pending: list[dict[str, Any]] = []
         self.internal_errors: list[str] = []
@@ -409,18 +414,32 @@ class FakeTelegram:
         for update in pending:
             await self._post_webhook(update)
 
+    @property
+    def webhook_target(self) -> str | None:
+        """The one target (the first of several)."""
+        return self.webhook_targets[0] if self.webhook_targets else None
+
+    @webhook_target.setter
+    def webhook_target(self, url: str | None) -> None:
+        self.webhook_targets = [url] if url else []
+
     async def _post_webhook(self, update: dict[str, Any]) -> None:
         assert self.webhook is not None
-        target = self.webhook_target or self.webhook["url"]
-        try:
-            status, text = await self.deliver_webhook(target, self.webhook.get("secret_token"), update)
-        except aiohttp.ClientError:  # no answer: Telegram keeps the update and tries again
-            self.webhook_deliveries.append((update, 0))
-            self.webhook_pending.append(update)
+        targets = self.webhook_targets or [self.webhook["url"]]
+        first, self._next_target = self._next_target, self._next_target + 1
+        for attempt in range(len(targets)):
+            target = targets[(first + attempt) % len(targets)]
+            try:
+                status, text = await self.deliver_webhook(target, self.webhook.get("secret_token"),
+                                                          update)
+            except aiohttp.ClientError:  # no answer: Telegram keeps the update and tries again
+                self.webhook_deliveries.append((update, 0))
+                continue
+            self.webhook_deliveries.append((update, status))
+            if not 200 <= status < 300:
+                raise AssertionError(f"webhook {target} answered {status}: {text[:200]}")
             return
-        self.webhook_deliveries.append((update, status))
-        if not 200 <= status < 300:
-            raise AssertionError(f"webhook {target} answered {status}: {text[:200]}")
+        self.webhook_pending.append(update)
 
     async def deliver_webhook(self, url: str, secret_token: str | None,
                               update: dict[str, Any]) -> tuple[int, str]:

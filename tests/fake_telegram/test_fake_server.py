@@ -410,6 +410,51 @@ async def test_webhook_mode(tg: FakeTelegram, bot: Bot, table: dict, unused_tcp_
         await runner.cleanup()
 
 
+async def test_webhook_workers_in_turn_and_failover(tg: FakeTelegram, bot: Bot, table: dict,
+                                                     unused_tcp_port_factory: Any) -> None:
+    """Several webhook targets get the updates in turn; one that does not answer (a dead
+    worker) passes its update to the next at once; none answering keeps it pending."""
+    received: dict[str, list[int]] = {"a": [], "b": []}
+
+    def hook(name: str) -> Any:
+        async def serve(request: web.Request) -> web.Response:
+            received[name].append((await request.json())["update_id"])
+            return web.json_response({"ok": True})
+        return serve
+
+    runners, urls = [], {}
+    for name in ("a", "b"):
+        app = web.Application()
+        app.router.add_post("/telegram", hook(name))
+        runner = web.AppRunner(app)
+        await runner.setup()
+        port = unused_tcp_port_factory()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        runners.append(runner)
+        urls[name] = f"http://127.0.0.1:{port}/telegram"
+    dead = f"http://127.0.0.1:{unused_tcp_port_factory()}/telegram"
+    try:
+        await bot.set_webhook("https://mj.example.org/telegram", secret_token="s3cret")
+        tg.webhook_targets = [urls["a"], urls["b"]]
+        ids = [(await tg.send_message(table["group"], table["alice"], f"/m{i}")) and
+               tg.injected[-1]["update_id"] for i in range(4)]
+        assert received == {"a": ids[0::2], "b": ids[1::2]}  # in turn
+        tg.webhook_targets = [dead, urls["b"]]
+        await tg.send_message(table["group"], table["alice"], "/after")
+        moved = tg.injected[-1]["update_id"]
+        assert received["b"][-1] == moved and not tg.webhook_pending  # the next one took it
+        assert [s for u, s in tg.webhook_deliveries if u["update_id"] == moved] in ([0, 200], [200])
+        tg.webhook_targets = [dead]
+        await tg.send_message(table["group"], table["alice"], "/lost")
+        assert [u["update_id"] for u in tg.webhook_pending] == [tg.injected[-1]["update_id"]]
+        tg.webhook_targets = [urls["a"]]
+        await tg.redeliver_webhook()  # delivered again once a worker is back
+        assert received["a"][-1] == tg.injected[-1]["update_id"] and not tg.webhook_pending
+    finally:
+        for runner in runners:
+            await runner.cleanup()
+
+
 # ------------------------------------------------------------------------- a whole Application
 
 

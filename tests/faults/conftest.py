@@ -40,17 +40,20 @@ MODES = ["polling", "webhook"]
 @pytest.fixture
 async def bot_process(tg: FakeTelegram, tmp_path: Path
                       ) -> AsyncIterator[Callable[..., Awaitable[BotProcess]]]:
-    """`await bot_process(db_url, crash_at=None, mode="polling", **env)`: a started bot process
-    (`mode="webhook"`: served through a webhook, on the port of the test's earlier webhook bots:
-    Telegram's URL is fixed). All stopped at the end."""
+    """`await bot_process(db_url, crash_at=None, mode="polling", worker=0, **env)`: a started bot
+    process (`mode="webhook"`: served through a webhook, on the port of the test's earlier webhook
+    bots of the same `worker` number: Telegram's URL is fixed; another `worker` is one more
+    webhook worker behind the proxy, the fake Bot API posting to each in turn). All stopped at
+    the end."""
     started: list[BotProcess] = []
+    ports: dict[int, int] = {}
 
     async def start(db_url: str, *, crash_at: str | None = None, mode: str = "polling",
-                    **env: str) -> BotProcess:
+                    worker: int = 0, **env: str) -> BotProcess:
         assert mode in MODES, mode
         port = None
         if mode == "webhook":
-            port = next((b.webhook_port for b in started if b.webhook), None) or free_port()
+            port = ports.setdefault(worker, free_port())
         bot = BotProcess(tg, db_url, tmp_path / f"bot{len(started)}.log", crash_at=crash_at,
                          webhook_port=port, **env)
         started.append(bot)

@@ -106,8 +106,9 @@ class BotProcess:
 
     async def start(self) -> BotProcess:
         """Start and wait until it is ready: it polls for updates (or has set its webhook and
-        answers /healthz), so it has migrated. In webhook mode the fake Bot API then posts to it,
-        and hands it the updates a dead process left unanswered, as Telegram does."""
+        answers /healthz), so it has migrated. In webhook mode the fake Bot API then posts to it
+        (among the other workers' webhooks, in turn), and hands out again the updates a dead
+        process left unanswered, as Telegram does."""
         ready = "setWebhook" if self.webhook else "getUpdates"
         mark = len(self.tg.requests)
         await self.launch()
@@ -121,7 +122,8 @@ class BotProcess:
         except (TimeoutError, AssertionError):
             raise AssertionError(f"the bot did not start; its log:\n{self.log()[-5000:]}") from None
         if self.webhook:
-            self.tg.webhook_target = self.hook_url
+            if self.hook_url not in self.tg.webhook_targets:  # one more worker behind the proxy
+                self.tg.webhook_targets.append(self.hook_url)
             await self.tg.redeliver_webhook()
         return self
 

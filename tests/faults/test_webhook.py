@@ -77,9 +77,33 @@ async def test_a_body_that_is_not_an_update_gets_400(tg: FakeTelegram, bot_proce
                 assert resp.status == 400, (name, resp.status, await resp.text())
         async with http.post(url, data=b"[]", headers={SECRET_HEADER: "wrong"}) as resp:
             assert resp.status == 403
+        async with http.get(url.replace("/telegram", "/livez")) as resp:  # what Caddy checks
+            assert resp.status == 200 and (await resp.json()) == {"ok": True}
     assert "Traceback" not in bot.log()
     # and real updates still work, through the webhook
     chat = Chat(tg, tg.group("hooked"), people(tg, 700, "zh-Hans"))
     lobby = await chat.seat_everyone()
     assert "阿丽" in lobby.text
     assert all(status == 200 for _, status in tg.webhook_deliveries)
+
+
+def test_compose_runs_two_webhook_workers_behind_caddy() -> None:
+    """deploy/compose.yaml parses; two bot services of one image in webhook mode on the one
+    PostgreSQL, both upstreams of Caddy, which checks the workers' /livez."""
+    yaml = pytest.importorskip("yaml")
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services = compose["services"]
+    bots = [name for name, s in services.items() if "Dockerfile" in str(s.get("build"))]
+    assert sorted(bots) == ["bot1", "bot2"]
+    for name in bots:
+        bot = services[name]
+        assert bot["environment"]["BOT_MODE"] == "webhook"
+        assert "@db:5432/" in bot["environment"]["DATABASE_URL"]
+        assert bot["depends_on"]["db"]["condition"] == "service_healthy"
+    assert services["bot1"]["image"] == services["bot2"]["image"]
+    caddy = services["caddy"]
+    assert caddy["environment"]["BOT_UPSTREAMS"].split() == ["bot1:8080", "bot2:8080"]
+    assert "./Caddyfile:/etc/caddy/Caddyfile:ro" in caddy["volumes"]
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "reverse_proxy /telegram {$BOT_UPSTREAMS" in caddyfile
+    assert "health_uri /livez" in caddyfile
