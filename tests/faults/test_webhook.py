@@ -11,6 +11,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import yaml
 
 from bot.runner import SECRET_HEADER
 from tests.fake_telegram import FakeTelegram
@@ -90,7 +91,6 @@ async def test_a_body_that_is_not_an_update_gets_400(tg: FakeTelegram, bot_proce
 def test_compose_runs_two_webhook_workers_behind_caddy() -> None:
     """deploy/compose.yaml parses; two bot services of one image in webhook mode on the one
     PostgreSQL, both upstreams of Caddy, which checks the workers' /livez."""
-    yaml = pytest.importorskip("yaml")
     compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
     services = compose["services"]
     bots = [name for name, s in services.items() if "Dockerfile" in str(s.get("build"))]
