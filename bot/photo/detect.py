@@ -55,7 +55,9 @@ MAX_PIXELS = 25_000_000
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # Photos decoded and read at once, whatever the number of chats sending them: each holds up to
 # ~130 MB at MAX_PIXELS while it is read, and the model runs one at a time anyway (_Model.lock).
-READERS = 2
+# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 427 MB, two
+# at 519 MB, and two compete more with the event loop on a two-core machine.
+READERS = 1
 INSTALL_HINT = "pip install -e '.[photo]'"
 
 # Message ids of PhotoError (translated by the caller: t(exc.msgid, **exc.params)).

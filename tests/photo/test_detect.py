@@ -174,7 +174,7 @@ def test_a_picture_over_the_stated_size_is_refused_from_its_header(
     assert read_tiles(under).tiles == ()  # 25 MP: read (nothing on the cloth)
 
 
-async def test_at_most_two_photos_are_read_at_once_however_many_chats_send_them(
+async def test_photos_are_read_one_at_a_time_however_many_chats_send_them(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Each read holds its decoded pixels: six at once would hold six times as much. A read that
     ran out of time still holds its place until it ends, and the event loop serves meanwhile."""
@@ -206,7 +206,7 @@ async def test_at_most_two_photos_are_read_at_once_however_many_chats_send_them(
     finally:
         task.cancel()
     assert all(isinstance(e, PhotoError) and e.msgid == D.TOO_SLOW for e in late)
-    assert len(readings) == 6 and peak == D.READERS == 2
+    assert len(readings) == 6 and peak == D.READERS <= 2
     assert ticks >= 10
 
 
