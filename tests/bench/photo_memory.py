@@ -26,7 +26,7 @@ from pathlib import Path
 from PIL import Image
 
 from tests.e2e.table import Table
-from tests.e2e.test_table_words import players, seat
+from tests.e2e.test_table_words import seat
 from tests.fake_telegram import FakeTelegram
 from tests.faults.process import BotProcess
 
