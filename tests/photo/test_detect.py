@@ -126,10 +126,10 @@ def test_two_rows_are_read_top_row_first() -> None:
 
 def test_unsure_tiles_are_marked_and_sorting_keeps_confidence() -> None:
     reading = PhotoReading((DetectedTile("7z", 0.95, (0, 0, 1, 1)), DetectedTile("8s", 0.41, (2, 0, 3, 1)),
-                            DetectedTile("1m", 0.69, (4, 0, 5, 1))))
+                            DetectedTile("1m", 0.49, (4, 0, 5, 1))))
     assert reading.uncertain == [1, 2]
     by_tile = [(d.tile, d.confidence) for d in reading.sorted_tiles]
-    assert by_tile == [("1m", 0.69), ("8s", 0.41), ("7z", 0.95)]
+    assert by_tile == [("1m", 0.49), ("8s", 0.41), ("7z", 0.95)]
     assert reading.tile_string == "1m8s7z"
 
 
