@@ -27,6 +27,7 @@ from scoring.settlement import format_cents
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
 from .commands import greeting, hands, ledger, sessions, standings
 from .entry.oneline import features_help
+from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
 from .plumbing.messages import Context, reply, send, store_of
@@ -76,6 +77,9 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
 HELP_READY = N_("Wall ran out (查叫 in Luzhou and Guiyang): /hu 流局 E 111m222m333p44p55p S "
                 "123m456m789p123p4p — each seat still in with its 13 tiles, its ready features or "
                 "不听; a seat left out is not ready.")
+HELP_PHOTO = N_("A photo of the hand captioned /hu (or /hu answering it) opens the tile keyboard "
+                "with the tiles read from it, to check before anything is scored; pictures of up "
+                "to {megapixels} megapixels.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -93,7 +97,8 @@ HELP_BOOKS = N_(
 async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    text = esc(t(HELP)) + "\n" + esc(t(HELP_READY)) + "\n\n" + esc(t(
+    text = esc(t(HELP)) + "\n" + esc(t(HELP_READY)) + "\n" + esc(t(
+        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
@@ -271,11 +276,10 @@ def rate_limiter() -> ChatRateLimiter:
 def build_application(settings: Settings, store: Store | None = None) -> Application:
     """The bot as one Application; pass `store` to share an open store (tests)."""
     builder = (ApplicationBuilder().token(settings.token).base_url(settings.base_url)
+               .base_file_url(settings.file_url)
                .rate_limiter(rate_limiter())
                .concurrent_updates(PerChatProcessor())
                .post_init(_post_init).post_shutdown(_post_shutdown))
-    if settings.base_file_url:
-        builder = builder.base_file_url(settings.base_file_url)
     app = builder.build()
     app.bot_data["settings"] = settings
     if store is not None:

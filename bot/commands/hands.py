@@ -495,7 +495,8 @@ async def on_key(update: Update, context: Context) -> None:
 HANDLERS = [
     CommandHandler("hand", cmd_hand),
     CommandHandler("hu", cmd_hu),
-    MessageHandler((filters.PHOTO | filters.Document.IMAGE)
+    # any file: one that is no picture is told so (read_message_photo), not left unanswered
+    MessageHandler((filters.PHOTO | filters.Document.ALL)
                    & filters.CaptionRegex(r"^/hu(@\w+)?(\s|$)"), hu_photo),
     CallbackQueryHandler(on_key, pattern=r"^k:"),
     CommandHandler("undo", cmd_undo),

@@ -17,7 +17,7 @@ tapped: `2` pair (one more of it), `3` pung (two more), `c` chow (the next two o
 a whole set), `g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken
 out, `i` the next tile is the turned indicator (state["indicator"], for `analyze`/`waits`),
 `d` done, `b` back. Optional state["unsure"]: tiles a photo was unsure of, named above the keys
-until taken out.
+until taken out, or until the tiles were changed and the hand is whole again (corrected).
 
 The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
 shows `keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
@@ -171,7 +171,10 @@ def press_key(state: dict[str, Any], spec: KeySpec, op: str, arg: str = "") -> s
     """Apply one key to `state` (in place). Returns "done" or "back" when the keyboard is left,
     else None. Raises KeyRefused (state unchanged) for a tap that does not fit."""
     done: list[str | None] = []
+    before = sorted(all_tiles(state))
     _atomic(state, lambda: done.append(_press(state, spec, op, arg)))
+    if state.get("unsure") and sorted(all_tiles(state)) != before and count(state) == spec.want:
+        state["unsure"] = []  # the photo's reading corrected, its hand whole: the doubts are moot
     return done[0]
 
 

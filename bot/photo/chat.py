@@ -8,12 +8,23 @@ import asyncio
 from collections.abc import Callable
 
 from telegram import Bot, Document, Message, PhotoSize
+from telegram.error import TelegramError
 
 from ..view.i18n import N_
-from .detect import NO_TILES, TIME_LIMIT, TOO_LARGE, PhotoError, PhotoReading, load_model, read_tiles_async
+from .detect import (
+    NO_TILES,
+    NOT_AN_IMAGE,
+    TIME_LIMIT,
+    TOO_LARGE,
+    PhotoError,
+    PhotoReading,
+    load_model,
+    read_tiles_async,
+)
 
 MAX_BYTES = 20 * 1024 * 1024  # what getFile lets a bot download
 NO_PHOTO = N_("Send a photo of the hand with the caption {command}, or answer a photo with {command}.")
+NOT_FETCHED = N_("I could not fetch the picture from Telegram. Try sending it again in a minute.")
 
 
 def picture_of(message: Message) -> PhotoSize | Document | None:
@@ -24,22 +35,32 @@ def picture_of(message: Message) -> PhotoSize | Document | None:
             continue
         if m.photo:
             return max(m.photo, key=lambda p: p.width * p.height)
-        if m.document and (m.document.mime_type or "").startswith("image/"):
+        if m.document and _image(m.document):
             return m.document
     return None
+
+
+def _image(document: Document) -> bool:
+    return (document.mime_type or "").startswith("image/")
 
 
 async def read_message_photo(bot: Bot, message: Message, *, command: str = "/hu",
                              timeout: float = TIME_LIMIT) -> PhotoReading:
     """The tiles in the photo a message carries or answers. Raises PhotoError: no photo, the
-    extra not installed, not an image, too large, too slow, no tiles seen."""
+    extra not installed, not an image (a file that is no picture, sent with the command as its
+    caption), too large, not fetched, too slow, no tiles seen."""
+    if message.document is not None and not _image(message.document):
+        raise PhotoError(NOT_AN_IMAGE)
     picture = picture_of(message)
     if picture is None:
         raise PhotoError(NO_PHOTO, command=command)
     await asyncio.to_thread(load_model)  # before downloading: without the extra, say so at once
     if picture.file_size and picture.file_size > MAX_BYTES:
         raise PhotoError(TOO_LARGE)
-    data = bytes(await (await bot.get_file(picture.file_id)).download_as_bytearray())
+    try:
+        data = bytes(await (await bot.get_file(picture.file_id)).download_as_bytearray())
+    except TelegramError:  # getFile refused, the file server failed or timed out
+        raise PhotoError(NOT_FETCHED) from None
     reading = await read_tiles_async(data, timeout=timeout)
     if not reading.tiles:
         raise PhotoError(NO_TILES)

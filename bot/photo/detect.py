@@ -15,6 +15,7 @@ import math
 import statistics
 import threading
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -37,13 +38,26 @@ TIME_LIMIT = 20.0  # seconds for one photo, waiting for the model included
 # than it spares false ones: on the generated photos (tests/bench/photo_accuracy.py) 0.3 leaves
 # 1.5 corrections per hand against 2.2; the unsure ones are marked for the player anyway.
 THRESHOLD = 0.3
-UNCERTAIN = 0.7  # below this confidence a tile is worth a second look
+# Below this confidence a tile is named as worth a second look. On the generated photos
+# (tests/bench/photo_accuracy.py, 150 hands) 0.7 named 2.8 tiles a hand, 28% of them misread;
+# 0.5 names 0.9, 44% misread, and still 31% of the misreads (confidence is a weak sign: a
+# misread can score 0.9).
+UNCERTAIN = 0.5
 INPUT_PX = 640  # the model's input is a 640×640 square
 TILE_PX = 22  # tile width (in input pixels) the model reads best: measured, see read_tiles
 MAX_ZOOM_OUT = 4.0  # a tile filling the frame is no hand: do not shrink past this
 WORK_PX = 1600  # photos are first shrunk to this on their longer side (the model sees 640)
 MIN_SLANT = 2.5  # degrees: rows slanting more than this are turned level before a last look
-MAX_PIXELS = 40_000_000  # a phone photo is ~12 MP; refuse decompression bombs before decoding
+# The largest picture read, in pixels: a phone photo is ~12 MP, a camera's 24. Checked on the
+# header, before decoding: a 154 KB PNG can hold 40 MP, and reading one costs ~5 bytes a pixel.
+MAX_PIXELS = 25_000_000
+# Pillow's own bomb guard (every image this process opens): it refuses twice this outright.
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+# Photos decoded and read at once, whatever the number of chats sending them: each holds up to
+# ~130 MB at MAX_PIXELS while it is read, and the model runs one at a time anyway (_Model.lock).
+# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 427 MB, two
+# at 519 MB, and two compete more with the event loop on a two-core machine.
+READERS = 1
 INSTALL_HINT = "pip install -e '.[photo]'"
 
 # Message ids of PhotoError (translated by the caller: t(exc.msgid, **exc.params)).
@@ -159,8 +173,9 @@ def _open_image(data: bytes) -> Any:
         if image.width * image.height > MAX_PIXELS:
             raise PhotoError(TOO_LARGE)
         image.load()
-        # A phone stores "rotate me" in EXIF rather than turning the pixels.
-        return ImageOps.exif_transpose(image)
+        # A phone stores "rotate me" in EXIF rather than turning the pixels (in place: no copy).
+        ImageOps.exif_transpose(image, in_place=True)
+        return image
     except Image.DecompressionBombError:
         raise PhotoError(TOO_LARGE) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
@@ -180,7 +195,11 @@ def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
     model = _model()
     pre = model.preprocess
     photo = _open_image(data)
-    image = pre.stretch_contrast(pre.convert_to_grayscale(photo))
+    size = photo.size
+    gray = pre.convert_to_grayscale(photo)
+    del photo  # the colour pixels (3 bytes each) go before the next copy is made
+    image = pre.stretch_contrast(gray)
+    del gray
     shrink = max(image.size) / WORK_PX
     if shrink > 1:  # the model sees 640 pixels anyway: spare the canvas below a 12-megapixel photo
         image = image.resize((round(image.width / shrink), round(image.height / shrink)), Image.BILINEAR)
@@ -200,7 +219,7 @@ def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
     names = model.predict.CLASS_NAMES
     level = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
                           (d.x1, d.y1, d.x2, d.y2)) for d in found]
-    tiles = [_back(d, angle, view.size, turned.size, image.size, max(1.0, shrink), photo.size)
+    tiles = [_back(d, angle, view.size, turned.size, image.size, max(1.0, shrink), size)
              for d in reading_order(level)]
     return PhotoReading(tuple(d for d in tiles if d is not None))
 
@@ -250,11 +269,19 @@ def _detect(model: _Model, image: Image.Image, threshold: float) -> tuple[list[A
     return found, padding.scale
 
 
+# READERS worker threads of their own: a photo waiting its turn holds no thread and no decoded
+# pixels, and a timed-out read keeps its place until it really ends (a thread cannot be stopped),
+# so the bound holds even then. The event loop never decodes.
+_readers = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="photo")
+
+
 async def read_tiles_async(data: bytes, *, timeout: float = TIME_LIMIT) -> PhotoReading:
-    """read_tiles in a worker thread under a time limit; the event loop keeps serving meanwhile.
-    A timed-out read still finishes in its thread (a thread cannot be stopped), but nobody waits."""
+    """read_tiles on one of READERS worker threads under a time limit (the wait for a free one
+    included); the event loop keeps serving meanwhile. A photo still waiting when the time is up
+    is dropped; one being read finishes in its thread, but nobody waits for it."""
+    loop = asyncio.get_running_loop()
     try:
-        return await asyncio.wait_for(asyncio.to_thread(read_tiles, data), timeout)
+        return await asyncio.wait_for(loop.run_in_executor(_readers, read_tiles, data), timeout)
     except TimeoutError:
         raise PhotoError(TOO_SLOW) from None
 

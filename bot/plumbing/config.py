@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 TOKEN_HELP = """\
@@ -17,7 +18,8 @@ Mahjong Ledger needs a Telegram bot token.
        .venv/bin/mjledger
 
 Optional: DATABASE_URL (default: a SQLite file mjledger.sqlite3 here), TELEGRAM_BASE_URL
-(a local Bot API server), BOT_MODE=webhook with WEBHOOK_URL and WEBHOOK_SECRET (at least
+(a local Bot API server; TELEGRAM_BASE_FILE_URL where it serves files, if not at its
+/file/bot), BOT_MODE=webhook with WEBHOOK_URL and WEBHOOK_SECRET (at least
 16 characters).
 """
 
@@ -58,6 +60,19 @@ class Settings:
     webhook_secret: str | None = None
     listen: str = "0.0.0.0"
     port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
+
+    @property
+    def file_url(self) -> str:
+        """Where the bot downloads files (PTB's base_file_url): base_file_url when given, else
+        the file address of the server base_url names. A Bot API server, Telegram's or a local
+        one, answers methods at <root>/bot<token>/ and serves files at <root>/file/bot<token>/:
+        downloads must not go to api.telegram.org while the methods go elsewhere."""
+        if self.base_file_url:
+            return self.base_file_url
+        if self.base_url.endswith("/bot"):
+            return self.base_url.removesuffix("bot") + "file/bot"
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}/file/bot"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:

@@ -1,7 +1,10 @@
 """How well mahjong-detector reads photos of hands: per tile and per whole hand, for each kind of
 photo the generator in tests/photo/render.py makes (clean, small, large, rotated, noisy, two rows),
 beside the package's own `detect_tiles` on the same photos as the baseline. "fixes/hand" is the
-corrections a player makes to get the hand right. Seeds are fixed, so the figures reproduce:
+corrections a player makes to get the hand right. "hint" is the photo's "unsure" hint (tiles read
+with confidence under UNCERTAIN): how many it names per photo, the share of the misread tiles it
+names (recall) and the share of its tiles that were misread (precision), at UNCERTAIN and at
+other thresholds for comparison. Seeds are fixed, so the figures reproduce:
 
     .venv/bin/python -m tests.bench.photo_accuracy [hands per condition, default 25]
 """
@@ -9,7 +12,9 @@ corrections a player makes to get the hand right. Seeds are fixed, so the figure
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
+from bot.photo.detect import UNCERTAIN
 from tests.photo.measure import Tally, package_as_is, tally, trial
 from tests.photo.render import CONDITIONS, scene_for
 
@@ -30,11 +35,23 @@ def main(hands: int) -> None:
         baseline.trials += base.trials
         _row(condition, result, base)
     _row("all", overall, baseline)
+    print(f"\nthe unsure hint (UNCERTAIN = {UNCERTAIN}): {overall.hinted:.2f} tiles a photo, "
+          f"recall {overall.hint_recall:.1%}, precision {overall.hint_precision:.1%}")
+    for threshold in (0.4, 0.5, 0.6, 0.7):
+        at = _hint_at(overall, threshold)
+        print(f"  at {threshold}: {at.hinted:.2f} tiles a photo, recall {at.hint_recall:.1%}, "
+              f"precision {at.hint_precision:.1%}")
     print("\nper tile kind (read right / present), worst first:")
     kinds = sorted(overall.per_kind().items(), key=lambda kv: kv[1][0] / kv[1][1])
     print("  " + "  ".join(f"{k} {right}/{n}" for k, (right, n) in kinds))
     print("\nmost common misreads (true → read):")
     print("  " + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in overall.confusions().most_common(12)))
+
+
+def _hint_at(t: Tally, threshold: float) -> Tally:
+    """The trials as a hint at another threshold would have named their tiles."""
+    return Tally([replace(tr, unsure=tuple(i for i, c in enumerate(tr.confidences) if c < threshold))
+                  for tr in t.trials])
 
 
 def _row(name: str, t: Tally, base: Tally) -> None:

@@ -414,3 +414,23 @@ def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> No
     press(draft, ctx, "ha", "1")  # and South did not after all
     assert [w["seat"] for w in draft["pending"]["winners"]] == [2]
     assert draft["events"] == [] and "1" not in draft["reads"]
+
+
+def test_the_photos_doubts_are_dropped_once_its_hand_is_corrected() -> None:
+    """A photo read 5m for the 6m and was unsure of the 2m and a 1s: taking the 5m out keeps
+    the hint (the hand is not whole yet), tapping the 6m in completes the corrected hand and the
+    hint goes; a hand not changed keeps it."""
+    photo = ["1m", "2m", "3m", "4m", "5m", "5m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
+    t = translator("en")
+    untouched = new_state(photo)
+    untouched["unsure"] = ["2m", "1s"]
+    press_key(untouched, GUIYANG, "g")
+    press_key(untouched, GUIYANG, "g")  # melds on and off: no tile changed
+    assert untouched["unsure"] == ["2m", "1s"]
+    s = copy.deepcopy(untouched)
+    run(GUIYANG, "r 5m", s)
+    assert s["unsure"] == ["2m", "1s"] and count(s) == 13
+    assert "The photo was unsure of" in keys_screen(s, GUIYANG, t, lambda op, arg: op).text
+    run(GUIYANG, "6m", s)
+    assert count(s) == 14 and not s["unsure"]
+    assert "unsure" not in keys_screen(s, GUIYANG, t, lambda op, arg: op).text

@@ -85,9 +85,11 @@ class FakeTelegram:
                                                        in 60 s answers 429 (Telegram's per-group
                                                        flood limit); see the method
       reject_next(method, error_code, description, times=1)
+      fail_downloads(times=1, status=502)              the next file downloads answer `status`
 
     Looking at what the bot did:
       requests (list[RecordedRequest]), requests_for(method)
+      downloads: (file_path, status) of every request to /file/bot<token>/…
       await wait_for_request(method, timeout=5, *, where=None, after=None) -> RecordedRequest
           (by default only requests made since the latest injected update count)
       await wait_for(predicate, timeout=5) -> the predicate's first truthy value
@@ -153,6 +155,8 @@ class FakeTelegram:
         self._group_sends: dict[int, list[float]] = {}  # group chat id: times of recent sends
         self._group_penalty: dict[int, float] = {}  # group chat id: blocked until (monotonic)
         self._files: dict[str, StoredFile] = {}
+        self.downloads: list[tuple[str, int]] = []
+        self._download_failures: list[int] = []
         self._mark = 0
         self._poll_generation = 0
         self._closing = False
@@ -479,6 +483,11 @@ class FakeTelegram:
         queue = self._failures.setdefault(name, [])
         queue.extend(ApiError(error_code, description, parameters) for _ in range(times))
 
+    def fail_downloads(self, times: int = 1, status: int = 502) -> None:
+        """The next `times` file downloads answer `status` (a file server that is down or
+        overloaded), whatever file they ask for."""
+        self._download_failures.extend([status] * times)
+
     # ----------------------------------------------------------------- inspecting
 
     def requests_for(self, method: str) -> list[RecordedRequest]:
@@ -621,8 +630,16 @@ class FakeTelegram:
         raise _too_many(fixed)
 
     async def _handle_file(self, request: web.Request) -> web.Response:
+        response = self._file_response(request)
+        self.downloads.append((request.match_info["path"], response.status))
+        await self._notify()
+        return response
+
+    def _file_response(self, request: web.Request) -> web.Response:
         if request.match_info["token"] != self.token:
             return web.Response(status=401)
+        if self._download_failures:
+            return web.Response(status=self._download_failures.pop(0))
         for stored in self._files.values():
             if stored.file_path == request.match_info["path"] and stored.upload is not None:
                 return web.Response(body=stored.upload.data,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from bot.photo import corrections_between, read_tiles
+from bot.photo import PhotoReading, corrections_between, read_tiles
 from bot.photo.detect import DETECTOR_LABELS
 
 from .render import Scene, render
@@ -21,6 +21,19 @@ class Trial:
     truth: tuple[str, ...]  # in reading order
     detected: tuple[str, ...]
     seconds: float
+    unsure: tuple[int, ...] = ()  # positions in `detected` the hint names (low confidence)
+    confidences: tuple[float, ...] = ()  # of each detected tile
+
+    @property
+    def misread(self) -> set[int]:
+        """Positions in `detected` outside the left-to-right alignment with the truth: misread
+        or invented tiles, the ones the player has to correct."""
+        right: set[int] = set()
+        for op, _, _, b0, b1 in SequenceMatcher(a=self.truth, b=self.detected,
+                                               autojunk=False).get_opcodes():
+            if op == "equal":
+                right.update(range(b0, b1))
+        return set(range(len(self.detected))) - right
 
     @property
     def matched(self) -> int:
@@ -69,6 +82,23 @@ class Tally:
     def seconds(self) -> float:
         return sum(t.seconds for t in self.trials) / max(1, len(self.trials))
 
+    @property
+    def hint_recall(self) -> float:
+        """Share of the misread tiles the photo's "unsure" hint names."""
+        hit = sum(len(t.misread & set(t.unsure)) for t in self.trials)
+        return hit / max(1, sum(len(t.misread) for t in self.trials))
+
+    @property
+    def hint_precision(self) -> float:
+        """Share of the tiles the hint names that were misread."""
+        hit = sum(len(t.misread & set(t.unsure)) for t in self.trials)
+        return hit / max(1, sum(len(t.unsure) for t in self.trials))
+
+    @property
+    def hinted(self) -> float:
+        """Tiles the hint names per photo."""
+        return sum(len(t.unsure) for t in self.trials) / max(1, len(self.trials))
+
     def per_kind(self) -> dict[str, tuple[int, int]]:
         """For each tile kind on the table: (read right, present)."""
         out: dict[str, tuple[int, int]] = {}
@@ -89,8 +119,8 @@ class Tally:
         return out
 
 
-def ours(data: bytes) -> list[str]:
-    return read_tiles(data).names
+def ours(data: bytes) -> PhotoReading:
+    return read_tiles(data)
 
 
 def package_as_is(data: bytes) -> list[str]:
@@ -100,11 +130,16 @@ def package_as_is(data: bytes) -> list[str]:
     return [DETECTOR_LABELS[name] for name in detect_tiles(io.BytesIO(data))]
 
 
-def trial(condition: str, scene: Scene, reader: Callable[[bytes], list[str]] = ours) -> Trial:
+def trial(condition: str, scene: Scene,
+          reader: Callable[[bytes], list[str] | PhotoReading] = ours) -> Trial:
     data = render(scene)
     start = time.perf_counter()
-    names = reader(data)
-    return Trial(condition, tuple(scene.all_tiles), tuple(names), time.perf_counter() - start)
+    read = reader(data)
+    seconds = time.perf_counter() - start
+    if isinstance(read, PhotoReading):
+        return Trial(condition, tuple(scene.all_tiles), tuple(read.names), seconds,
+                     tuple(read.uncertain), tuple(d.confidence for d in read.tiles))
+    return Trial(condition, tuple(scene.all_tiles), tuple(read), seconds)
 
 
 def tally(trials: Iterable[Trial]) -> Tally:

@@ -8,11 +8,13 @@ import importlib
 import io
 import math
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageFile
 
 from bot.photo import (
     INSTALL_HINT,
@@ -124,10 +126,10 @@ def test_two_rows_are_read_top_row_first() -> None:
 
 def test_unsure_tiles_are_marked_and_sorting_keeps_confidence() -> None:
     reading = PhotoReading((DetectedTile("7z", 0.95, (0, 0, 1, 1)), DetectedTile("8s", 0.41, (2, 0, 3, 1)),
-                            DetectedTile("1m", 0.69, (4, 0, 5, 1))))
+                            DetectedTile("1m", 0.49, (4, 0, 5, 1))))
     assert reading.uncertain == [1, 2]
     by_tile = [(d.tile, d.confidence) for d in reading.sorted_tiles]
-    assert by_tile == [("1m", 0.69), ("8s", 0.41), ("7z", 0.95)]
+    assert by_tile == [("1m", 0.49), ("8s", 0.41), ("7z", 0.95)]
     assert reading.tile_string == "1m8s7z"
 
 
@@ -152,6 +154,60 @@ def test_a_decompression_bomb_is_refused_before_decoding() -> None:
     with pytest.raises(PhotoError) as err:
         read_tiles(png(Image.new("1", (8000, 6000))))  # 48 MP in a few kB
     assert err.value.msgid == D.TOO_LARGE
+
+
+def test_a_picture_over_the_stated_size_is_refused_from_its_header(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 MP in a few kB (a 154 kB PNG of 40 MP took the bot to 430 MB): refused on the size its
+    header states, without decoding a pixel."""
+    over = png(Image.new("1", (6000, 5000)))
+    under = png(Image.new("RGB", (5000, 5000), CLOTHS["green"]))
+
+    def no_decoding(self: ImageFile.ImageFile) -> None:
+        raise AssertionError("decoded")
+
+    with monkeypatch.context() as m:
+        m.setattr(ImageFile.ImageFile, "load", no_decoding)
+        with pytest.raises(PhotoError) as err:
+            read_tiles(over)
+    assert err.value.msgid == D.TOO_LARGE
+    assert read_tiles(under).tiles == ()  # 25 MP: read (nothing on the cloth)
+
+
+async def test_photos_are_read_one_at_a_time_however_many_chats_send_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each read holds its decoded pixels: six at once would hold six times as much. A read that
+    ran out of time still holds its place until it ends, and the event loop serves meanwhile."""
+    running = peak = ticks = 0
+    lock = threading.Lock()
+
+    def slow_read(data: bytes) -> PhotoReading:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+        time.sleep(0.15)
+        with lock:
+            running -= 1
+        return PhotoReading(())
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    monkeypatch.setattr(D, "read_tiles", slow_read)
+    task = asyncio.create_task(ticker())
+    try:
+        late = await asyncio.gather(*(read_tiles_async(b"", timeout=0.05) for _ in range(2)),
+                                    return_exceptions=True)
+        readings = await asyncio.gather(*(read_tiles_async(b"") for _ in range(6)))
+    finally:
+        task.cancel()
+    assert all(isinstance(e, PhotoError) and e.msgid == D.TOO_SLOW for e in late)
+    assert len(readings) == 6 and peak == D.READERS <= 2
+    assert ticks >= 10
 
 
 def test_a_photo_turned_by_exif_is_read_upright() -> None:
