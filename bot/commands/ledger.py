@@ -328,7 +328,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                 lines.append("  " + esc(t("Most frequent: {patterns}", patterns=patterns)))
         blocks.append("\n".join(lines))
     text = "\n\n".join(blocks)
-    await reply(update, context, text[:4000])
+    await reply(update, context, text)  # a long one goes as several messages
 
 
 # -- chart, export, import -----------------------------------------------------------------------
