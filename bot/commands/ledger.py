@@ -472,7 +472,7 @@ async def cmd_import(update: Update, context: Context) -> None:
     totals = await store.totals(session.id)
     names = await seat_names(store, session)
     lines = ["📥 " + esc(t("Imported {n} hands as session {id}.", n=len(imported.hands),
-                          id=session.id)), ""]
+                          id=session.number)), ""]
     for s in range(4):
         guest = "" if s in mapping else " · " + esc(t("guest"))
         lines.append(f"{esc(names[s] or '?')}{guest}: {totals[s]:+d}")
