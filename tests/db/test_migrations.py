@@ -4,6 +4,7 @@ bot's own upgrade on start (from any working directory), and models matching mig
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -252,7 +253,10 @@ async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_ur
     assert done.returncode == 0, done.stderr
     store = await Store.open(db_url, migrate=False)
     try:
-        assert "cap_applies" not in (await store.get_session(luzhou.id)).rules
+        async with store.engine.connect() as conn:  # today's Session model has later columns
+            rules = (await conn.execute(text("SELECT rules FROM sessions WHERE id = :i"),
+                                        {"i": luzhou.id})).scalar_one()
+        assert "cap_applies" not in (json.loads(rules) if isinstance(rules, str) else rules)
         hand = await store.last_hand(hainan.id)
         assert hand is not None and "kongs_on_exhausted" not in hand.record["rules"]
         assert hand.record["rules"]["discarder_extra"] == 2
