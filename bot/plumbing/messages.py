@@ -4,6 +4,7 @@ several; and the store the application holds."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -123,9 +124,21 @@ async def send(context: Context, chat_id: int, text: str,
     return message
 
 
+def shows(message: object, text: str, rows: Sequence[Sequence[Button]] = ()) -> bool:
+    """The message (as a callback query carries it: as it is now) shows `text` with this
+    keyboard already, so an edit would be refused as "not modified". Compares the text as
+    shown and the buttons (formatting alone never changes between two screens of the bot)."""
+    if not isinstance(message, Message) or message.text is None:
+        return False
+    plain = html.unescape(_TAG.sub("", one_message(text))).strip()
+    return message.text == plain and message.reply_markup == keyboard(rows)
+
+
 async def edit(query: CallbackQuery, text: str, rows: Sequence[Sequence[Button]] = ()) -> None:
-    """Edit the message in place (cut to one message: `one_message`); an unchanged screen is
-    not an error."""
+    """Edit the message in place (cut to one message: `one_message`); a screen it shows
+    already is not sent again (Telegram refuses it), nor is one that raced to the same."""
+    if shows(query.message, text, rows):
+        return
     try:
         await query.edit_message_text(one_message(text), parse_mode=ParseMode.HTML,
                                       reply_markup=keyboard(rows))

@@ -334,3 +334,30 @@ async def test_already_recorded_names_the_hand_by_its_number_at_the_table(
     assert answer.get("show_alert") and "Hand 1 is already recorded" in answer["text"], answer
     session = await store.running_session(table.chat_id)
     assert [h.seq for h in await store.history(session.id, include_voided=False)] == [2]
+
+
+async def test_taps_that_change_nothing_send_no_edit(bot: object, tg: FakeTelegram, table: Table,
+                                                     store: Store) -> None:
+    """A stale or forged tap on the screen shown, and a second tap of Confirm, answer the tap
+    and send no edit Telegram would refuse as "message is not modified"."""
+    bob = table.players[1]
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
+    old_back = preview.callback_data("Back")
+    await table.tap(bob, preview, "Back")
+    start = len(tg.requests)
+    answer = await table.press(bob, preview.message_id, old_back)  # the screen shown is current
+    assert answer.get("show_alert") and "here is the current one" in answer["text"]
+    answer = await table.press(bob, preview.message_id, "h:999:zz")  # forged
+    assert answer.get("show_alert")
+    await table.tap(bob, preview, "Preview")
+    confirm = table.message(preview.message_id).callback_data("Confirm")
+    first = await tg.press(table.chat_id, preview.message_id, bob, confirm)
+    second = await tg.press(table.chat_id, preview.message_id, bob, confirm)  # a double tap
+    assert not (await table.answered(first)).get("show_alert")
+    assert "Hand 1 is already recorded" in (await table.answered(second))["text"]
+    assert "Hand 1 recorded" in table.message(preview.message_id).text
+    refused = [(r.method, r.response) for r in tg.requests[start:] if not r.ok]
+    assert refused == []
+    edits = [r for r in tg.requests[start:] if r.method.startswith("editMessage")]
+    assert len(edits) == 2  # the preview, the recorded hand
