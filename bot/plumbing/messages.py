@@ -8,11 +8,12 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated
-from telegram.ext import ContextTypes
+from telegram.ext import ContextTypes, ExtBot
 
 from db import Store
 
@@ -32,6 +33,33 @@ class Button:
     text: str
     data: str
     style: str | None = None  # Telegram's button colour: "success", "danger" or "primary"
+
+
+QUERY_TOO_OLD = "query is too old"  # Telegram's 400 for a query answered after ~15 s
+
+
+class QueryExpired(BadRequest):
+    """Telegram no longer takes the answer to a button tap (the tap waited too long: a slow
+    update, a restart). Carries the answer, so the chat can be told it another way."""
+
+    def __init__(self, message: str, text: str | None, show_alert: bool) -> None:
+        super().__init__(message)
+        self.text, self.show_alert = text, show_alert
+
+
+class LedgerBot(ExtBot):  # type: ignore[type-arg]
+    """The bot, whose answer to an expired tap raises `QueryExpired` (with the answer)."""
+
+    async def answer_callback_query(self, callback_query_id: str, text: str | None = None,
+                                    show_alert: bool | None = None, *args: Any,
+                                    **kwargs: Any) -> bool:
+        try:
+            return await super().answer_callback_query(callback_query_id, text, show_alert,
+                                                       *args, **kwargs)
+        except BadRequest as exc:
+            if QUERY_TOO_OLD not in str(exc).lower():
+                raise
+            raise QueryExpired(exc.message, text, bool(show_alert)) from exc
 
 
 def store_of(context: Context) -> Store:

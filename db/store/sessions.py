@@ -130,6 +130,14 @@ class SessionsMixin(StoreCore):
             row = await self._running_row(s, chat_id)
             return session_of(row) if row is not None else None
 
+    async def session_with_hand(self, key: str) -> Session | None:
+        """The session holding the hand stored under this idempotency key, if any (what an
+        import that was done already made)."""
+        async with self._read() as s:
+            row = (await s.execute(select(M.Session).join(M.Hand, M.Hand.session_id == M.Session.id)
+                                   .where(M.Hand.idempotency_key == key))).scalar_one_or_none()
+            return session_of(row) if row is not None else None
+
     async def get_session(self, session_id: int) -> Session:
         """The session with this id (`NotFound` if none)."""
         async with self._read() as s:

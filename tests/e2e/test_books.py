@@ -361,3 +361,23 @@ async def test_taps_that_change_nothing_send_no_edit(bot: object, tg: FakeTelegr
     assert refused == []
     edits = [r for r in tg.requests[start:] if r.method.startswith("editMessage")]
     assert len(edits) == 2  # the preview, the recorded hand
+
+
+async def test_a_tap_answered_too_late_still_says_what_is_true(bot: object, tg: FakeTelegram,
+                                                               table: Table) -> None:
+    """Telegram expired the tap before the bot answered it (a slow update, a restart): the
+    answer goes to the chat instead of "something went wrong"."""
+    bob = table.players[1]
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
+    confirm = preview.callback_data("Confirm")
+    await table.tap(bob, preview, "Confirm")
+    shown = table.message(preview.message_id)
+    start = len(tg.requests)
+    await tg.inject({"callback_query": {  # a tap Telegram no longer takes an answer for
+        "id": "77", "from": bob, "message": shown.to_api(), "chat_instance": "1", "data": confirm}})
+    told = await tg.wait_for_request("sendMessage", TIMEOUT, where=table._mine)
+    assert told.params["text"] == "Hand 1 is already recorded.", told.params
+    expired = [r for r in tg.requests[start:] if r.method == "answerCallbackQuery"]
+    assert [r.response.get("description") for r in expired] == [
+        "Bad Request: query is too old and response timeout expired or query ID is invalid"]
