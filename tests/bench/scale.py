@@ -128,7 +128,7 @@ async def add_session(conn: Any, variant: str, size: int, pool: list[Any], level
             updated_at=now).returning(M.Person.id))
         people.append(result.scalar_one())
     sid = (await conn.execute(insert(M.Session).values(
-        chat_id=cid, number=1, variant=variant, rules={}, stake_cents=50, started_at=now, hand_count=size,
+        chat_id=cid, variant=variant, rules={}, stake_cents=50, started_at=now, hand_count=size,
         **{f"seat{s}": people[s] for s in range(4)}).returning(M.Session.id))).scalar_one()
     hand_t, entry_t = M.Hand.__table__, M.LedgerEntry.__table__
     next_id = int((await conn.execute(select(func.max(hand_t.c.id)))).scalar() or 0) + 1
