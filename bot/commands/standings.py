@@ -70,11 +70,7 @@ async def cmd_history(update: Update, context: Context) -> None:
             head = "<s>" + head + "</s>" + ("" if sc.lang.startswith("zh") else " ") + esc(note)
             body = [f"<s>{line}</s>" for line in body]
         blocks.append("\n".join([head, *body]))
-    text = "\n\n".join(blocks)
-    while len(text) > 3900 and len(blocks) > 1:  # Telegram's 4096 limit, with room to spare
-        blocks.pop()
-        text = "\n\n".join(blocks)
-    await reply(update, context, text)
+    await reply(update, context, "\n\n".join(blocks))  # a long page goes as several messages
 
 
 HANDLERS = [CommandHandler("table", cmd_table), CommandHandler("history", cmd_history)]
