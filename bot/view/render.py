@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from db import without_bidi_controls
 from scoring.errors import ScoringError, seat_params
 from scoring.settlement import format_cents
 from scoring.variant import Variant, term_name
@@ -34,6 +36,21 @@ def colon(t: Tr) -> str:
     return "：" if is_zh(t) else ": "
 
 
+def comma(t: Tr) -> str:
+    """", " in English, "，" in Chinese text."""
+    return "，" if is_zh(t) else ", "
+
+
+def semicolon(t: Tr) -> str:
+    """"; " in English, "；" in Chinese text."""
+    return "；" if is_zh(t) else "; "
+
+
+def listing(t: Tr) -> str:
+    """Between the items of a list: ", " in English, "、" in Chinese text."""
+    return "、" if is_zh(t) else ", "
+
+
 def with_unit(t: Tr, text: str, u: str) -> str:
     """"+13 ke" in English, "+13颗" in Chinese."""
     if not u:
@@ -49,6 +66,27 @@ def short(name: str, limit: int = NAME_MAX) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
+FSI, PDI = "\u2068", "\u2069"  # first-strong isolate … pop directional isolate
+_RTL = frozenset({"R", "AL", "AN"})
+
+
+def shown_name(name: str, limit: int | None = NAME_MAX) -> str:
+    """A person's name as every message and button shows it (plain text): without bidirectional
+    controls, shortened to `limit`, and kept in its own isolate (FSI … PDI) when it holds
+    right-to-left letters or digits, so that it cannot reorder the points beside it. A name of
+    left-to-right letters only reads the same either way and stays as it is."""
+    name = without_bidi_controls(name)
+    name = short(name, limit) if limit else name
+    if any(unicodedata.bidirectional(c) in _RTL for c in name):
+        return f"{FSI}{name}{PDI}"
+    return name
+
+
+def name_html(name: str, limit: int | None = None) -> str:
+    """`shown_name` for a message's HTML."""
+    return esc(shown_name(name, limit))
+
+
 def wind(t: Tr, seat: int) -> str:
     return t(WINDS[seat])
 
@@ -56,7 +94,7 @@ def wind(t: Tr, seat: int) -> str:
 def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool = True) -> str:
     """"East Alice" — for buttons (plain text) or messages (escaped HTML)."""
     name = names[seat] if seat < len(names) and names[seat] else t("(empty)")
-    text = f"{wind(t, seat)} {short(name)}"
+    text = f"{wind(t, seat)} {shown_name(name)}"
     return esc(text) if html_out else text
 
 
@@ -64,10 +102,8 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
            variant: Variant | None = None) -> str:
     """Why scoring refused a hand, in the chat's language with seats as players (plain text:
     escape it before it goes into HTML)."""
-    sep = "、" if lang.startswith("zh") else ", "
-
     def players(seats: list[int]) -> str:
-        return sep.join(seat_label(t, int(s), names, html_out=False) for s in seats)
+        return listing(t).join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
     return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
 
