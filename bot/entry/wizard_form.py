@@ -11,6 +11,7 @@ from typing import Any
 from scoring.schema import StrictModel
 
 from ..plumbing.messages import Button
+from ..view import tiles
 from ..view.i18n import N_
 from ..view.render import colon, esc, seat_label, term, wind
 from . import forms
@@ -22,7 +23,6 @@ Callbacks = Callable[..., str]  # (op, a, b) → callback data
 BY_LABELS = {"self_draw": N_("Self-draw"), "discard": N_("Win on discard"),
              "robbed_kong": N_("Robbed kong")}
 # how a tile reads on a button: "5p" in English, "5筒" where the catalogue says so
-TILE_NAMES = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 # Labels for fields and values the variants share; variant terms take precedence.
 COMMON_LABELS = {
     "seat": N_("Seat"), "from": N_("From"), "kind": N_("Kind"), "robbed": N_("Robbed"),
@@ -91,7 +91,7 @@ def _label_for(ctx: Ctx, name: str, obj: dict[str, Any], event: str | None) -> s
 def tile_label(ctx: Ctx, tile: str | None) -> str:
     if tile is None or not is_tile(tile):
         return "—" if tile is None else tile
-    return ctx.t(TILE_NAMES[tile[1]], n=tile[0])
+    return tiles.tile_label(ctx.t, tile)
 
 
 def heading(ctx: Ctx, name: str) -> str:
