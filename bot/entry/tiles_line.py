@@ -13,7 +13,7 @@ from ..view.render import esc, seat_label
 from ..view.tiles import notation_text
 from .oneline import TILES, LineError
 
-JOKER_VARIANTS = {"cixi": "龙=5m", "feibao": "精=5m"}  # turn a tile to know their jokers
+JOKER_VARIANTS = {"cixi": "翻=5m", "feibao": "翻=5m"}  # turn a tile to know their jokers
 
 
 def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
