@@ -174,11 +174,21 @@ def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
     return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
 
 
+# Variants whose discarder (or robbed kong's owner) pays half the hand's value, not all of it
+# (shared/rules/luzhou.md: ⌊V/2⌋): the line says so, else "大对子 10颗" beside −5 reads wrong.
+HALF_ON_DISCARD = frozenset({"luzhou"})
+HALF_NOTES = {"discard": N_("the discarder pays half"),
+              "robbed_kong": N_("the kong's owner pays half")}
+
+
 def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None],
-                  outcome: dict[str, Any]) -> list[str]:
-    """One readable HTML line per payment item, in the chat's language."""
+                  outcome: dict[str, Any], events: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """One readable HTML line per payment item, in the chat's language; `events` (the hand's)
+    tell how each winner won, for the variants where a discard pays half."""
     out = []
     u = unit(variant, lang)
+    won_by = {w.get("seat"): ev.get("by") for ev in events if ev.get("type") == "win"
+              for w in ev.get("winners") or []} if variant.name in HALF_ON_DISCARD else {}
     for line in outcome["lines"]:
         who = seat_label(t, line["seat"], names) if line.get("seat") is not None else ""
         what = line["what"]
@@ -186,6 +196,9 @@ def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
         parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
         value = " " + esc(with_unit(t, str(line["value"]), u)) if line.get("value") is not None else ""
+        how = won_by.get(line["seat"]) if line["what"] == "win" else None
+        if value and how in HALF_NOTES:
+            value += esc(comma(t) + t(HALF_NOTES[how]))
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
         out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line['deltas']) or '±0'}")
