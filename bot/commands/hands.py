@@ -409,7 +409,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         totals = await store.totals(session.id)
     # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
-    lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
+    lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome, record["events"])
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
     lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
                           unit(ctx.variant, sc.lang))

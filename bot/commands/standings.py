@@ -63,7 +63,7 @@ async def cmd_history(update: Update, context: Context) -> None:
     blocks = []
     for hand in hands:
         head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
-        body = outcome_lines(t, sc.lang, variant, names, hand.outcome)
+        body = outcome_lines(t, sc.lang, variant, names, hand.outcome, hand.record["events"])
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None
             note = t("(undone: {reason})", reason=why) if why else t("(undone)")
