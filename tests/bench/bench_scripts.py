@@ -22,6 +22,8 @@ def test_load_benchmark_and_the_statement_budget(backend: str) -> None:
     assert set(per) == {"hu", "confirm", "tap", "table"}
     for kind in ("hu", "tap", "table"):
         assert per[kind]["statements"] <= STATEMENT_BUDGET, (kind, per[kind])
+        # the chat's turn (PostgreSQL): its lock taken and given back, apart from the budget
+        assert per[kind]["turns"] == (2 if backend == "postgres" else 0), (kind, per[kind])
     assert result["echo"]["per_update"]["tap"]["statements"] == 0
     assert result["app"]["concurrent"]["updates"] == 2 * 2 * 2  # /hu and Confirm, twice, two chats
     assert "cpu ratio vs echo" in load.show(result)

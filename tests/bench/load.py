@@ -262,7 +262,7 @@ class Meter:
         after = await self.child.settled()
         row = self.totals[kind]
         row["updates"] += 1
-        for key in ("cpu", "statements", "transactions", "checkouts"):
+        for key in ("cpu", "statements", "turns", "transactions", "checkouts"):
             row[key] += after[key] - before[key]
         return result
 
@@ -508,7 +508,8 @@ def show(result: dict[str, Any]) -> str:
     for who in ("echo", "app"):
         for kind, v in result[who]["per_update"].items():
             lines.append(f"{who:5} {kind:8} cpu {1000 * v['cpu']:6.2f} ms/update  statements "
-                         f"{v['statements']:5.1f}  transactions {v['transactions']:4.1f}  "
+                         f"{v['statements']:5.1f}  turn {v['turns']:3.1f}  "
+                         f"transactions {v['transactions']:4.1f}  "
                          f"checkouts {v['checkouts']:4.1f}  (n={int(v['updates'])})")
     lines.append("cpu ratio vs echo: " + ", ".join(f"{k} {v:.1f}x"
                                                  for k, v in result["cpu_ratio_vs_echo"].items()))

@@ -6,7 +6,8 @@
 Application that answers every message with a message carrying one button, and every button
 with an edit of that message and a callback answer — the least any bot does per update.
 On SIGUSR1 it writes one JSON line to stdout with its counters so far: CPU seconds, SQL
-statements (cursor executions), transactions begun and connections checked out. SIGTERM stops it.
+statements (cursor executions; the chat turn's lock statements apart, as `turns`), transactions
+begun and connections checked out. SIGTERM stops it.
 LOADBOT_NO_RATE_LIMIT=1 lifts the bot's 30 requests/s overall cap; LOADBOT_NO_GC_FREEZE=1 leaves
 the start-up objects to the garbage collector (as before bot.app.freeze_startup_objects).
 LOADBOT_WEBHOOK_PORT=PORT runs the app in webhook mode, its webhook on 127.0.0.1:PORT/telegram.
@@ -33,7 +34,10 @@ from bot.plumbing.config import Settings
 from bot.runner import serve
 from db import Store
 
-COUNTERS = {"statements": 0, "transactions": 0, "checkouts": 0}
+COUNTERS = {"statements": 0, "turns": 0, "transactions": 0, "checkouts": 0}
+# the chat's turn across processes (db/store/turns.py): two statements per update on
+# PostgreSQL, counted apart from the update's own work
+TURN_STATEMENT = "advisory"
 
 
 def cpu_seconds() -> float:
@@ -50,8 +54,8 @@ def report() -> None:
 def count_sql(store: Store) -> None:
     engine = store.engine.sync_engine
 
-    def on_execute(*_: Any) -> None:
-        COUNTERS["statements"] += 1
+    def on_execute(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        COUNTERS["turns" if TURN_STATEMENT in statement else "statements"] += 1
 
     def on_begin(*_: Any) -> None:
         COUNTERS["transactions"] += 1

@@ -573,6 +573,9 @@ class FakeTelegram:
         outcome: Any
         try:
             raw, files = await _read_params(request)
+        except ConnectionError:  # the client went away mid-request (a poll given up): not ours
+            return web.Response(status=499)
+        try:
             params = dict(raw)
             method, params = self.spec.decode_params(method, raw, files)
             outcome = await self._call(method, params)
