@@ -18,7 +18,7 @@ from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
 from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
-from ..chat.table import hand_number, seat_names, wizard_ctx
+from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
 from ..entry import wizard_reading
 from ..entry.ctx import Ctx
 from ..entry.forms import FormError
@@ -34,7 +34,7 @@ from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip
 from ..plumbing.messages import Context, edit, reply, send, store_of
 from ..plumbing.throttle import throttle_of
-from ..view.render import esc, outcome_lines, totals_block, unit
+from ..view.render import esc, totals_block, unit
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -402,15 +402,7 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     else:
         session = await store.get_session(session.id)
         totals = await store.totals(session.id)
-    # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
-    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
-    lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome)
-    lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
-    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
-                          unit(ctx.variant, sc.lang))
-    if outcome.get("level_over"):
-        lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
-    await _edit(query, context, "\n".join(lines))
+    await _edit(query, context, "\n".join(recorded_lines(ctx, outcome, totals, session.stake_cents)))
     await query.answer(t("Recorded."))
 
 
