@@ -85,8 +85,13 @@ def request_lang(request: web.Request, chat_language: str | None = None) -> str:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.method != "POST":
         return {}
+    if (request.content_length or 0) > MAX_BODY:
+        raise Refused(413, "too large")
+    raw = await request.content.read(MAX_BODY + 1)
+    if len(raw) > MAX_BODY:
+        raise Refused(413, "too large")
     try:
-        data = json.loads(await request.read() or b"{}")
+        data = json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError):
         raise Refused(400, "not JSON") from None
     if not isinstance(data, dict):

@@ -53,8 +53,7 @@ async def authorize_local(request: web.Request, _: dict[str, Any]) -> Caller:
 
 
 def local_app(store: Store, password: str | None = None) -> web.Application:
-    app = web.Application(client_max_size=64 * 1024,
-                          middlewares=[password_middleware(password)] if password else [])
+    app = web.Application(middlewares=[password_middleware(password)] if password else [])
 
     async def home(_: web.Request) -> web.Response:
         raise web.HTTPFound("/app/")
