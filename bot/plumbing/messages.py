@@ -21,7 +21,6 @@ class Button:
     text: str
     data: str
     style: str | None = None  # Telegram's button colour: "success", "danger" or "primary"
-    url: str | None = None  # a link button (the Mini App's) instead of a callback
 
 
 def store_of(context: Context) -> Store:
@@ -31,8 +30,7 @@ def store_of(context: Context) -> Store:
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, url=b.url, style=b.style) if b.url
-                                  else InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
                                   for b in row] for row in rows if row])
 
 

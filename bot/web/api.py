@@ -1,5 +1,5 @@
 """The page's JSON API under /app/api/: the running session's standings and history, a new
-session with four named players, a hand's preview, the tile analysis, Confirm and the page.
+session with four named players, a hand's preview, the tile analysis, and Confirm.
 
 Every answer is built from what the chat uses: /table's and /history's lines
 (bot/chat/table.py), the wizard's preview screen and /hu's tile reading (bot/entry), and the
@@ -14,7 +14,6 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -34,7 +33,6 @@ from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_n
 from ..view.i18n import LANGS, lang_from_code, translator
 
 log = logging.getLogger(__name__)
-PAGE_DIR = Path(__file__).parent / "page"
 MAX_BODY = 64 * 1024  # a hand is a few hundred bytes
 HISTORY = 20  # hands the page shows
 
@@ -327,21 +325,13 @@ async def confirm(request: web.Request) -> web.Response:
     return web.json_response({"html": "\n".join(lines), "hand_id": hand.id})
 
 
-# -- the page -------------------------------------------------------------------------------------
-
-async def page(_: web.Request) -> web.FileResponse:
-    return web.FileResponse(PAGE_DIR / "index.html", headers={"Cache-Control": "no-cache"})
-
-
 def add_routes(app: web.Application, store: Any, authorize: Authorize,
                announce: Announce | None = None) -> None:
-    """The page at /app/ (its files under /app/static/) and the API under /app/api/."""
+    """The API under /app/api/ (the page that will use it is not written yet)."""
     app[STORE_KEY] = store
     app[AUTH_KEY] = authorize
     if announce is not None:
         app[ANNOUNCE_KEY] = announce
-    app.router.add_get("/app/", page)
-    app.router.add_static("/app/static/", PAGE_DIR, append_version=True)
     app.router.add_get("/app/api/state", state)
     for path, handler in (("state", state), ("session", start_session), ("end", end_session),
                           ("preview", preview), ("tiles", tiles), ("confirm", confirm)):

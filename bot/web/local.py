@@ -1,4 +1,4 @@
-"""`mjledger` without a Telegram token: the same page, for one table, on this machine.
+"""`mjledger` without a Telegram token: the page's API, for one table, on this machine.
 
 Its books are one chat's (LOCAL_CHAT_ID, an id Telegram never gives), whose players are
 guests. It listens on 127.0.0.1 unless told otherwise; anywhere else every request must give
@@ -55,10 +55,6 @@ async def authorize_local(request: web.Request, _: dict[str, Any]) -> Caller:
 def local_app(store: Store, password: str | None = None) -> web.Application:
     app = web.Application(middlewares=[password_middleware(password)] if password else [])
 
-    async def home(_: web.Request) -> web.Response:
-        raise web.HTTPFound("/app/")
-
-    app.router.add_get("/", home)
     add_routes(app, store, authorize_local)
     return app
 
@@ -75,7 +71,7 @@ async def serve_local(settings: LocalSettings, store: Store | None = None) -> As
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
-        yield f"http://{host}:{settings.port}/app/"
+        yield f"http://{host}:{settings.port}/app/api/"
     finally:
         await runner.cleanup()
         if own:

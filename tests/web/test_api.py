@@ -129,11 +129,6 @@ async def test_refusals_in_the_chats_words_change_nothing(client: TestClient, st
     assert await store.standing_hands(session.id) == 0
 
 
-async def test_the_page_and_its_files_are_served(client: TestClient) -> None:
-    resp = await client.get("/")
-    assert resp.status == 200 and "/app/static/" in await resp.text()
-
-
 async def test_a_password_off_loopback(store: Store) -> None:
     with pytest.raises(ConfigError):
         LocalSettings.from_env("0.0.0.0", 8080, {})
@@ -169,7 +164,7 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
                             text=True)
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
-        assert line.startswith("No TELEGRAM_BOT_TOKEN") and f"http://127.0.0.1:{port}/app/" in line
+        assert line.startswith("No TELEGRAM_BOT_TOKEN") and f"http://127.0.0.1:{port}/app/api/" in line
         for _ in range(100):
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/api/state") as resp:
