@@ -18,9 +18,10 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from db import AlreadyHandled, DatabaseBusy, DatabaseUnavailable, Store, StoreError
-from db.config import fault
+from db.config import disk_full, fault
 from scoring import all_variants
 from scoring.settlement import format_cents
 
@@ -30,7 +31,7 @@ from .entry.oneline import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
-from .plumbing.messages import Context, reply, send, store_of
+from .plumbing.messages import Context, LedgerBot, QueryExpired, reply, send, store_of
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
 from .view.i18n import LANGS, N_, lang_from_code, translator
@@ -176,11 +177,38 @@ async def on_migrate(update: Update, context: Context) -> None:
 BUSY = N_("The ledger is busy right now; please try again in a moment.")
 UNAVAILABLE = N_("The ledger's database is not available right now; please try again later.")
 FAILED = N_("Something went wrong with that; please try again.")
+DISK_FULL = N_("The server's disk is full, so nothing was saved; please tell whoever runs the bot.")
+FILE_ERROR = N_("The bot could not read or write one of its files; please tell whoever runs the "
+                "bot.")
+
+
+def failure_text(t: Any, kind: type[Exception] | None, error: BaseException | None) -> str:
+    """What a failure was, as the chat is told: a full disk (the database's or another's), a
+    busy or unreachable database, a local file that could not be read or written (an OSError
+    from outside the store: the store turns its own into faults), a refusal, or a failure."""
+    if error is not None and disk_full(error):
+        return t(DISK_FULL)
+    if kind is DatabaseBusy:
+        return t(BUSY)
+    if isinstance(error, OSError):  # not the database's: a connection elsewhere, or a file
+        return t(FAILED if isinstance(error, ConnectionError) else FILE_ERROR)
+    if kind is not None:
+        return t(UNAVAILABLE)
+    if isinstance(error, StoreError):  # a refusal no handler explained
+        return refusal(t, error)
+    return t(FAILED)
 
 
 async def on_error(update: object, context: Context) -> None:
     """Every failed update still gets an answer, in the chat's language: busy (the database
     was locked or slow for too long), unavailable (down, full, read-only) or a plain failure."""
+    if isinstance(context.error, QueryExpired):  # all was done; only the answer came too late
+        log.info("update %s: the tap's answer came too late for Telegram",
+                 getattr(update, "update_id", "?"))
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if context.error.show_alert and context.error.text and chat is not None:
+            await send(context, chat.id, esc(context.error.text))  # what the alert would have said
+        return
     kind = fault(context.error) if context.error is not None else None
     if isinstance(context.error, AlreadyHandled):  # a redelivery after a restart: no fault
         log.info("update %s was delivered again; it was handled before",
@@ -197,13 +225,7 @@ async def on_error(update: object, context: Context) -> None:
 async def tell_failure(update: Update, context: Context, kind: type[Exception] | None,
                        error: BaseException | None = None) -> None:
     """Say why nothing happened: as the answer to a button, else as a message to the chat."""
-    t = translator(fallback_language(update, context))
-    if kind is not None:
-        text = t(BUSY if kind is DatabaseBusy else UNAVAILABLE)
-    elif isinstance(error, StoreError):  # a refusal no handler explained
-        text = refusal(t, error)
-    else:
-        text = t(FAILED)
+    text = failure_text(translator(fallback_language(update, context)), kind, error)
     query = update.callback_query
     if query is not None:
         try:
@@ -275,9 +297,11 @@ def rate_limiter() -> ChatRateLimiter:
 
 def build_application(settings: Settings, store: Store | None = None) -> Application:
     """The bot as one Application; pass `store` to share an open store (tests)."""
-    builder = (ApplicationBuilder().token(settings.token).base_url(settings.base_url)
-               .base_file_url(settings.file_url)
-               .rate_limiter(rate_limiter())
+    bot = LedgerBot(settings.token, base_url=settings.base_url, base_file_url=settings.file_url,
+                    rate_limiter=rate_limiter(),
+                    request=HTTPXRequest(connection_pool_size=256),  # as ApplicationBuilder's
+                    get_updates_request=HTTPXRequest(connection_pool_size=1))
+    builder = (ApplicationBuilder().bot(bot)
                .concurrent_updates(PerChatProcessor())
                .post_init(_post_init).post_shutdown(_post_shutdown))
     app = builder.build()

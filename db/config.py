@@ -3,6 +3,7 @@ long anything waits for it: a request waits seconds, never minutes, then gets an
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
@@ -195,6 +196,24 @@ def fault(error: BaseException) -> type[DatabaseFault] | None:
     if isinstance(error, OSError):  # cannot connect (refused, unreachable, no such file)
         return DatabaseUnavailable
     return None
+
+
+_FULL_TEXT = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+def disk_full(error: BaseException) -> bool:
+    """The failure (or what caused it) is a full disk: the database's (SQLite "database or
+    disk is full", PostgreSQL disk_full) or any file's (ENOSPC, EDQUOT)."""
+    seen: BaseException | None = error
+    for _ in range(8):  # the chain of causes, not forever
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if _sqlstate(seen) == "53100" or any(w in str(seen).lower() for w in _FULL_TEXT):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def to_fault(error: BaseException) -> DatabaseFault | None:

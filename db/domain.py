@@ -131,6 +131,7 @@ class Session:
     hand_count: int  # hands recorded, voided ones included (= the last sequence number)
     started_by: int | None = None
     settled_at: datetime | None = None
+    number: int = 0  # the chat's how-manieth session (1, 2, …): what the chat calls it
 
     @property
     def running(self) -> bool:

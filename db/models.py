@@ -94,6 +94,8 @@ class Session(Base):
         Index("uq_sessions_running_chat", "chat_id", unique=True,
               sqlite_where=text("ended_at IS NULL"), postgresql_where=text("ended_at IS NULL")),
         Index(None, "chat_id", "started_at"),
+        # Each chat counts its own sessions: "session 1" is its first, whatever other chats did.
+        Index("uq_sessions_chat_number", "chat_id", "number", unique=True),
         CheckConstraint("stake_cents >= 0", name="stake_not_negative"),
         CheckConstraint("hand_count >= 0", name="hand_count_not_negative"),
         # A NULL comparison passes a CHECK, so empty seats are fine; a person sits once.
@@ -102,6 +104,7 @@ class Session(Base):
     )
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     chat_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("chats.id"))
+    number: Mapped[int] = mapped_column(Integer)
     variant: Mapped[str] = mapped_column(String(32))
     rules: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
     stake_cents: Mapped[int] = mapped_column(BigInteger, default=0)

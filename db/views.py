@@ -87,7 +87,7 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
         session = SessionView(
             row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
             (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
-            row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at),
+            row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at), row.s_number,
             names=(row.name0, row.name1, row.name2, row.name3),
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from ..entry.wizard_tiles import KeyRefused, ReadRefused, refusal_text
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip
-from ..plumbing.messages import Context, edit, reply, send, store_of
+from ..plumbing.messages import Context, edit, reply, send, shows, store_of
 from ..plumbing.throttle import throttle_of
 from ..view.render import esc, totals_block, unit
 
@@ -312,6 +313,8 @@ async def _edit(query: Any, context: Context, text: str, rows: Any = (), *,
     second (or `spaced`: the keyboard opens), then in turn through the throttle."""
     throttle = throttle_of(context)
     message = query.message
+    if shows(message, text, rows) and not throttle.recent(message.chat.id, message.message_id):
+        return  # on screen already (a stale or forged tap): Telegram would refuse the edit
     if spaced or throttle.recent(message.chat.id, message.message_id):
         await throttle.show_now(context.bot, message.chat.id, message.message_id, text, rows)
     else:
@@ -327,7 +330,9 @@ async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
     if session is not None:
         hand = await store.hand_by_key(session.id, message_hand_key(chat_id, message_id))
     if hand is not None:
-        if getattr(query.message, "reply_markup", None):  # the bot died before redrawing it
+        # the bot died before redrawing it (not a second tap on a message this process redrew)
+        if getattr(query.message, "reply_markup", None) and \
+                (chat_id, message_id) not in _finished(context):
             with suppress(BadRequest):
                 await query.edit_message_reply_markup(None)
         await query.answer(t("Hand {n} is already recorded.", n=await hand_number(store, hand)),
@@ -403,7 +408,20 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
         session = await store.get_session(session.id)
         totals = await store.totals(session.id)
     await _edit(query, context, "\n".join(recorded_lines(ctx, outcome, totals, session.stake_cents)))
+    finished = _finished(context)
+    finished[(query.message.chat.id, query.message.message_id)] = None
+    while len(finished) > FINISHED_KEEP:
+        finished.popitem(last=False)
     await query.answer(t("Recorded."))
+
+
+# Wizard messages this process redrew as "recorded" (the latest ones): a second tap of their
+# Confirm carries the keyboard as it was when tapped, gone since.
+FINISHED_KEEP = 1024
+
+
+def _finished(context: Context) -> OrderedDict[tuple[int, int], None]:
+    return context.application.bot_data.setdefault("finished_wizards", OrderedDict())
 
 
 async def cmd_undo(update: Update, context: Context) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import uuid
 from typing import Any
 
 from telegram import InputFile, Update
@@ -13,7 +12,7 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import HandToImport, PaymentNotPending, StoreError
+from db import AlreadyHandled, HandToImport, PaymentNotPending, StoreError
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, settle
 from scoring.stats import PlayerStats, merge
@@ -328,7 +327,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                 lines.append("  " + esc(t("Most frequent: {patterns}", patterns=patterns)))
         blocks.append("\n".join(lines))
     text = "\n\n".join(blocks)
-    await reply(update, context, text[:4000])
+    await reply(update, context, text)  # a long one goes as several messages
 
 
 # -- chart, export, import -----------------------------------------------------------------------
@@ -460,11 +459,17 @@ async def cmd_import(update: Update, context: Context) -> None:
         return
     players: list[int | str] = [mapping.get(seat, name) for seat, name in enumerate(imported.players)]
     hands = [HandToImport(h.record, h.outcome, h.voided, h.void_reason) for h in imported.hands]
+    prefix = f"import:{sc.chat_id}:{update.update_id}"  # the same when Telegram delivers it again
     try:
         session = await store.import_session(
             sc.chat_id, imported.variant, imported.rules, stake_cents=imported.stake_cents,
-            players=players, hands=hands, imported_by=sc.person_id,
-            key_prefix=f"import:{uuid.uuid4().hex}")
+            players=players, hands=hands, imported_by=sc.person_id, key_prefix=prefix)
+    except AlreadyHandled:  # delivered again after it was imported: say as what
+        done = await store.session_with_hand(f"{prefix}:1")
+        await reply(update, context, esc(
+            t("That was already done: this file was imported as session {n}.", n=done.number)
+            if done is not None else t("That was already done; nothing was changed again.")))
+        return
     except StoreError as exc:
         await reply(update, context, "⚠️ " + esc(t("Cannot import: {reason}",
                                                   reason=refusal(t, exc))))
@@ -472,7 +477,7 @@ async def cmd_import(update: Update, context: Context) -> None:
     totals = await store.totals(session.id)
     names = await seat_names(store, session)
     lines = ["📥 " + esc(t("Imported {n} hands as session {id}.", n=len(imported.hands),
-                          id=session.id)), ""]
+                          id=session.number)), ""]
     for s in range(4):
         guest = "" if s in mapping else " · " + esc(t("guest"))
         lines.append(f"{esc(names[s] or '?')}{guest}: {totals[s]:+d}")

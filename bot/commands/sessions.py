@@ -99,7 +99,7 @@ async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, lis
     t, store = sc.t, store_of(context)
     names = await seat_names(store, session)
     lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "
-             + esc(t("session {n}", n=session.id)), ""]
+             + esc(t("session {n}", n=session.number)), ""]
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
         who = esc(names[s]) if names[s] else "—"

@@ -30,11 +30,7 @@ async def cmd_history(update: Update, context: Context) -> None:
     if not blocks:
         await reply(update, context, esc(sc.t("No hands yet. /hand enters one.")))
         return
-    text = "\n\n".join(blocks)
-    while len(text) > 3900 and len(blocks) > 1:  # Telegram's 4096 limit, with room to spare
-        blocks.pop()
-        text = "\n\n".join(blocks)
-    await reply(update, context, text)
+    await reply(update, context, "\n\n".join(blocks))  # a long page goes as several messages
 
 
 HANDLERS = [CommandHandler("table", cmd_table), CommandHandler("history", cmd_history)]

@@ -23,7 +23,7 @@ from typing import Any
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter
 
-from .messages import Button, keyboard
+from .messages import Button, keyboard, one_message
 from .ratelimit import retry_seconds
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class EditThrottle:
                 text, rows = slot.latest
                 slot.latest = None
                 try:
-                    await bot.edit_message_text(text, chat_id=key[0], message_id=key[1],
+                    await bot.edit_message_text(one_message(text), chat_id=key[0], message_id=key[1],
                                                 parse_mode=ParseMode.HTML,
                                                 reply_markup=keyboard(rows))
                     self.edits += 1

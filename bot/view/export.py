@@ -166,7 +166,7 @@ async def session_files(store: Store, session: Session, players: Sequence[str]) 
         async for batch in batches:
             await asyncio.to_thread(export.write, [
                 ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason) for h in batch])
-    return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.id}")
+    return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.number}")
 
 
 def parse_import(data: bytes) -> ImportedSession:

@@ -84,6 +84,12 @@ class ChatsMixin(StoreCore):
             new.language = old.language or new.language
             new.house_rules = {**(new.house_rules or {}), **(old.house_rules or {})}
             await self._end_second_running(s, old_chat_id, new_chat_id)
+            # The old chat's sessions keep their numbers; any the new id began meanwhile follow.
+            moved = (await s.execute(select(func.max(M.Session.number))
+                                     .where(M.Session.chat_id == old_chat_id))).scalar() or 0
+            for step in (-M.Session.number, moved - M.Session.number):  # unique at every row
+                await s.execute(update(M.Session).where(M.Session.chat_id == new_chat_id)
+                                .values(number=step))
             await s.execute(update(M.Session).where(M.Session.chat_id == old_chat_id)
                             .values(chat_id=new_chat_id))
             await s.execute(update(M.Payment).where(M.Payment.chat_id == old_chat_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -54,7 +54,8 @@ class SessionsMixin(StoreCore):
                     f"a session is already running in this chat (session {running.id})")
             if started_by is not None:
                 await self._person_row(s, started_by)
-            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+            row = M.Session(chat_id=chat_id, number=await self._next_number(s, chat_id),
+                            variant=variant, rules=rules, stake_cents=stake_cents,
                             started_by=started_by, started_at=M.utcnow(), hand_count=0)
             s.add(row)
             await s.flush()
@@ -92,7 +93,8 @@ class SessionsMixin(StoreCore):
                     seats.append((await self._person_row(s, player)).id)
             if len(set(seats)) != 4:
                 raise AlreadySeated("one person cannot take two seats")
-            row = M.Session(chat_id=chat_id, variant=variant, rules=rules, stake_cents=stake_cents,
+            row = M.Session(chat_id=chat_id, number=await self._next_number(s, chat_id),
+                            variant=variant, rules=rules, stake_cents=stake_cents,
                             started_by=imported_by, started_at=M.utcnow(), hand_count=0,
                             **dict(zip(M.SEAT_COLUMNS, seats, strict=True)))
             s.add(row)
@@ -116,10 +118,24 @@ class SessionsMixin(StoreCore):
 
         return await self._write(write, once=True)
 
+    async def _next_number(self, s: AsyncSession, chat_id: int) -> int:
+        """The number of the chat's next session (the caller holds the chat's row lock)."""
+        last = (await s.execute(select(func.max(M.Session.number))
+                                .where(M.Session.chat_id == chat_id))).scalar()
+        return int(last or 0) + 1
+
     async def running_session(self, chat_id: int) -> Session | None:
         """The chat's running session, if any."""
         async with self._read() as s:
             row = await self._running_row(s, chat_id)
+            return session_of(row) if row is not None else None
+
+    async def session_with_hand(self, key: str) -> Session | None:
+        """The session holding the hand stored under this idempotency key, if any (what an
+        import that was done already made)."""
+        async with self._read() as s:
+            row = (await s.execute(select(M.Session).join(M.Hand, M.Hand.session_id == M.Session.id)
+                                   .where(M.Hand.idempotency_key == key))).scalar_one_or_none()
             return session_of(row) if row is not None else None
 
     async def get_session(self, session_id: int) -> Session:

@@ -4,6 +4,7 @@ bot's own upgrade on start (from any working directory), and models matching mig
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -252,9 +253,57 @@ async def test_0002_writes_revision_1_rules_into_stored_sessions_and_hands(db_ur
     assert done.returncode == 0, done.stderr
     store = await Store.open(db_url, migrate=False)
     try:
-        assert "cap_applies" not in (await store.get_session(luzhou.id)).rules
+        async with store.engine.connect() as conn:  # today's Session model has later columns
+            rules = (await conn.execute(text("SELECT rules FROM sessions WHERE id = :i"),
+                                        {"i": luzhou.id})).scalar_one()
+        assert "cap_applies" not in (json.loads(rules) if isinstance(rules, str) else rules)
         hand = await store.last_hand(hainan.id)
         assert hand is not None and "kongs_on_exhausted" not in hand.record["rules"]
         assert hand.record["rules"]["discarder_extra"] == 2
     finally:
         await store.close()
+
+
+async def test_0007_numbers_each_chats_sessions_in_order(db_url: str) -> None:
+    done = alembic(db_url, "upgrade", "0006_hand_effects")
+    assert done.returncode == 0, done.stderr
+    engine = make_engine(db_url)
+    try:
+        async with engine.begin() as conn:
+            for chat in (-1, -2):
+                await conn.execute(text("INSERT INTO chats (id, house_rules, created_at) "
+                                        "VALUES (:c, '{}', CURRENT_TIMESTAMP)"), {"c": chat})
+            for chat in (-1, -2, -1, -1, -2):  # ids 1-5, the chats taking turns
+                await conn.execute(text(
+                    "INSERT INTO sessions (chat_id, variant, rules, stake_cents, started_at, "
+                    "ended_at, hand_count) VALUES (:c, 'guiyang', '{}', 0, CURRENT_TIMESTAMP, "
+                    "CURRENT_TIMESTAMP, 0)"), {"c": chat})
+            await conn.execute(text("INSERT INTO session_totals (session_id, seat, points) "
+                                    "VALUES (1, 0, 0)"))  # a row that refers to a session
+    finally:
+        await engine.dispose()
+    done = alembic(db_url, "upgrade", "head")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url)
+    try:
+        numbered = {chat: [(s.id, s.number) for s in await store.chat_sessions(
+            chat, include_settled=True)] for chat in (-1, -2)}
+        assert sorted(numbered[-1]) == [(1, 1), (3, 2), (4, 3)]
+        assert sorted(numbered[-2]) == [(2, 1), (5, 2)]
+        new = await store.start_session(-2, "luzhou", {})  # the data keeps working
+        assert new.number == 3
+        assert (await store.start_session(-3, "luzhou", {})).number == 1  # a new chat's first
+    finally:
+        await store.close()
+    done = alembic(db_url, "downgrade", "0006_hand_effects")
+    assert done.returncode == 0, done.stderr
+    assert "number" not in {c["name"] for c in await _columns(db_url, "sessions")}
+
+
+async def _columns(db_url: str, table: str) -> list[dict[str, Any]]:
+    engine = make_engine(db_url)
+    try:
+        async with engine.connect() as conn:
+            return await conn.run_sync(lambda c: inspect(c).get_columns(table))
+    finally:
+        await engine.dispose()

@@ -119,7 +119,7 @@ async def test_running_session_unique_index_holds_without_the_store(store: Store
     await store.start_session(1, "luzhou", {})
     with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
         async with store._sessions() as s, s.begin():
-            s.add(M.Session(chat_id=1, variant="x", rules={}, stake_cents=0, hand_count=0))
+            s.add(M.Session(chat_id=1, number=2, variant="x", rules={}, stake_cents=0, hand_count=0))
 
 
 async def test_concurrent_starts_give_one_session(store: Store, other_store: Store) -> None:
@@ -368,6 +368,18 @@ async def test_migrate_chat_merges_guests_and_running_sessions(store: Store) -> 
     assert (await store.running_session(new)).id == s_old.id  # type: ignore[union-attr]
     assert (await store.get_session(s_new.id)).ended_at is not None  # ended, not lost
     assert len(await store.chat_sessions(new)) == 2
+
+
+async def test_migrate_chat_keeps_session_numbers_one_per_session(store: Store) -> None:
+    old, new = 10, 20
+    for variant in ("luzhou", "cixi"):
+        await store.end_session((await store.start_session(old, variant, {})).id)
+    s_new = await store.start_session(new, "guiyang", {})  # the supergroup's own "session 1"
+    await store.migrate_chat(old, new)
+    numbered = {s.variant: s.number for s in await store.chat_sessions(new, include_settled=True)}
+    assert numbered == {"luzhou": 1, "cixi": 2, "guiyang": 3}
+    assert (await store.get_session(s_new.id)).number == 3
+    assert (await store.start_session(old, "luzhou", {})).number == 1  # the old id: none left
 
 
 async def test_migrate_unknown_chat_is_harmless(store: Store) -> None:

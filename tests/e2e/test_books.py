@@ -334,3 +334,50 @@ async def test_already_recorded_names_the_hand_by_its_number_at_the_table(
     assert answer.get("show_alert") and "Hand 1 is already recorded" in answer["text"], answer
     session = await store.running_session(table.chat_id)
     assert [h.seq for h in await store.history(session.id, include_voided=False)] == [2]
+
+
+async def test_taps_that_change_nothing_send_no_edit(bot: object, tg: FakeTelegram, table: Table,
+                                                     store: Store) -> None:
+    """A stale or forged tap on the screen shown, and a second tap of Confirm, answer the tap
+    and send no edit Telegram would refuse as "message is not modified"."""
+    bob = table.players[1]
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
+    old_back = preview.callback_data("Back")
+    await table.tap(bob, preview, "Back")
+    start = len(tg.requests)
+    answer = await table.press(bob, preview.message_id, old_back)  # the screen shown is current
+    assert answer.get("show_alert") and "here is the current one" in answer["text"]
+    answer = await table.press(bob, preview.message_id, "h:999:zz")  # forged
+    assert answer.get("show_alert")
+    await table.tap(bob, preview, "Preview")
+    confirm = table.message(preview.message_id).callback_data("Confirm")
+    first = await tg.press(table.chat_id, preview.message_id, bob, confirm)
+    second = await tg.press(table.chat_id, preview.message_id, bob, confirm)  # a double tap
+    assert not (await table.answered(first)).get("show_alert")
+    assert "Hand 1 is already recorded" in (await table.answered(second))["text"]
+    assert "Hand 1 recorded" in table.message(preview.message_id).text
+    refused = [(r.method, r.response) for r in tg.requests[start:] if not r.ok]
+    assert refused == []
+    edits = [r for r in tg.requests[start:] if r.method.startswith("editMessage")]
+    assert len(edits) == 2  # the preview, the recorded hand
+
+
+async def test_a_tap_answered_too_late_still_says_what_is_true(bot: object, tg: FakeTelegram,
+                                                               table: Table) -> None:
+    """Telegram expired the tap before the bot answered it (a slow update, a restart): the
+    answer goes to the chat instead of "something went wrong"."""
+    bob = table.players[1]
+    await table.seat_everyone("guiyang")
+    preview = await table.say(bob, "/hu 1 zimo")
+    confirm = preview.callback_data("Confirm")
+    await table.tap(bob, preview, "Confirm")
+    shown = table.message(preview.message_id)
+    start = len(tg.requests)
+    await tg.inject({"callback_query": {  # a tap Telegram no longer takes an answer for
+        "id": "77", "from": bob, "message": shown.to_api(), "chat_instance": "1", "data": confirm}})
+    told = await tg.wait_for_request("sendMessage", TIMEOUT, where=table._mine)
+    assert told.params["text"] == "Hand 1 is already recorded.", told.params
+    expired = [r for r in tg.requests[start:] if r.method == "answerCallbackQuery"]
+    assert [r.response.get("description") for r in expired] == [
+        "Bad Request: query is too old and response timeout expired or query ID is invalid"]

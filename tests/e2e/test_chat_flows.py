@@ -4,6 +4,7 @@ double taps, restarts, hostile names, flood limits and a group becoming a superg
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from bot.runner import serve
 from db import Store
@@ -244,3 +245,26 @@ async def test_hu_scores_the_hand_once_for_its_check_and_its_preview(
     preview = await table.say(bob, "/hu 1 zimo")
     assert "Payments" in preview.text and "✔ Confirm" in preview.button_labels, preview.text
     assert calls == ["guiyang"]
+
+
+async def test_each_fault_is_told_as_what_it_is(bot: Any, tg: FakeTelegram, table: Table,
+                                                 monkeypatch: Any) -> None:
+    """A full disk, a file the bot cannot write and a database it cannot reach are three
+    different answers (not all "the database is not available")."""
+    import errno
+
+    from bot.view import charts
+    from db import DatabaseUnavailable
+
+    alice = table.players[0]
+    await table.seat_everyone("guiyang")
+    for error, said in [
+            (OSError(errno.ENOSPC, "No space left on device"), "disk is full"),
+            (PermissionError(errno.EACCES, "Permission denied", "/var/cache/fonts"),
+             "could not read or write one of its files"),
+            (DatabaseUnavailable("connection refused"), "database is not available")]:
+        def fail(*args: Any, _error: BaseException = error, **kw: Any) -> Any:
+            raise _error
+        monkeypatch.setattr(charts, "render_balance_chart", fail)
+        answer = await table.say(alice, "/chart")
+        assert said in answer.text, (error, answer.text)

@@ -199,6 +199,8 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bot_process: 
         await bot_process(url, mode=mode)
         answer = await redelivered(tg, table)
         assert "already done" in answer.params["text"], answer.params
+        assert "imported as session 1" in answer.params["text"], answer.params  # what was done
+        assert "Cannot import" not in answer.params["text"], answer.params
         assert await counts(url, table.chat_id) == imported  # not twice
         assert await handled(url, table.chat_id) == 1
         await consistent(url, table.chat_id)
