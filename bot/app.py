@@ -70,7 +70,8 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
   win after win (Luzhou): /hu S self-draw pure; W from N all pungs; E self-draw
   seats: E S W N, 0–3 or a player's name; counts as quads=2 or quads2
   or the tiles in place of feature words: /hu S self-draw 123m456m789p11s 中中中 (mps or 一万 二筒 …;
-  melds as [555p], the winning tile as +7s; Cixi and Feibao add the turned tile: 龙=5m or 精=5m)
+  melds as [555p], the winning tile as +7s; Cixi and Feibao add the turned tile: turned=5m or 翻=5m,
+  or name the joker itself: 龙=6m in Cixi, 精=5m (正精) in Feibao)
 /table — standings; /history — recent hands; /undo — void the last hand
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment

@@ -30,6 +30,7 @@ from .domain import (
     StaleDraft,
     StoreError,
     TableChanged,
+    without_bidi_controls,
 )
 from .faults import crash_point
 from .store import Store, delivering, message_hand_key
@@ -68,4 +69,5 @@ __all__ = [
     "crash_point",
     "delivering",
     "message_hand_key",
+    "without_bidi_controls",
 ]

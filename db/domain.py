@@ -9,6 +9,15 @@ from typing import Any
 Seats = tuple[int | None, int | None, int | None, int | None]
 Points = tuple[int, int, int, int]
 
+# Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): in a name they
+# would reverse the rest of the line it is shown in, the amounts beside it included.
+_BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+
+def without_bidi_controls(text: str) -> str:
+    """`text` with every bidirectional embedding, override and isolate removed."""
+    return text.translate(_BIDI_CONTROLS)
+
 
 class StoreError(Exception):
     """Anything the store refuses; the message is readable as it is."""

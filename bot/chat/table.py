@@ -145,7 +145,7 @@ async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: i
     blocks = []
     for hand in hands:
         head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
-        body = outcome_lines(t, lang, variant, names, hand.outcome)
+        body = outcome_lines(t, lang, variant, names, hand.outcome, hand.record["events"])
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None
             note = t("(undone: {reason})", reason=why) if why else t("(undone)")
@@ -155,13 +155,14 @@ async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: i
     return blocks
 
 
-def recorded_lines(ctx: Ctx, outcome: dict[str, Any], totals: Any, stake_cents: int) -> list[str]:
+def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: dict[str, Any], totals: Any,
+                   stake_cents: int) -> list[str]:
     """The message of a hand just booked (the wizard's Confirm, the web page's): its payment
     lines, the totals after it and whether it ended the level."""
     t, lang = ctx.t, ctx.lang
     # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
-    lines += outcome_lines(t, lang, ctx.variant, ctx.names, outcome)
+    lines += outcome_lines(t, lang, ctx.variant, ctx.names, outcome, events)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
     lines += totals_block(t, ctx.names, totals, stake_cents, outcome["next_dealer"],
                           unit(ctx.variant, lang))

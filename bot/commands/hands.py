@@ -407,7 +407,8 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     else:
         session = await store.get_session(session.id)
         totals = await store.totals(session.id)
-    await _edit(query, context, "\n".join(recorded_lines(ctx, outcome, totals, session.stake_cents)))
+    await _edit(query, context, "\n".join(recorded_lines(ctx, record["events"], outcome, totals,
+                                                          session.stake_cents)))
     finished = _finished(context)
     finished[(query.message.chat.id, query.message.message_id)] = None
     while len(finished) > FINISHED_KEEP:

@@ -12,7 +12,7 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import AlreadyHandled, HandToImport, PaymentNotPending, StoreError
+from db import AlreadyHandled, HandToImport, PaymentNotPending, StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents, settle
 from scoring.stats import PlayerStats, merge
@@ -23,7 +23,21 @@ from ..entry.oneline import parse_seat
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.export import ImportError_, parse_import, session_files
-from ..view.render import MINUS, colon, esc, hands_count, money, reason, signed, term, unit, with_unit
+from ..view.render import (
+    MINUS,
+    colon,
+    esc,
+    hands_count,
+    listing,
+    money,
+    name_html,
+    reason,
+    shown_name,
+    signed,
+    term,
+    unit,
+    with_unit,
+)
 
 # -- whose money ---------------------------------------------------------------------------------
 
@@ -59,7 +73,7 @@ async def _settle_view(context: Context, sc: ChatScope,
         for pid in (p.from_person, p.to_person):
             if pid not in people:
                 people[pid] = await store.get_person(pid)
-    name = {pid: esc(p.name) for pid, p in people.items()}
+    name = {pid: name_html(p.name) for pid, p in people.items()}
     scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
     lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
     owed = {pid: c for pid, c in balances.items() if c}
@@ -89,7 +103,8 @@ async def _settle_view(context: Context, sc: ChatScope,
         for p in pending:
             lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}{colon(t)}"
                          f"{money(p.cents)}")
-            rows.append([Button(t("✅ {name} received {amount}", name=clip(people[p.to_person].name, 20),
+            payee = shown_name(people[p.to_person].name, 20)
+            rows.append([Button(t("✅ {name} received {amount}", name=payee,
                                   amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
     if owed:
         lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
@@ -271,7 +286,7 @@ async def cmd_paid(update: Update, context: Context) -> None:
         head = t("Payment of {amount} recorded.", amount=format_cents(cents))
     else:
         head = t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
-                 amount=format_cents(cents), name=people[payee].name)
+                 amount=format_cents(cents), name=shown_name(people[payee].name, None))
     await reply(update, context, "✅ " + esc(head) + "\n\n" + text, rows)
 
 
@@ -310,14 +325,14 @@ async def cmd_stats(update: Update, context: Context) -> None:
         # each variant counts in its own unit (颗, 个, 点, 分); a mix of them in plain points
         units = {unit(get_variant(v), sc.lang) for v in stats[pid]}
         u = units.pop() if len(units) == 1 else t("points")
-        lines = [f"<b>{esc(people[pid].name)}</b>{colon(t)}"
+        lines = [f"<b>{name_html(people[pid].name)}</b>{colon(t)}"
                  + esc(t("{points} in {hands} hands ({per} per hand)",
                          points=with_unit(t, signed(total.points), u), hands=total.hands,
                          per=with_unit(t, f"{total.points_per_hand:.1f}".replace("-", MINUS), u)))]
         for variant_name, st in sorted(stats[pid].items()):
             variant = get_variant(variant_name)
             title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
-            patterns = ", ".join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
+            patterns = listing(t).join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
             lines.append("  " + esc(title) + colon(t) + esc(t(
                 "{wins} wins of {hands} ({rate}%), self-drawn {sd}%, dealt in {di}, biggest +{big}",
                 wins=st.wins, hands=st.hands, rate=round(100 * st.win_rate),
@@ -342,7 +357,7 @@ async def cmd_chart(update: Update, context: Context) -> None:
     names = [n or "?" for n in await seat_names(store_of(context), session)]
     # Running totals from the aggregates: every hand, or a few thousand points of a long session.
     chart = await store_of(context).chart_series(session.id)
-    series = {f"{names[s]}": [totals[s] for totals in chart.totals] for s in range(4)}
+    series = {without_bidi_controls(names[s]): [totals[s] for totals in chart.totals] for s in range(4)}
     title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
     from ..view.charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
@@ -480,7 +495,7 @@ async def cmd_import(update: Update, context: Context) -> None:
                           id=session.number)), ""]
     for s in range(4):
         guest = "" if s in mapping else " · " + esc(t("guest"))
-        lines.append(f"{esc(names[s] or '?')}{guest}: {totals[s]:+d}")
+        lines.append(f"{name_html(names[s] or '?')}{guest}: {totals[s]:+d}")
     if len(mapping) < 4:
         lines += ["", esc(t("Names from the file are guests. To put a member in a seat, import "
                             "again with SEAT=@username, e.g. /import E=@alice."))]

@@ -26,7 +26,17 @@ from ..entry.forms import Kind
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, clip, parse_amount, visible_name
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import LANG_NAMES, LANGS, N_
-from ..view.render import RULE_LABELS, colon, esc, hands_count, money, seat_label, totals_block, unit
+from ..view.render import (
+    RULE_LABELS,
+    colon,
+    esc,
+    hands_count,
+    money,
+    name_html,
+    seat_label,
+    totals_block,
+    unit,
+)
 
 VALUE_LABELS = {True: N_("yes"), False: N_("no"), "full": N_("full"), "half": N_("half"),
                 "linear": N_("linear"), "double": N_("double"), "off": N_("off"),
@@ -102,7 +112,7 @@ async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, lis
              + esc(t("session {n}", n=session.number)), ""]
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
-        who = esc(names[s]) if names[s] else "—"
+        who = name_html(names[s]) if names[s] else "—"
         lines.append(f"{seat_label(t, s, [None] * 4).split()[0]}{mark}{colon(t)}{who}")
     lines.append(esc(t("🀄 deals the next hand.")))
     lines.append("")

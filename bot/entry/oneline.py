@@ -9,8 +9,9 @@ winner feature of the variant by any name the screens show, in any of the three 
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
 Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/tiles_line.py): `/hu 南 自摸
-123m456m789p11s 中中中`; the joker indicator of Cixi and Feibao as `龙=5m`, `精=5m` or
-`indicator=5m`.
+123m456m789p11s 中中中`; Cixi and Feibao need the turned tile, `翻=5m` (`turned=5m`), or their
+joker itself: Cixi's `龙=6m` (the turned tile is then 5m), Feibao's `精=5m` (the 正精 is the turned
+tile).
 An exhausted wall, with 查叫 by tiles (bot/entry/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles import parse_tiles
+from scoring.tiles.notation import N_TILES, next_tile, tile_name
 from scoring.variant import Variant, all_variants, term_name
 
 from ..view.i18n import LANGS, translator
@@ -42,7 +44,8 @@ AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上�
 PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
-INDICATOR = {"indicator", "joker", "龙", "龍", "精", "翻牌", "指示牌"}  # 龙=5m: the turned tile
+TURNED = {"turned", "indicator", "翻", "翻牌", "指示牌"}  # 翻=5m: the tile turned up
+JOKER = {"joker", "龙", "龍", "精", "正精"}  # 龙=6m: the joker itself, named by its own name
 TILES = "_tiles"  # a winner's tile tokens, until bot/entry/tiles_line.py reads them
 
 
@@ -224,8 +227,11 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
     for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
         word = norm(name)
-        if eq and word in INDICATOR and tile_token(value):
+        if eq and word in TURNED and tile_token(value):
             winner["_indicator"] = value.strip()
+            continue
+        if eq and word in JOKER and tile_token(value):
+            winner["_indicator"] = turned_for(variant, value.strip())
             continue
         if eq and word in specs and word != "seat":  # name=value, the keys themselves
             winner[word] = _value(specs[word], value.strip(), names)
@@ -261,6 +267,21 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
             continue
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
+
+
+def turned_for(variant: Variant, joker: str) -> str:
+    """The turned tile that makes `joker` the joker (shared/spec/tiles.md): Cixi's 龙 is the tile
+    after the turned one, so 龙=2m was turned 1m; Feibao's 正精 is the turned tile itself. Anything
+    but one tile is passed on as written, for the tile reader to refuse."""
+    if variant.name != "cixi":
+        return joker
+    try:
+        tiles = parse_tiles(joker)
+    except ScoringError:
+        return joker
+    if len(tiles.hand) != 1 or tiles.melds or tiles.win is not None or tiles.flowers:
+        return joker
+    return tile_name(next(t for t in range(N_TILES) if next_tile(t) == tiles.hand[0]))
 
 
 def tile_token(raw: str) -> bool:

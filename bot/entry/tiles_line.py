@@ -10,9 +10,10 @@ from scoring.tiles import analyze
 from scoring.variant import Variant
 
 from ..view.render import esc, seat_label
+from ..view.tiles import notation_text
 from .oneline import TILES, LineError
 
-JOKER_VARIANTS = {"cixi": "龙=5m", "feibao": "精=5m"}  # turn a tile to know their jokers
+JOKER_VARIANTS = {"cixi": "翻=5m", "feibao": "翻=5m"}  # turn a tile to know their jokers
 
 
 def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
@@ -67,7 +68,7 @@ def reading_note(t: Any, names: list[str | None], read: list[tuple[int, dict[str
         sets = " ".join(set_text(g) for g in result["readings"][0]["sets"])
         n = len(result["readings"])
         lines.append("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
-            t, seat, names, html_out=False))) + f" <code>{esc(sets)}</code>\n" + esc(
+            t, seat, names, html_out=False))) + f" <code>{esc(notation_text(t, sets))}</code>\n" + esc(
             t("the only reading") if n == 1 else t("the most valuable of {n} readings", n=n)))
     return "\n".join(lines)
 

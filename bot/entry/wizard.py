@@ -643,7 +643,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
     text += "".join("\n" + line for line in wizard_ready.lines(draft, ctx))  # 查叫 by tiles
     if whole is not None:
-        text += "\n\n" + "\n".join(_outcome_block(ctx, whole))
+        text += "\n\n" + "\n".join(_outcome_block(ctx, whole, [*draft["events"], pending]))
     skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
     # ready maps and lists are about the seats still in: those that won are left out
     hidden = _won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
@@ -706,17 +706,18 @@ def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
 def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
     outcome = ctx.score(draft["events"]).to_dict()
-    body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome)]
+    body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome, draft["events"])]
     rows = [[Button("◀ " + t("Back"), cb("b")), _ok(t("Confirm"), cb("ok")),
              _cancel(ctx, cb)]]
     return Screen("\n".join(body), rows)
 
 
-def _outcome_block(ctx: Ctx, outcome: dict[str, Any]) -> list[str]:
-    """The scored hand: payments, this hand, the totals after it, the next dealer."""
+def _outcome_block(ctx: Ctx, outcome: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+    """The scored hand (of `events`): payments, this hand, the totals after it, the next
+    dealer."""
     t, u = ctx.t, unit(ctx.variant, ctx.lang)
     body = ["<b>" + esc(t("Payments")) + "</b>"]
-    body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome)
+    body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome, events)
     body += ["", "<b>" + esc(t("This hand")) + "</b>" + colon(t)
              + esc(deltas_text(t, outcome["deltas"]) or "±0")]
     body += ["<b>" + esc(t("After it")) + "</b>"]

@@ -11,8 +11,9 @@ from typing import Any
 from scoring.model import StrictModel
 
 from ..plumbing.messages import Button
+from ..view import tiles
 from ..view.i18n import N_
-from ..view.render import colon, esc, seat_label, term, wind
+from ..view.render import colon, comma, esc, listing, seat_label, semicolon, term, wind
 from . import forms
 from .ctx import Ctx
 from .forms import Kind, Spec
@@ -22,7 +23,6 @@ Callbacks = Callable[..., str]  # (op, a, b) → callback data
 BY_LABELS = {"self_draw": N_("Self-draw"), "discard": N_("Win on discard"),
              "robbed_kong": N_("Robbed kong")}
 # how a tile reads on a button: "5p" in English, "5筒" where the catalogue says so
-TILE_NAMES = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 # Labels for fields and values the variants share; variant terms take precedence.
 COMMON_LABELS = {
     "seat": N_("Seat"), "from": N_("From"), "kind": N_("Kind"), "robbed": N_("Robbed"),
@@ -91,7 +91,7 @@ def _label_for(ctx: Ctx, name: str, obj: dict[str, Any], event: str | None) -> s
 def tile_label(ctx: Ctx, tile: str | None) -> str:
     if tile is None or not is_tile(tile):
         return "—" if tile is None else tile
-    return ctx.t(TILE_NAMES[tile[1]], n=tile[0])
+    return tiles.tile_label(ctx.t, tile)
 
 
 def heading(ctx: Ctx, name: str) -> str:
@@ -223,7 +223,7 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         elif not isinstance(entry, dict):  # a word in place of a hand (花猫)
             state = "✗ " + value_label(ctx, entry)
         else:
-            summary = summarize(ctx, spec.model, entry) if spec.model else ""
+            summary = summarize(ctx, spec.model, entry, named=ready_names(spec)) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
         row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
         counter = forms.first_counter(spec.model)
@@ -239,16 +239,18 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
 
 
 def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
-              event: str | None = None, sep: str = " ") -> str:
-    """Plain text of an object's non-default fields: "清一色 大对子 闺×1" (an event's, with
-    sep ", ": "Flipped tile 5p, East 1 bamboo×1; West flipped chicken×1")."""
+              event: str | None = None, sep: str = " ", named: tuple[str, ...] = ()) -> str:
+    """Plain text of an object's non-default fields, and of the `named` ones even at their
+    default: "清一色 大对子 闺×1" (an event's, with sep ", ": "Flipped tile 5p, East 1
+    bamboo×1; West flipped chicken×1")."""
     if model is None or not isinstance(obj, dict):
         return str(obj)
     t = ctx.t
     parts = []
     for spec in forms.fields_of(model):
         value = obj.get(spec.name, spec.default)
-        if spec.name in ("type", "seat", "by", "winners") or value == spec.default:
+        if spec.name in ("type", "seat", "by", "winners") or (
+                value == spec.default and spec.name not in named):
             continue
         if value is None or (value in (False, 0, {}, []) and spec.kind is not Kind.SEAT):
             continue  # seat 0 is East, not nothing
@@ -263,10 +265,10 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
         elif spec.kind is Kind.SEAT:
             parts.append(("← " if spec.name == "from" else f"{name} ") + wind(t, value))
         elif spec.kind is Kind.SEATS:
-            seats = ", ".join(wind(t, s) for s in value)
+            seats = listing(t).join(wind(t, s) for s in value)
             parts.append(seats if spec.name == "seats" else f"{name} {seats}")
         elif spec.kind is Kind.SEAT_MAP:
-            inner = "; ".join(
+            inner = semicolon(t).join(
                 f"{wind(t, int(k))} " + _entry_text(ctx, spec, v) for k, v in sorted(value.items()))
             parts.append(inner if spec.name in ("seats", "ready") else f"{name}{colon(t)}{inner}")
         elif spec.kind is Kind.TILE:
@@ -289,7 +291,14 @@ def _entry_text(ctx: Ctx, spec: Spec, entry: Any) -> str:
         return ctx.t("not ready") if spec.name == "ready" else "✗"
     if not isinstance(entry, dict):
         return value_label(ctx, entry)
-    return summarize(ctx, spec.model, entry) or (ctx.t("ready") if spec.name == "ready" else "✓")
+    return summarize(ctx, spec.model, entry, named=ready_names(spec)) or (
+        ctx.t("ready") if spec.name == "ready" else "✓")
+
+
+def ready_names(spec: Spec) -> tuple[str, ...]:
+    """A ready hand names its form also when plain (南 平胡 无鬼, not 南 无鬼): "无鬼" alone
+    does not say what the seat was ready for."""
+    return SELF_NAMING if spec.name == "ready" else ()
 
 
 def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
@@ -298,7 +307,7 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
     t = ctx.t
     if ev.get("type") == "win":
         winner_model = ctx.variant.Winner
-        who = "; ".join(
+        who = semicolon(t).join(
             f"<b>{seat_label(t, w['seat'], ctx.names)}</b> {esc(summarize(ctx, winner_model, w))}".rstrip()
             for w in ev["winners"])
         text = f"{esc(t(BY_LABELS[ev['by']]))}{colon(t)}{who}"
@@ -313,6 +322,6 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
     head = esc(heading(ctx, ev["type"]))
     who = (f"<b>{seat_label(t, ev['seat'], ctx.names)}</b>"
            if isinstance(ev.get("seat"), int) else "")
-    rest = esc(summarize(ctx, model, ev, ev["type"], sep=", "))
+    rest = esc(summarize(ctx, model, ev, ev["type"], sep=comma(t)))
     body = " ".join(p for p in (who, rest) if p)
     return f"{head}{colon(ctx.t)}{body}" if body else head

@@ -23,6 +23,7 @@ from scoring.tiles import analyze
 
 from ..plumbing.messages import Button
 from ..view.render import esc, seat_label
+from ..view.tiles import notation_text
 from . import forms, wizard_ready
 from .tiles_line import set_text
 from .wizard_form import Screen
@@ -297,8 +298,9 @@ def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
         which = (t("the only reading") if n == 1 else
                  t("the most valuable of {n} readings", n=n) if i == 0 else
                  t("reading {i} of {n}", i=i + 1, n=n))
+        sets = notation_text(t, reading["sets"])
         line = ("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
-            t, w["seat"], ctx.names, html_out=False))) + f" <code>{esc(reading['sets'])}</code>\n"
+            t, w["seat"], ctx.names, html_out=False))) + f" <code>{esc(sets)}</code>\n"
             + esc(which))
         if any(w.get(k) != v for k, v in reading["winner"].items()):
             line += esc(t(", then changed by hand"))

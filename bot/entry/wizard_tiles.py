@@ -45,6 +45,7 @@ from typing import Any
 from ..plumbing.messages import Button
 from ..view.i18n import N_
 from ..view.render import esc
+from ..view.tiles import tile_label
 from .wizard_form import Screen
 
 SUITS = "mps"
@@ -55,11 +56,6 @@ HONOURS = tuple(f"{n}z" for n in range(1, 8))
 _GLYPH_BASE = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
 _HONOUR_GLYPHS = "🀀🀁🀂🀃🀆🀅🀄"
 _FLOWER_GLYPHS = "🀦🀧🀨🀩🀢🀣🀥🀤"
-# Button labels: short, the characters on the tiles (an English table reads 東/中 off them too)
-HONOUR_LABELS = (N_("E"), N_("S"), N_("W"), N_("N"), N_("Wh"), N_("Gr"), N_("Rd"))
-FLOWER_LABELS = (N_("Spr"), N_("Sum"), N_("Aut"), N_("Wtr"), N_("Plum"), N_("Orch"), N_("Chrys"),
-                 N_("Bmb"))
-SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 # jokers follow a turned tile here (the indicator); Luzhou's are always 红中
 INDICATOR_VARIANTS = frozenset({"cixi", "feibao"})
 # the joker keys, once the turned tile is known: Cixi's 龙 follows it; Feibao's 正精 is the turned
@@ -492,16 +488,6 @@ def glyph(tile: str) -> str:
     if s == "f":
         return _FLOWER_GLYPHS[n - 1]
     return chr(_GLYPH_BASE[s] + n - 1)
-
-
-def tile_label(t: Callable[..., str], tile: str) -> str:
-    """A tile's name on a button: "5p" / "5筒", 东 / "E", 春 / "Spring"."""
-    n, s = int(tile[0]), tile[1]
-    if s == "z":
-        return t(HONOUR_LABELS[n - 1])
-    if s == "f":
-        return t(FLOWER_LABELS[n - 1])
-    return t(SUIT_LABELS[s], n=n)
 
 
 def _glyphs(tiles: list[str], wild: set[str]) -> str:

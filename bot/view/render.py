@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from db import without_bidi_controls
 from scoring.errors import ScoringError, seat_params
 from scoring.settlement import format_cents
 from scoring.variant import Variant, term_name
@@ -34,6 +36,21 @@ def colon(t: Tr) -> str:
     return "：" if is_zh(t) else ": "
 
 
+def comma(t: Tr) -> str:
+    """", " in English, "，" in Chinese text."""
+    return "，" if is_zh(t) else ", "
+
+
+def semicolon(t: Tr) -> str:
+    """"; " in English, "；" in Chinese text."""
+    return "；" if is_zh(t) else "; "
+
+
+def listing(t: Tr) -> str:
+    """Between the items of a list: ", " in English, "、" in Chinese text."""
+    return "、" if is_zh(t) else ", "
+
+
 def with_unit(t: Tr, text: str, u: str) -> str:
     """"+13 ke" in English, "+13颗" in Chinese."""
     if not u:
@@ -49,6 +66,27 @@ def short(name: str, limit: int = NAME_MAX) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
+FSI, PDI = "\u2068", "\u2069"  # first-strong isolate … pop directional isolate
+_RTL = frozenset({"R", "AL", "AN"})
+
+
+def shown_name(name: str, limit: int | None = NAME_MAX) -> str:
+    """A person's name as every message and button shows it (plain text): without bidirectional
+    controls, shortened to `limit`, and kept in its own isolate (FSI … PDI) when it holds
+    right-to-left letters or digits, so that it cannot reorder the points beside it. A name of
+    left-to-right letters only reads the same either way and stays as it is."""
+    name = without_bidi_controls(name)
+    name = short(name, limit) if limit else name
+    if any(unicodedata.bidirectional(c) in _RTL for c in name):
+        return f"{FSI}{name}{PDI}"
+    return name
+
+
+def name_html(name: str, limit: int | None = None) -> str:
+    """`shown_name` for a message's HTML."""
+    return esc(shown_name(name, limit))
+
+
 def wind(t: Tr, seat: int) -> str:
     return t(WINDS[seat])
 
@@ -56,7 +94,7 @@ def wind(t: Tr, seat: int) -> str:
 def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool = True) -> str:
     """"East Alice" — for buttons (plain text) or messages (escaped HTML)."""
     name = names[seat] if seat < len(names) and names[seat] else t("(empty)")
-    text = f"{wind(t, seat)} {short(name)}"
+    text = f"{wind(t, seat)} {shown_name(name)}"
     return esc(text) if html_out else text
 
 
@@ -64,10 +102,8 @@ def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
            variant: Variant | None = None) -> str:
     """Why scoring refused a hand, in the chat's language with seats as players (plain text:
     escape it before it goes into HTML)."""
-    sep = "、" if lang.startswith("zh") else ", "
-
     def players(seats: list[int]) -> str:
-        return sep.join(seat_label(t, int(s), names, html_out=False) for s in seats)
+        return listing(t).join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
     return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
 
@@ -138,11 +174,21 @@ def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
     return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
 
 
+# Variants whose discarder (or robbed kong's owner) pays half the hand's value, not all of it
+# (shared/rules/luzhou.md: ⌊V/2⌋): the line says so, else "大对子 10颗" beside −5 reads wrong.
+HALF_ON_DISCARD = frozenset({"luzhou"})
+HALF_NOTES = {"discard": N_("the discarder pays half"),
+              "robbed_kong": N_("the kong's owner pays half")}
+
+
 def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None],
-                  outcome: dict[str, Any]) -> list[str]:
-    """One readable HTML line per payment item, in the chat's language."""
+                  outcome: dict[str, Any], events: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """One readable HTML line per payment item, in the chat's language; `events` (the hand's)
+    tell how each winner won, for the variants where a discard pays half."""
     out = []
     u = unit(variant, lang)
+    won_by = {w.get("seat"): ev.get("by") for ev in events if ev.get("type") == "win"
+              for w in ev.get("winners") or []} if variant.name in HALF_ON_DISCARD else {}
     for line in outcome["lines"]:
         who = seat_label(t, line["seat"], names) if line.get("seat") is not None else ""
         what = line["what"]
@@ -150,6 +196,9 @@ def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
         parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
         value = " " + esc(with_unit(t, str(line["value"]), u)) if line.get("value") is not None else ""
+        how = won_by.get(line["seat"]) if line["what"] == "win" else None
+        if value and how in HALF_NOTES:
+            value += esc(comma(t) + t(HALF_NOTES[how]))
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
         out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line['deltas']) or '±0'}")

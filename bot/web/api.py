@@ -314,7 +314,7 @@ async def confirm(request: web.Request) -> web.Response:
     except StoreError as exc:
         raise Refused(409, refusal(t, exc)) from None
     totals = await store.totals(session.id)
-    lines = recorded_lines(ctx, outcome, totals, session.stake_cents)
+    lines = recorded_lines(ctx, events, outcome, totals, session.stake_cents)
     announce = request.app.get(ANNOUNCE_KEY)
     if announce is not None:
         try:

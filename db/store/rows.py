@@ -22,6 +22,7 @@ from ..domain import (
     SessionEnded,
     SessionView,
     StoreError,
+    without_bidi_controls,
 )
 
 _NAME_MAX = 128
@@ -123,7 +124,9 @@ def json_copy(value: Any, what: str) -> Any:
 
 
 def clean_name(name: str) -> str:
-    name = " ".join(str(name).split())
+    """A name as stored: one space between words, no bidirectional controls, at most 128
+    characters (StoreError when nothing is left)."""
+    name = " ".join(without_bidi_controls(str(name)).split())
     if not name:
         raise StoreError("a name cannot be empty")
     return name[:_NAME_MAX]

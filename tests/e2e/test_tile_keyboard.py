@@ -260,7 +260,7 @@ async def test_another_reading_is_one_tap_away_and_the_preview_keeps_naming_it(
     assert "共 2 种读法，取最值钱的一种" in table.message(wiz.message_id).text
     await table.tap(alice, wiz, f"2 · {readings[1]['value']}")
     shown = table.message(wiz.message_id)
-    assert "共 2 种读法，这是第 2 种" in shown.text and "123m 123m 123m" in shown.text, shown.text
+    assert "共 2 种读法，这是第 2 种" in shown.text and "123万 123万 123万" in shown.text, shown.text
     answer = await table.tap(alice, wiz, "确认")
     assert not answer.get("show_alert"), answer
     hand = await stored(store, table)

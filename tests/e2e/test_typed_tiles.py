@@ -64,9 +64,24 @@ def best(variant: str, tiles: str, seat: int, by: str = "self_draw", dealer: int
      "Confirm",
      [{"type": "win", "by": "self_draw",
        "winners": [best("feibao", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
-    ("cixi", "zh-hans", "/hu 南 自摸 123m 45m 789p 11s 555p 6m 龙=5m", "按牌读出", "确认",
+    ("cixi", "zh-hans", "/hu 南 自摸 123m 45m 789p 11s 555p 6m 翻=5m", "按牌读出", "确认",
      [{"type": "win", "by": "self_draw",
        "winners": [best("cixi", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
+    # 龙 names Cixi's joker itself: 龙=6m is the tile after the turned 5m, so the same hand
+    ("cixi", "zh-hans", "/hu 南 自摸 123m 45m 789p 11s 555p 6m 龙=6m", "按牌读出", "确认",
+     [{"type": "win", "by": "self_draw",
+       "winners": [best("cixi", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
+    ("cixi", "en", "/hu S self-draw 123m45m789p11s555p6m turned=5m", "Read from the tiles",
+     "Confirm",
+     [{"type": "win", "by": "self_draw",
+       "winners": [best("cixi", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
+    # Feibao's 正精 is the turned tile itself: 精=5m and 翻=5m say the same
+    ("feibao", "zh-tw", "/hu 南 自摸 123m45m789p11s555p6m 精=5m", "按牌讀出", "確認",
+     [{"type": "win", "by": "self_draw",
+       "winners": [best("feibao", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
+    ("feibao", "zh-hans", "/hu 南 自摸 123m45m789p11s555p6m 翻=5m", "按牌读出", "确认",
+     [{"type": "win", "by": "self_draw",
+       "winners": [best("feibao", "123m45m789p11s555p6m", 1, indicator="5m")["winner"]]}]),
 ])
 async def test_a_hand_typed_as_tiles_is_scored_by_its_best_reading(
         bot: object, tg: FakeTelegram, store: Store, variant: str, code: str, line: str,
@@ -98,7 +113,7 @@ async def test_the_preview_names_the_sets_and_words_add_to_the_tiles(
 @pytest.mark.parametrize(("variant", "line", "says"), [
     ("guiyang", "/hu 南 自摸 123m456m789m11s 135s", "没有胡"),
     ("luzhou", "/hu 南 自摸 123m456m789p11s555s", "缺一门"),
-    ("cixi", "/hu 南 自摸 123m45m789p11s555p6m", "龙=5m"),
+    ("cixi", "/hu 南 自摸 123m45m789p11s555p6m", "翻=5m"),
     ("guiyang", "/hu 南 自摸 234m567m99m111m [8888m]", "明杠要由点杠的人付钱"),
 ])
 async def test_tiles_that_do_not_win_are_refused_in_chinese(

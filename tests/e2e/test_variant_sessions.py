@@ -137,7 +137,7 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
     await h.row("Bob", "✎")
     await h.tap("all pungs", "Done", "Carol")
     await h.tap("More")  # to see it listed before confirming
-    assert "Wall exhausted: East not ready; South all pungs; West ready; North not ready" \
+    assert "Wall exhausted: East not ready; South all pungs; West plain; North not ready" \
         in h.text, h.text
     await h.tap("Preview")
     await h.confirm(3)

@@ -1,0 +1,41 @@
+"""Tiles as the chat names them: one label per tile for the keyboard's buttons and every line
+that names a tile, and the notation of a reading (`123m 111z`) in those labels."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .i18n import N_
+
+# Button labels: short, the characters on the tiles (an English table reads 東/中 off them too)
+HONOUR_LABELS = (N_("E"), N_("S"), N_("W"), N_("N"), N_("Wh"), N_("Gr"), N_("Rd"))
+FLOWER_LABELS = (N_("Spr"), N_("Sum"), N_("Aut"), N_("Wtr"), N_("Plum"), N_("Orch"), N_("Chrys"),
+                 N_("Bmb"))
+SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
+_RUN = re.compile(r"([1-9]+)([mpszf])")
+
+
+def tile_label(t: Callable[..., str], tile: str) -> str:
+    """A tile's name on a button: "5p" / "5筒", 东 / "E", 春 / "Spring"."""
+    n, s = int(tile[0]), tile[1]
+    if s == "z":
+        return t(HONOUR_LABELS[n - 1])
+    if s == "f":
+        return t(FLOWER_LABELS[n - 1])
+    return t(SUIT_LABELS[s], n=n)
+
+
+def notation_text(t: Callable[..., str], text: str) -> str:
+    """Tile notation as the keyboard names the tiles, for Chinese text: `111z [555m]` →
+    `东东东 [555万]`. English keeps the notation, which is what a /hu line types."""
+    if not str(getattr(t, "lang", "en")).startswith("zh"):
+        return text
+
+    def run(m: re.Match[str]) -> str:
+        digits, suit = m.group(1), m.group(2)
+        if suit in "zf":
+            return "".join(tile_label(t, d + suit) for d in digits)
+        return t(SUIT_LABELS[suit], n=digits)
+
+    return _RUN.sub(run, text)
