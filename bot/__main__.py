@@ -35,8 +35,9 @@ def main(argv: list[str] | None = None) -> int:
 
         host = f"[{local.host}]" if ":" in local.host else local.host
         where = "DATABASE_URL" if local.database_url else "SQLite: mjledger.sqlite3"
-        print(f"No TELEGRAM_BOT_TOKEN: serving the ledger's web API alone at http://{host}:"
-              f"{local.port}/app/api/ ({where}).", flush=True)
+        page = f"http://{host}:{local.port}/app/"
+        print(f"No TELEGRAM_BOT_TOKEN: serving the ledger's page alone at {page} (its API at "
+              f"{page}api/; {where}).", flush=True)
         asyncio.run(run_local(local))
         return 0
     except ConfigError as exc:

@@ -33,6 +33,7 @@ from .view.i18n import translator
 from .view.render import esc
 from .web.api import add_routes
 from .web.auth import telegram_authorize
+from .web.page import add_page_routes
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -90,6 +91,7 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     web_app.router.add_get("/livez", live)
     add_routes(web_app, store, telegram_authorize(store, settings.token, admin_check(app)),
                announcer(app))
+    add_page_routes(web_app)
     if settings.mode == "webhook":
         web_app.router.add_post(webhook_path(settings), webhook)
     return web_app

@@ -31,6 +31,7 @@ from ..entry.tiles_line import read_tiles
 from ..entry.wizard import hand_state, new_draft, screen
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
 from ..view.i18n import LANGS, lang_from_code, translator
+from .strings import page_strings
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # a hand is a few hundred bytes
@@ -97,12 +98,12 @@ async def _body(request: web.Request) -> dict[str, Any]:
     return data
 
 
-async def _caller(request: web.Request) -> tuple[Caller, dict[str, Any]]:
+async def caller_and_body(request: web.Request) -> tuple[Caller, dict[str, Any]]:
     body = await _body(request)
     return await request.app[AUTH_KEY](request, body), body
 
 
-async def _running(request: web.Request, caller: Caller, *, book: bool = False) -> Any:
+async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Any:
     t = translator(caller.lang)
     session = await request.app[STORE_KEY].running_session(caller.chat_id)
     if session is None:
@@ -119,11 +120,12 @@ async def _running(request: web.Request, caller: Caller, *, book: bool = False) 
 async def state(request: web.Request) -> web.Response:
     """The variants to start with, and the running session: names, totals, money, /table's and
     /history's lines, and the table mark a preview is computed on."""
-    caller, _ = await _caller(request)
+    caller, _ = await caller_and_body(request)
     store, t, lang = request.app[STORE_KEY], translator(caller.lang), caller.lang
     title = {"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)
     out: dict[str, Any] = {
         "lang": lang, "may_book": caller.may_book, "local": caller.local,
+        "strings": page_strings(lang),
         "variants": [{"name": v, "title": get_variant(v).title[title]} for v in all_variants()],
         "session": None}
     session = await store.running_session(caller.chat_id)
@@ -146,7 +148,7 @@ async def state(request: web.Request) -> web.Response:
 async def start_session(request: web.Request) -> web.Response:
     """The page without Telegram: a session of `variant` with the four `names` seated East to
     North (as /new and four /guest NAME), its stake if given."""
-    caller, body = await _caller(request)
+    caller, body = await caller_and_body(request)
     t, store = translator(caller.lang), request.app[STORE_KEY]
     if not caller.local:
         raise Refused(403, t("Only seated players and chat admins can do that."))
@@ -182,11 +184,11 @@ async def start_session(request: web.Request) -> web.Response:
 
 async def end_session(request: web.Request) -> web.Response:
     """End the running session (the page without Telegram; /end in a chat)."""
-    caller, _ = await _caller(request)
+    caller, _ = await caller_and_body(request)
     t, store = translator(caller.lang), request.app[STORE_KEY]
     if not caller.local:
         raise Refused(403, t("Only seated players and chat admins can do that."))
-    session = await _running(request, caller)
+    session = await running(request, caller)
     for draft in await store.drafts_for_session(session.id):
         await store.delete_draft(draft.chat_id, draft.message_id)
     await store.end_session(session.id)
@@ -255,9 +257,9 @@ async def preview(request: web.Request) -> web.Response:
     """The wizard's preview of the hand: every payment line, this hand, the totals after it,
     the next dealer, in the chat's words (HTML as the chat shows it), and the table mark it was
     computed on, which Confirm must give back."""
-    caller, body = await _caller(request)
+    caller, body = await caller_and_body(request)
     store = request.app[STORE_KEY]
-    session = await _running(request, caller)
+    session = await running(request, caller)
     mark = await store.table_mark(session.id)  # before the reads the preview is computed on
     ctx = await wizard_ctx(store, session, caller.lang)
     events, draft = _read(ctx, body)
@@ -269,9 +271,9 @@ async def preview(request: web.Request) -> web.Response:
 async def tiles(request: web.Request) -> web.Response:
     """scoring.tiles.analyze on the tiles picked so far, for the running session's variant,
     rules and table (the readings as the page fills the hand)."""
-    caller, body = await _caller(request)
+    caller, body = await caller_and_body(request)
     store = request.app[STORE_KEY]
-    session = await _running(request, caller)
+    session = await running(request, caller)
     ctx = await wizard_ctx(store, session, caller.lang)
     request_data = {"variant": session.variant, "rules": ctx.base.get("rules") or {},
                     "dealer": ctx.base["dealer"], "round_wind": ctx.base["round_wind"]}
@@ -288,9 +290,9 @@ async def confirm(request: web.Request) -> web.Response:
     """Book the hand with the wizard's Confirm transaction, only at the table mark its preview
     was computed on: a hand added or undone since is 409 with the fresh preview, nothing
     booked. The same Confirm sent twice books once (the mark moved with the first)."""
-    caller, body = await _caller(request)
+    caller, body = await caller_and_body(request)
     store, t = request.app[STORE_KEY], translator(caller.lang)
-    session = await _running(request, caller, book=True)
+    session = await running(request, caller, book=True)
     mark = await store.table_mark(session.id)
     ctx = await wizard_ctx(store, session, caller.lang)
     events, draft = _read(ctx, body)
@@ -327,7 +329,7 @@ async def confirm(request: web.Request) -> web.Response:
 
 def add_routes(app: web.Application, store: Any, authorize: Authorize,
                announce: Announce | None = None) -> None:
-    """The API under /app/api/ (the page that will use it is not written yet)."""
+    """The API under /app/api/ (the page itself: bot/web/page.py)."""
     app[STORE_KEY] = store
     app[AUTH_KEY] = authorize
     if announce is not None:

@@ -22,6 +22,7 @@ from db import Store
 
 from ..plumbing.config import LocalSettings
 from .api import Caller, add_routes, request_lang
+from .page import add_page_routes
 
 log = logging.getLogger(__name__)
 LOCAL_CHAT_ID = 0  # Telegram's chat ids are never 0
@@ -56,6 +57,7 @@ def local_app(store: Store, password: str | None = None) -> web.Application:
     app = web.Application(middlewares=[password_middleware(password)] if password else [])
 
     add_routes(app, store, authorize_local)
+    add_page_routes(app)
     return app
 
 
@@ -71,7 +73,7 @@ async def serve_local(settings: LocalSettings, store: Store | None = None) -> As
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
-        yield f"http://{host}:{settings.port}/app/api/"
+        yield f"http://{host}:{settings.port}/app/"
     finally:
         await runner.cleanup()
         if own:
