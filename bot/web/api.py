@@ -20,9 +20,11 @@ from aiohttp import web
 
 from db import StoreError, TableChanged
 from scoring import ScoringError, all_variants, get_variant, score
+from scoring.settlement import Transfer
 from scoring.tiles import analyze
 
 from ..chat.scope import refusal
+from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
 from ..entry import wizard_reading
 from ..entry.ctx import Ctx
@@ -31,6 +33,7 @@ from ..entry.tiles_line import read_tiles
 from ..entry.wizard import hand_state, new_draft, screen
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
 from ..view.i18n import LANGS, lang_from_code, translator
+from ..view.render import colon, money, shown_name
 from .strings import page_strings
 
 log = logging.getLogger(__name__)
@@ -327,6 +330,64 @@ async def confirm(request: web.Request) -> web.Response:
     return web.json_response({"html": "\n".join(lines), "hand_id": hand.id})
 
 
+# -- settling up ----------------------------------------------------------------------------------
+
+async def _settlement(store: Any, caller: Caller) -> dict[str, Any]:
+    """/settle's screen for the chat (all its unsettled sessions), and its transfers and waiting
+    payments as data, each with whether this caller is its payee (who says "received")."""
+    t = translator(caller.lang)
+    shown = await settlement(store, caller.chat_id, t, caller.lang, None)
+    name = {pid: shown_name(p.name, None) for pid, p in shown.people.items()}
+
+    def row(payer: int, payee: int, cents: int) -> dict[str, Any]:
+        return {"payer": payer, "payee": payee, "cents": cents,
+                "text": f"{name.get(payer, payer)} → {name.get(payee, payee)}{colon(t)}{money(cents)}",
+                "may_confirm": caller.local or caller.person_id == payee}
+
+    return {"html": shown.text,
+            "transfers": [{**row(tr.payer, tr.payee, tr.cents), "n": i}
+                          for i, tr, waiting in shown.transfers if not waiting],
+            "pending": [{**row(p.from_person, p.to_person, p.cents), "payment": p.id}
+                        for p in shown.pending]}
+
+
+async def settle_up(request: web.Request) -> web.Response:
+    """Who pays whom in money, as /settle shows it."""
+    caller, _ = await caller_and_body(request)
+    return web.json_response(await _settlement(request.app[STORE_KEY], caller))
+
+
+async def received(request: web.Request) -> web.Response:
+    """The payee says the money arrived: an open transfer ({payer, payee, cents}) counts at
+    once, or a payment waiting for them ({payment}) is confirmed, as the chat's buttons do."""
+    caller, body = await caller_and_body(request)
+    store, t = request.app[STORE_KEY], translator(caller.lang)
+    only_payee = t("Only the payee, or a chat admin, can confirm a payment.")
+    try:
+        if isinstance(body.get("payment"), int):
+            payment = await store.get_payment(body["payment"])
+            if payment is None or payment.chat_id != caller.chat_id:
+                raise Refused(409, t("This payment is no longer open."))
+            if not (caller.local or caller.person_id == payment.to_person):
+                raise Refused(403, only_payee)
+            await confirm_received(store, caller.chat_id, payment.id, caller.person_id)
+        else:
+            payer, payee, cents = (body.get(k) for k in ("payer", "payee", "cents"))
+            if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                       for n in (payer, payee, cents)):
+                raise Refused(422, t("This payment is no longer open."))
+            if not (caller.local or caller.person_id == payee):
+                raise Refused(403, only_payee)
+            await mark_paid(store, caller.chat_id, Transfer(payer, payee, cents), session_id=None,
+                            by=caller.person_id, confirmed=True)
+    except SettleRefused as exc:
+        raise Refused(409, t(exc.msgid)) from None
+    except (StaleTransfer, StoreError) as exc:
+        raise Refused(409, refusal(t, exc) if isinstance(exc, StoreError)
+                      else t("This payment is no longer open.")) from None
+    return web.json_response(await _settlement(store, caller))
+
+
 def add_routes(app: web.Application, store: Any, authorize: Authorize,
                announce: Announce | None = None) -> None:
     """The API under /app/api/ (the page itself: bot/web/page.py)."""
@@ -336,5 +397,6 @@ def add_routes(app: web.Application, store: Any, authorize: Authorize,
         app[ANNOUNCE_KEY] = announce
     app.router.add_get("/app/api/state", state)
     for path, handler in (("state", state), ("session", start_session), ("end", end_session),
-                          ("preview", preview), ("tiles", tiles), ("confirm", confirm)):
+                          ("preview", preview), ("tiles", tiles), ("confirm", confirm),
+                          ("settle", settle_up), ("received", received)):
         app.router.add_post(f"/app/api/{path}", handler)

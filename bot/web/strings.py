@@ -5,7 +5,8 @@ come from the chat's own functions."""
 
 from __future__ import annotations
 
-from ..view.i18n import LANG_NAMES, N_, gettext
+from ..view.i18n import LANG_NAMES, N_, gettext, translator
+from ..view.render import colon
 
 PAGE_STRINGS = (
     N_("Mahjong Ledger"), N_("Standings"), N_("History"), N_("Book a hand"), N_("Settle"),
@@ -27,4 +28,5 @@ def page_strings(lang: str) -> dict[str, str]:
     """msgid → the words in `lang`, for the page; the language names as the switch shows them."""
     out = {msgid: gettext(lang, msgid) for msgid in PAGE_STRINGS}
     out.update({f"lang:{code}": name for code, name in LANG_NAMES.items()})
+    out[":"] = colon(translator(lang))  # "：" in Chinese
     return out

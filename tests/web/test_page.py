@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestServer
 
+from bot.chat.settle import settlement
 from bot.chat.table import table_lines
 from bot.view.i18n import translator
 from bot.web.local import LOCAL_CHAT_ID, local_app
@@ -137,4 +138,40 @@ async def test_a_luzhou_session_by_features_and_by_tiles(browser: Any, site: str
     await page.wait_for_selector(".card.chat")
     await shot(page, "07-history")
     await no_sideways_scroll(page)
+    assert not page.errors
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+async def test_settling_up_in_each_language(browser: Any, site: str, store: Store, lang: str) -> None:
+    """A Guiyang hand by features, then who pays whom: the chat's /settle text, and the payee's
+    "received" counts the transfer (as the chat's button does)."""
+    page = await open_page(browser, site, lang)
+    await page.select_option("#lang", lang)
+    await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    t = translator(lang)
+    assert await page.inner_text("#start") == t("Start the session")
+    await start_in_page(page, "guiyang", stake="1")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='3']")
+    await page.click("[data-field=pure]")
+    await shot(page, f"08-hand-{lang}")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0]["winners"][0] == {"seat": 3, "pure": True}
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+
+    await page.click("nav button[data-screen=settle]")
+    await page.wait_for_selector("#settle-html")
+    expected = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
+    assert await page.inner_html("#settle-html") == expected.text
+    assert len(expected.transfers) == 3  # Dave won from the three others
+    await shot(page, f"09-settle-{lang}")
+    await no_sideways_scroll(page)
+    rows = page.locator("[data-transfer] button")
+    await rows.first.click()
+    await page.wait_for_function("document.querySelectorAll('[data-transfer] button').length === 2")
+    after = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
+    assert len(after.transfers) == 2 and not after.pending  # counted at once: the payee said so
     assert not page.errors

@@ -266,7 +266,7 @@ function fieldControl(field, values, by) {
     const n = value ?? field.lo;
     return h("div.counter", { "data-field": field.name },
       h("button", { onclick: () => tap(() => { values[field.name] = Math.max(field.lo, n - 1); }) }, "−"),
-      h("span", {}, label + ": " + n),
+      h("span", {}, label + T(":") + n),
       h("button", { onclick: () => tap(() => { values[field.name] = Math.min(field.hi, n + 1); }) }, "+"));
   }
   if (field.kind === "seat") {
@@ -536,7 +536,7 @@ function settleScreen() {
   const s = S.settle;
   if (!s) return [h("p.hint", {}, T("Loading…"))];
   if (s.error) return [h("p.error", {}, s.error)];
-  const rows = s.transfers.map((tr) => h("div.row", { "data-transfer": tr.payer + ">" + tr.payee },
+  const rows = [...s.transfers, ...s.pending].map((tr) => h("div.row.card", { "data-transfer": tr.payer + ">" + tr.payee },
     h("span", { style: "flex:1" }, tr.text),
     tr.may_confirm ? h("button.primary", { onclick: () => received(tr) }, T("Received")) : null));
   return [h("div.card.chat", { id: "settle-html", html: s.html }),
@@ -544,7 +544,8 @@ function settleScreen() {
 }
 
 async function received(tr) {
-  const { status, data } = await api("received", { payer: tr.payer, payee: tr.payee, cents: tr.cents });
+  const body = tr.payment ? { payment: tr.payment } : { payer: tr.payer, payee: tr.payee, cents: tr.cents };
+  const { status, data } = await api("received", body);
   if (status !== 200) { note(data.error); return; }
   S.settle = data;
   draw();
