@@ -7,6 +7,9 @@ import base64
 import hashlib
 import hmac
 import re
+from collections.abc import Callable
+
+from ..plumbing.messages import Button, Context
 
 _TOKEN = re.compile(r"([mp])(\d{1,20})_([A-Za-z0-9_-]{22})")
 
@@ -35,3 +38,19 @@ def chat_of_token(bot_token: str, token: str) -> int:
     if not hmac.compare_digest(chat_token(bot_token, chat_id).encode(), token.encode()):
         raise Forbidden("a chat token this bot did not make")
     return chat_id
+
+
+def mini_app_link(context: Context, chat_id: int) -> str | None:
+    """The Mini App's direct link opening this chat's books, when the bot has a public address
+    and a registered Mini App (README: the Mini App); else None."""
+    settings = context.application.bot_data.get("settings")
+    if settings is None or not (settings.public_url and settings.mini_app and context.bot.username):
+        return None
+    return (f"https://t.me/{context.bot.username}/{settings.mini_app}"
+            f"?startapp={chat_token(settings.token, chat_id)}")
+
+
+def mini_app_rows(context: Context, chat_id: int, t: Callable[..., str]) -> list[list[Button]]:
+    """A URL button row opening the page on this chat's books (none when not configured)."""
+    link = mini_app_link(context, chat_id)
+    return [[Button("🀄 " + t("Open the table"), "", url=link)]] if link else []

@@ -18,6 +18,7 @@ from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, cras
 from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
+from ..chat.miniapp import mini_app_rows
 from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
 from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
 from ..entry import wizard_reading
@@ -51,7 +52,8 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
 
 
 async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
-                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None) -> None:
+                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None,
+                       extra_rows: list[list[Any]] | None = None) -> None:
     """Store the draft, then post its message (removed again if the draft cannot be attached
     to it); an older open entry of the session is closed in the same transaction. `ctx`, built
     by the caller from the same session, is reused (with the hand it already scored) when the
@@ -67,6 +69,7 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
     view = screen(draft, ctx, draft["rev"])
     if note:
         view.text = note + "\n\n" + view.text
+    view.rows = view.rows + (extra_rows or [])
     try:
         saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id, data=draft)
     except StoreError as exc:
@@ -99,7 +102,9 @@ async def cmd_hand(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     session = await _running(update, context, sc)
     if session is not None:
-        await _open_wizard(update, context, sc, session, new_draft())
+        # the same hand in the page, where the Mini App is set up (a link, not a wizard key)
+        await _open_wizard(update, context, sc, session, new_draft(),
+                           extra_rows=mini_app_rows(context, sc.chat_id, sc.t))
 
 
 async def cmd_hu(update: Update, context: Context) -> None:

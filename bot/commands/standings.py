@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import Update
 from telegram.ext import CommandHandler
 
+from ..chat.miniapp import mini_app_rows
 from ..chat.scope import require_session, scope
 from ..chat.table import history_blocks, table_lines
 from ..plumbing.messages import Context, reply, store_of
@@ -18,7 +19,8 @@ async def cmd_table(update: Update, context: Context) -> None:
     session = await require_session(update, context, sc)
     if session is None:
         return
-    await reply(update, context, "\n".join(await table_lines(store_of(context), session, sc.t, sc.lang)))
+    text = "\n".join(await table_lines(store_of(context), session, sc.t, sc.lang))
+    await reply(update, context, text, mini_app_rows(context, sc.chat_id, sc.t))
 
 
 async def cmd_history(update: Update, context: Context) -> None:

@@ -96,6 +96,10 @@ class Settings:
     webhook_secret: str | None = None
     listen: str = "0.0.0.0"
     port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
+    # The Mini App (bot/web): the public HTTPS address the HTTP side is reached at, and the
+    # app's short name as registered with @BotFather (/newapp); both: /table offers the page
+    public_url: str | None = None
+    mini_app: str | None = None
 
     @property
     def file_url(self) -> str:
@@ -138,4 +142,6 @@ class Settings:
             webhook_secret=env.get("WEBHOOK_SECRET") or None,
             listen=env.get("LISTEN", "0.0.0.0"),
             port=port,
+            public_url=(env.get("PUBLIC_URL") or "").rstrip("/") or None,
+            mini_app=env.get("MINI_APP_NAME") or None,
         )

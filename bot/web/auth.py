@@ -19,11 +19,13 @@ from aiohttp import web
 from db import Store
 
 from ..chat.miniapp import Forbidden, chat_of_token, chat_token
-from ..view.i18n import lang_from_code
+from ..view.i18n import N_, lang_from_code, translator
 from .api import Caller, Refused, request_lang
 
 MAX_AGE = 24 * 3600  # seconds: initData older than a day is refused
 HEADER = "X-Telegram-Init-Data"
+NOT_YOURS = N_("This table's page is for its seated players and the chat's admins: open it with "
+               "the button under /table in the chat.")
 IsAdmin = Callable[[int, int], Awaitable[bool]]  # (chat id, Telegram user id) → an admin there
 
 
@@ -74,7 +76,7 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
             if not isinstance(user_id, int) or isinstance(user_id, bool):
                 raise Forbidden("user id")
         except (Forbidden, ValueError, KeyError, TypeError) as exc:
-            raise Refused(403, "forbidden") from exc
+            raise Refused(403, translator(request_lang(request))(NOT_YOURS)) from exc
         name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip()
         person = await store.upsert_user(user_id, name or str(user_id),
                                          username=user.get("username") or None,
@@ -86,7 +88,7 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
         private = chat_id == user_id  # the bot's private chat with this user
         if not (seated or private or await is_admin(chat_id, user_id)):
             # not of this table: reading its books is for its players and admins too
-            raise Refused(403, "forbidden")
+            raise Refused(403, translator(lang)(NOT_YOURS))
         return Caller(chat_id, person.id, lang, may_book=True)
 
     return authorize

@@ -25,6 +25,7 @@ from ..entry.forms import Kind
 from ..entry.wizard import BLOOD_BATTLE
 from ..entry.wizard_form import BY_LABELS, COMMON_LABELS, label, tile_label, value_label
 from ..entry.wizard_tiles import FLOWERS, KeySpec, jokers
+from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
 from .auth import HEADER
 
@@ -94,7 +95,9 @@ async def form(request: web.Request) -> web.Response:
 
 
 async def index(_: web.Request) -> web.Response:
-    html = (STATIC / "index.html").read_text(encoding="utf-8").replace("{{INIT_HEADER}}", HEADER)
+    options = "".join(f'<option value="{code}">{name}</option>' for code, name in LANG_NAMES.items())
+    html = (STATIC / "index.html").read_text(encoding="utf-8").replace(
+        "{{INIT_HEADER}}", HEADER).replace("{{LANGS}}", options)
     return web.Response(text=html, content_type="text/html", headers=NO_STORE)
 
 

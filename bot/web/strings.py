@@ -5,7 +5,7 @@ come from the chat's own functions."""
 
 from __future__ import annotations
 
-from ..view.i18n import LANG_NAMES, N_, gettext, translator
+from ..view.i18n import N_, gettext, translator
 from ..view.render import colon
 
 PAGE_STRINGS = (
@@ -25,8 +25,7 @@ PAGE_STRINGS = (
 
 
 def page_strings(lang: str) -> dict[str, str]:
-    """msgid → the words in `lang`, for the page; the language names as the switch shows them."""
+    """msgid → the words in `lang`, for the page."""
     out = {msgid: gettext(lang, msgid) for msgid in PAGE_STRINGS}
-    out.update({f"lang:{code}": name for code, name in LANG_NAMES.items()})
     out[":"] = colon(translator(lang))  # "：" in Chinese
     return out

@@ -60,7 +60,12 @@ function note(text) {
 
 async function refresh() {
   const { status, data } = await api("state");
-  if (status !== 200) { S.error = data.error || String(status); draw(); return; }
+  if (status !== 200) {
+    S.error = data.error || String(status);
+    if (!S.lang) S.lang = browserLang();
+    draw();
+    return;
+  }
   S.error = "";
   S.state = data;
   S.lang = data.lang;
@@ -76,10 +81,16 @@ async function refresh() {
   draw();
 }
 
+// before the server has said which language (a refused page): the browser's, as the server reads it
+function browserLang() {
+  const code = (navigator.language || "en").toLowerCase();
+  if (!code.startsWith("zh")) return "en";
+  return /hant|tw|hk|mo/.test(code) ? "zh-Hant" : "zh-Hans";
+}
+
 function drawLangs() {
-  const select = document.getElementById("lang");
-  select.replaceChildren(...["zh-Hans", "zh-Hant", "en"].map(
-    (code) => h("option", { value: code, selected: code === S.lang }, S.strings["lang:" + code] || code)));
+  const select = document.getElementById("lang");  // its options come with the page
+  if (S.lang) select.value = S.lang;
   select.setAttribute("aria-label", T("Language"));
 }
 
@@ -88,7 +99,7 @@ function draw() {
   document.title = T("Mahjong Ledger");
   drawLangs();
   const session = S.state && S.state.session;
-  const tabs = [["table", "Standings"]];
+  const tabs = S.error ? [] : [["table", "Standings"]];
   if (session) tabs.push(["history", "History"]);
   if (session && S.state.may_book && session.seated && S.form) tabs.push(["hand", "Book a hand"]);
   if (session) tabs.push(["settle", "Settle"]);
