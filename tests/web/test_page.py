@@ -46,6 +46,8 @@ async def open_page(browser: Any, url: str, lang: str = "en") -> Any:
     context = await browser.new_context(viewport=PHONE, device_scale_factor=2, locale=lang)
     context.set_default_timeout(8000)
     page = await context.new_page()
+    page.requests = []
+    page.on("request", lambda r: page.requests.append(r.url))
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
@@ -139,6 +141,7 @@ async def test_a_luzhou_session_by_features_and_by_tiles(browser: Any, site: str
     await shot(page, "07-history")
     await no_sideways_scroll(page)
     assert not page.errors
+    assert page.requests and all(u.startswith(site) for u in page.requests)  # nothing from elsewhere
 
 
 @pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
@@ -175,3 +178,49 @@ async def test_settling_up_in_each_language(browser: Any, site: str, store: Stor
     after = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
     assert len(after.transfers) == 2 and not after.pending  # counted at once: the payee said so
     assert not page.errors
+
+
+@pytest.mark.parametrize("variant", ["cixi", "feibao", "hainan"])
+async def test_a_hand_by_features_in_every_variant(browser: Any, site: str, store: Store,
+                                                   variant: str) -> None:
+    page = await open_page(browser, site)
+    await start_in_page(page, variant)
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("[data-field=pure]")
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand is not None and hand.record["events"][0]["winners"][0] == {"seat": 2, "pure": True}
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert list(await store.totals(session.id)) == list(hand.outcome["deltas"])
+    await shot(page, f"15-standings-{variant}")
+    await no_sideways_scroll(page)
+    assert not page.errors
+
+
+async def test_a_changed_table_shows_the_fresh_preview(browser: Any, site: str, store: Store) -> None:
+    """Confirm after someone else booked a hand: 409, nothing booked, the fresh preview shown;
+    confirming that books it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "hainan")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("[data-field=pure]")
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    before = await page.inner_html("#preview-html")
+    other = await open_page(browser, site)  # a second phone books a hand meanwhile
+    await other.click("nav button[data-screen=hand]")
+    await other.click("[data-row=winner] [data-seat='1']")
+    await other.click("[data-field=pure]")
+    await book_previewed(other)
+    await page.click("#confirm")
+    await page.wait_for_selector("#changed")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    assert await store.standing_hands(session.id) == 1
+    assert await page.inner_html("#preview-html") != before  # hand 2 now, after the new totals
+    await shot(page, "14-table-changed")
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+    assert await store.standing_hands(session.id) == 2

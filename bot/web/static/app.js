@@ -511,8 +511,8 @@ async function showPreview() {
 
 function previewScreen() {
   const p = S.preview;
-  return [h("div.card.chat", { id: "preview-html", html: p.html }),
-    p.changed ? h("p.error", { id: "changed" }, p.changed) : null,
+  return [p.changed ? h("p.error", { id: "changed" }, p.changed) : null,
+    h("div.card.chat", { id: "preview-html", html: p.html }),
     h("div.actions", {},
       h("button", { id: "back", onclick: () => { S.preview = null; draw(); } }, T("Back")),
       h("button.primary", { id: "confirm", onclick: confirmHand }, T("Confirm")))];
