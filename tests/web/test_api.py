@@ -17,6 +17,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
+from bot.entry.forms import event_model, fields_of, spec_named
+from bot.entry.wizard_form import label
 from bot.entry.wizard import new_draft, screen
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
 from bot.view.i18n import translator
@@ -178,3 +180,51 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+async def test_settle_and_the_payees_received(client: TestClient, store: Store) -> None:
+    await start(client, stake="1")
+    shown = await post(client, "preview", {"events": SELF_DRAW})
+    await post(client, "confirm", {"events": SELF_DRAW, "mark": shown["mark"]})
+    settle = await post(client, "settle", {})
+    assert "Settling up" in settle["html"] and len(settle["transfers"]) == 3
+    first = settle["transfers"][0]
+    assert first["may_confirm"] and first["payee"] != first["payer"]
+    after = await post(client, "received", {k: first[k] for k in ("payer", "payee", "cents")})
+    assert len(after["transfers"]) == 2
+    # the same transfer again: no longer open, nothing recorded twice
+    again = await post(client, "received", {k: first[k] for k in ("payer", "payee", "cents")}, 409)
+    assert "no longer open" in again["error"]
+    await post(client, "received", {"payer": "x", "payee": 1, "cents": 5}, 422)
+    await post(client, "received", {"payment": 999999}, 409)
+    assert len((await post(client, "settle", {}))["transfers"]) == 2
+
+
+async def test_the_page_and_its_files(client: TestClient) -> None:
+    index = await client.get("/app/")
+    html = await index.text()
+    assert index.status == 200 and 'content="X-Telegram-Init-Data"' in html and "简体中文" in html
+    assert "https://" not in html  # nothing from elsewhere: Telegram's script only inside Telegram
+    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css")):
+        resp = await client.get(f"/app/static/{name}")
+        assert resp.status == 200 and resp.content_type == kind
+    assert (await client.get("/app/static/../page.py")).status == 404
+    assert (await client.get("/app/static/secret.txt")).status == 404
+    face = await client.get("/app/faces/5p.svg")
+    assert face.status == 200 and (await face.text()).startswith("<svg")
+    assert (await client.get("/app/faces/8z.svg")).status == 404
+    assert (await client.get("/app", allow_redirects=False)).status == 302
+
+
+async def test_the_form_is_the_wizards(client: TestClient, store: Store) -> None:
+    await start(client, "cixi")
+    form = await post(client, "form", {}, lang="zh-Hans")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "zh-Hans")
+    winner = spec_named(event_model(ctx.variant.events, "win"), "winners").model
+    names = [f["name"] for f in form["winner"]]
+    assert names == [s.name for s in fields_of(winner) if s.name != "seat"
+                     and s.kind.value in ("bool", "choice", "int", "seat")]
+    assert form["winner"][0]["label"] == label(ctx, names[0], "win")
+    assert form["tiles"]["indicator"] and form["tiles"]["jokers"]["1m"] == ["2m"]  # 龙 follows
+    assert [b["value"] for b in form["by"]] == ["self_draw", "discard", "robbed_kong"]
