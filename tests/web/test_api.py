@@ -18,8 +18,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.forms import event_model, fields_of, spec_named
-from bot.entry.wizard_form import label
 from bot.entry.wizard import new_draft, screen
+from bot.entry.wizard_form import label
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
 from bot.view.i18n import translator
 from bot.web.local import LOCAL_CHAT_ID, local_app
