@@ -224,3 +224,28 @@ async def test_a_changed_table_shows_the_fresh_preview(browser: Any, site: str, 
     await page.click("#confirm")
     await page.wait_for_selector("#table-html")
     assert await store.standing_hands(session.id) == 2
+
+
+async def test_cixi_by_tiles_with_the_turned_tile(browser: Any, site: str, store: Store) -> None:
+    """The turned tile makes the next one the 龙 (marked in the picker); the reading counts it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "cixi")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("#mode-tiles")
+    await page.click("[data-target=indicator]")
+    await page.click("#picker [data-tile='1m']")
+    assert await page.locator("#picker .joker").evaluate_all("els => els.map(e => e.dataset.tile)") == ["2m"]
+    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click("#picker [data-tile='5s']")
+    await page.click("#picker [data-tile='1p']")
+    await page.wait_for_selector("#reading b")
+    await shot(page, "16-cixi-tiles")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0]["winners"][0]["jokers"] == 1
+    assert scored(hand.record) == list(hand.outcome["deltas"])
