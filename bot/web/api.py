@@ -33,7 +33,7 @@ from ..entry.tiles_line import read_tiles
 from ..entry.wizard import hand_state, new_draft, screen
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
 from ..view.i18n import LANGS, lang_from_code, translator
-from ..view.render import colon, money, shown_name
+from ..view.render import colon, money, shown_name, wind
 from .strings import page_strings
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ async def state(request: web.Request) -> web.Response:
     title = {"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)
     out: dict[str, Any] = {
         "lang": lang, "may_book": caller.may_book, "local": caller.local,
-        "strings": page_strings(lang),
+        "strings": page_strings(lang), "winds": [wind(t, seat) for seat in range(4)],
         "variants": [{"name": v, "title": get_variant(v).title[title]} for v in all_variants()],
         "session": None}
     session = await store.running_session(caller.chat_id)

@@ -99,7 +99,7 @@ function draw() {
   document.title = T("Mahjong Ledger");
   drawLangs();
   const session = S.state && S.state.session;
-  const tabs = S.error ? [] : [["table", "Standings"]];
+  const tabs = S.error ? [] : [["table", session ? "Standings" : "New session"]];
   if (session) tabs.push(["history", "History"]);
   if (session && S.state.may_book && session.seated && S.form) tabs.push(["hand", "Book a hand"]);
   if (session) tabs.push(["settle", "Settle"]);
@@ -153,7 +153,8 @@ function historyScreen() {
 function newSession() {
   const variant = h("select", { id: "variant" },
     S.state.variants.map((v) => h("option", { value: v.name }, v.title)));
-  const names = [0, 1, 2, 3].map((i) => h("input", { name: "name" + i, maxlength: 64, autocomplete: "off" }));
+  const names = [0, 1, 2, 3].map((i) => h("input", { name: "name" + i, maxlength: 64, autocomplete: "off",
+    placeholder: S.state.winds[i], "aria-label": S.state.winds[i] }));
   const stake = h("input", { id: "stake", inputmode: "decimal", placeholder: "0.5" });
   const start = async () => {
     const { status, data } = await api("session", {
@@ -162,7 +163,7 @@ function newSession() {
     S.screen = "table";
     await refresh();
   };
-  return [h("h2", {}, T("New session")), h("p.hint", {}, T("No session is running.")),
+  return [h("p.hint", {}, T("No session is running.")),
     h("div.card", {}, variant, h("h3", {}, T("Players, East to North")), h("div.names", {}, names),
       h("h3", {}, T("Stake per point (optional)")), stake,
       h("div.row", {}, h("button.primary", { id: "start", onclick: start }, T("Start the session"))))];
