@@ -3,16 +3,12 @@ faces, and the hand's form as data — the fields, choices and labels the wizard
 variant's models (bot/entry/forms.py, bot/entry/wizard_form.py) and the tile keyboard's tiles
 and jokers (bot/entry/wizard_tiles.py), so the page keeps no list of its own.
 
-The tile faces are pymdownx-mahjong's SVGs (from the public-domain riichi-mahjong-tiles, as
-that package ships them under CC BY-NC 4.0): served from the installed package when the `faces`
-extra is installed, never copied into this repository; without it the page draws each tile's
-label (`faces: false` in the form)."""
+The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces (its README
+says where they come from and how they were made); flowers have none and show their label."""
 
 from __future__ import annotations
 
 import re
-from importlib import resources
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +33,6 @@ HONOURS = tuple(f"{n}z" for n in range(1, 8))
 # the page's fields: what a tap sets (a winner's nested maps and hands stay the chat's)
 PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT)
 NO_STORE = {"Cache-Control": "no-cache"}
-
-
-def faces_installed() -> bool:
-    return find_spec("pymdownx_mahjong") is not None
 
 
 def _field(ctx: Ctx, spec: forms.Spec) -> dict[str, Any]:
@@ -84,7 +76,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
                    if s.kind in PAGE_KINDS and s.name != "seat"],
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
-                  "jokers": wild, "faces": faces_installed()}}
+                  "jokers": wild}}
 
 
 async def form(request: web.Request) -> web.Response:
@@ -111,10 +103,10 @@ async def static(request: web.Request) -> web.Response:
 
 async def face(request: web.Request) -> web.Response:
     tile = request.match_info["tile"]
-    if not FACE.fullmatch(tile) or not faces_installed():
+    if not FACE.fullmatch(tile):
         raise web.HTTPNotFound()
-    svg = resources.files("pymdownx_mahjong").joinpath("assets", "light", f"{tile}.svg")
-    return web.Response(body=svg.read_bytes(), content_type="image/svg+xml",
+    return web.Response(body=(STATIC / "faces" / f"{tile}.svg").read_bytes(),
+                        content_type="image/svg+xml",
                         headers={"Cache-Control": "public, max-age=86400"})
 
 

@@ -307,7 +307,7 @@ const TARGETS = [["hand", "Concealed"], ["pung", "Pung"], ["chow", "Chow"], ["ko
 function tileFace(code, extra, attrs) {
   const t = S.form.tiles;
   const label = t.labels[code] || code;
-  const face = t.faces && !code.endsWith("f") ? h("img", { src: "faces/" + code + ".svg", alt: label }) : label;
+  const face = !code.endsWith("f") ? h("img", { src: "faces/" + code + ".svg", alt: label }) : label;
   return h("button.tile" + (extra || ""), { title: label, "data-tile": code, ...(attrs || {}) }, face);
 }
 
