@@ -10,21 +10,30 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from types import SimpleNamespace
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 from telegram import Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
 from db import DatabaseUnavailable, Store
 from db.config import fault
 
 from .app import build_application
+from .chat.scope import is_admin
 from .plumbing.config import Settings, check_webhook_secret
 from .plumbing.polling import Poller
 from .plumbing.ratelimit import retry_seconds
 from .plumbing.updates import handle
+from .view.i18n import translator
+from .view.render import esc
+from .web.api import add_routes
+from .web.auth import telegram_authorize
+from .web.page import add_page_routes
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -80,9 +89,38 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     web_app = web.Application()
     web_app.router.add_get("/healthz", health)
     web_app.router.add_get("/livez", live)
+    add_routes(web_app, store, telegram_authorize(store, settings.token, admin_check(app)),
+               announcer(app))
+    add_page_routes(web_app)
     if settings.mode == "webhook":
         web_app.router.add_post(webhook_path(settings), webhook)
     return web_app
+
+
+def admin_check(app: Application) -> Any:
+    """(chat id, user id) → whether the user is an admin of that chat, asked of Telegram."""
+
+    async def check(chat_id: int, user_id: int) -> bool:
+        return await is_admin(SimpleNamespace(bot=app.bot), chat_id, user_id)  # type: ignore[arg-type]
+
+    return check
+
+
+def announcer(app: Application) -> Any:
+    """A hand booked from the page: the chat gets the wizard's confirmation message, and a
+    wizard entry the booking closed says so, as a newer /hand's would."""
+
+    async def announce(caller: Any, lines: list[str], replaced: list[Any]) -> None:
+        t = translator(caller.lang)
+        for old in replaced:
+            if old.message_id > 0:
+                with suppress(TelegramError):
+                    await app.bot.edit_message_text(
+                        esc(t("This entry was replaced by a newer one.")), chat_id=old.chat_id,
+                        message_id=old.message_id)
+        await app.bot.send_message(caller.chat_id, "\n".join(lines), parse_mode=ParseMode.HTML)
+
+    return announce
 
 
 def looks_like_update(payload: object) -> bool:

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("bot", "db", "scoring")
 # bot's rooms, lowest first: a module imports only its own room or those below it. Modules at
 # bot/'s top (app, runner, __main__: the composition root) are in no room.
-ROOMS = {"plumbing": 0, "view": 1, "entry": 2, "photo": 2, "chat": 3, "commands": 4}
+ROOMS = {"plumbing": 0, "view": 1, "entry": 2, "photo": 2, "chat": 3, "commands": 4, "web": 4}
 
 
 def modules(package: str) -> dict[str, Path]:

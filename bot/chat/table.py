@@ -10,6 +10,7 @@ from scoring import get_variant
 from scoring.variant import Variant
 
 from ..entry.ctx import Ctx
+from ..view.render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
 
 
 async def last_session(store: Store, chat_id: int) -> Any | None:
@@ -101,3 +102,70 @@ async def hand_number(store: Any, hand: Any) -> int:
         return hand.seq
     page = await store.history(hand.session_id, limit=max(1, latest[0].seq - hand.seq + 1))
     return hand_numbers(page, await store.standing_hands(hand.session_id)).get(hand.seq, hand.seq)
+
+
+async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str]:
+    """/table's HTML lines: the totals (money at the stake), dealer, round wind and, where the
+    variant keeps a bankroll (Cixi), the level's points and the levels won."""
+    names = await seat_names(store, session)
+    base = await table_state(store, session)
+    totals = await session_totals(store, session)
+    variant = get_variant(session.variant)
+    title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await standing_hands(store, session))), ""]
+    lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
+                          unit(variant, lang))
+    lines.append("")
+    streak = base["dealer_streak"]
+    lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
+                 + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
+    lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
+    if has_bankroll(variant, session.rules):
+        standing = await store.level_summary(session.id)  # running aggregates: no replay
+        balances = standing.running_balances or variant.initial_balances(
+            variant.Rules.model_validate(session.rules))
+        lines.append("")
+        lines.append(esc(t("Level {n}", n=standing.next_level)) + colon(t) + " · ".join(
+            f"{wind(t, s)} {b}" for s, b in enumerate(balances)))
+        if standing.finished:
+            lines.append(esc(t("Levels won: ")) + " · ".join(
+                f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
+    return lines
+
+
+async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: int) -> list[str]:
+    """/history's HTML, a block per hand, newest first: its number and payment lines (an
+    undone hand struck through, with its reason)."""
+    hands = await store.history(session.id, limit=limit)
+    if not hands:
+        return []
+    names = await seat_names(store, session)
+    variant = get_variant(session.variant)
+    number = hand_numbers(hands, await store.standing_hands(session.id))
+    blocks = []
+    for hand in hands:
+        head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
+        body = outcome_lines(t, lang, variant, names, hand.outcome, hand.record["events"])
+        if hand.voided:
+            why = hand.void_reason if hand.void_reason not in ("", "undo") else None
+            note = t("(undone: {reason})", reason=why) if why else t("(undone)")
+            head = "<s>" + head + "</s>" + ("" if lang.startswith("zh") else " ") + esc(note)
+            body = [f"<s>{line}</s>" for line in body]
+        blocks.append("\n".join([head, *body]))
+    return blocks
+
+
+def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: dict[str, Any], totals: Any,
+                   stake_cents: int) -> list[str]:
+    """The message of a hand just booked (the wizard's Confirm, the web page's): its payment
+    lines, the totals after it and whether it ended the level."""
+    t, lang = ctx.t, ctx.lang
+    # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
+    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
+    lines += outcome_lines(t, lang, ctx.variant, ctx.names, outcome, events)
+    lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
+    lines += totals_block(t, ctx.names, totals, stake_cents, outcome["next_dealer"],
+                          unit(ctx.variant, lang))
+    if outcome.get("level_over"):
+        lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
+    return lines

@@ -18,8 +18,9 @@ from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, cras
 from db.store import session_mark
 from scoring import ScoringError, get_variant, score
 
+from ..chat.miniapp import mini_app_rows
 from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
-from ..chat.table import hand_number, seat_names, wizard_ctx
+from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
 from ..entry import wizard_reading
 from ..entry.ctx import Ctx
 from ..entry.forms import FormError
@@ -35,7 +36,7 @@ from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip
 from ..plumbing.messages import Context, edit, reply, send, shows, store_of
 from ..plumbing.throttle import throttle_of
-from ..view.render import esc, outcome_lines, totals_block, unit
+from ..view.render import esc, totals_block, unit
 
 ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
@@ -51,7 +52,8 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
 
 
 async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
-                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None) -> None:
+                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None,
+                       extra_rows: list[list[Any]] | None = None) -> None:
     """Store the draft, then post its message (removed again if the draft cannot be attached
     to it); an older open entry of the session is closed in the same transaction. `ctx`, built
     by the caller from the same session, is reused (with the hand it already scored) when the
@@ -67,6 +69,7 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
     view = screen(draft, ctx, draft["rev"])
     if note:
         view.text = note + "\n\n" + view.text
+    view.rows = view.rows + (extra_rows or [])
     try:
         saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id, data=draft)
     except StoreError as exc:
@@ -99,7 +102,9 @@ async def cmd_hand(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     session = await _running(update, context, sc)
     if session is not None:
-        await _open_wizard(update, context, sc, session, new_draft())
+        # the same hand in the page, where the Mini App is set up (a link, not a wizard key)
+        await _open_wizard(update, context, sc, session, new_draft(),
+                           extra_rows=mini_app_rows(context, sc.chat_id, sc.t))
 
 
 async def cmd_hu(update: Update, context: Context) -> None:
@@ -407,15 +412,8 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     else:
         session = await store.get_session(session.id)
         totals = await store.totals(session.id)
-    # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
-    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
-    lines += outcome_lines(t, sc.lang, ctx.variant, ctx.names, outcome, record["events"])
-    lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
-    lines += totals_block(t, ctx.names, totals, session.stake_cents, outcome["next_dealer"],
-                          unit(ctx.variant, sc.lang))
-    if outcome.get("level_over"):
-        lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
-    await _edit(query, context, "\n".join(lines))
+    await _edit(query, context, "\n".join(recorded_lines(ctx, record["events"], outcome, totals,
+                                                          session.stake_cents)))
     finished = _finished(context)
     finished[(query.message.chat.id, query.message.message_id)] = None
     while len(finished) > FINISHED_KEEP:

@@ -12,12 +12,13 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import AlreadyHandled, HandToImport, PaymentNotPending, StoreError, without_bidi_controls
+from db import AlreadyHandled, HandToImport, StoreError, without_bidi_controls
 from scoring import get_variant
-from scoring.settlement import Transfer, format_cents, settle
+from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
 
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
+from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, people_of, settlement
 from ..chat.table import last_session, seat_names
 from ..entry.oneline import parse_seat
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
@@ -29,7 +30,6 @@ from ..view.render import (
     esc,
     hands_count,
     listing,
-    money,
     name_html,
     reason,
     shown_name,
@@ -40,17 +40,6 @@ from ..view.render import (
 )
 
 # -- whose money ---------------------------------------------------------------------------------
-
-async def _people(context: Context, chat_id: int) -> dict[int, Any]:
-    """Everyone who sat at this chat's tables, by person id."""
-    store = store_of(context)
-    people: dict[int, Any] = {}
-    for session in await store.chat_sessions(chat_id, include_settled=True):
-        for pid in session.seats:
-            if pid is not None and pid not in people:
-                people[pid] = await store.get_person(pid)
-    return people
-
 
 def _find(people: dict[int, Any], token: str) -> int | None:
     token = token.strip()
@@ -64,93 +53,18 @@ def _find(people: dict[int, Any], token: str) -> int | None:
 
 async def _settle_view(context: Context, sc: ChatScope,
                        session_id: int | None) -> tuple[str, list[list[Button]]]:
-    t, store = sc.t, store_of(context)
-    ids = [session_id] if session_id is not None else None
-    balances = await store.money_balances(sc.chat_id, session_ids=ids)
-    pending = await store.pending_payments(sc.chat_id)
-    people = await _people(context, sc.chat_id)
-    for p in pending:  # a payee who never sat here (typed by name in an older chat)
-        for pid in (p.from_person, p.to_person):
-            if pid not in people:
-                people[pid] = await store.get_person(pid)
-    name = {pid: name_html(p.name) for pid, p in people.items()}
-    scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
-    lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
-    owed = {pid: c for pid, c in balances.items() if c}
+    """/settle's text (bot/chat/settle.py) and its buttons: ✓ paid for each open transfer, ✅
+    received for each payment waiting for its payee."""
+    t = sc.t
+    shown = await settlement(store_of(context), sc.chat_id, t, sc.lang, session_id)
     suffix = f":{session_id}" if session_id is not None else ""
-    rows: list[list[Button]] = []
-    if not owed:
-        in_points = await _points_view(context, sc, session_id, name)
-        if in_points:  # no stake yet: points still stand, nothing is settled
-            lines += in_points
-        else:
-            await _close_settled(context, sc, session_id)
-            lines.append("🤝 " + esc(t("Everyone is square.")))
-    else:
-        for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
-            lines.append(f"{name.get(pid, pid)}{colon(t)}<b>{'+' if cents > 0 else ''}"
-                         f"{money(cents)}</b>")
-        transfers = settle(owed)
-        lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
-        for i, tr in enumerate(transfers, 1):
-            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
-                         f"<b>{money(tr.cents)}</b>")
-            if not any((p.from_person, p.to_person, p.cents) == (tr.payer, tr.payee, tr.cents)
-                       for p in pending):
-                rows.append([Button(t("✓ {n} paid", n=i), f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")])
-    if pending:
-        lines += ["", "⏳ <b>" + esc(t("Pending: counts once the payee confirms")) + "</b>"]
-        for p in pending:
-            lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}{colon(t)}"
-                         f"{money(p.cents)}")
-            payee = shown_name(people[p.to_person].name, 20)
-            rows.append([Button(t("✅ {name} received {amount}", name=payee,
-                                  amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
-    if owed:
-        lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
-    return "\n".join(lines), rows
-
-
-async def _points_view(context: Context, sc: ChatScope, session_id: int | None,
-                       name: dict[int, str]) -> list[str]:
-    """Sessions played without a stake still owe points: who pays whom in points, and how to
-    set a stake (nothing is marked settled: no money has changed hands)."""
-    t, store = sc.t, store_of(context)
-    points: dict[int, int] = {}
-    units = set()
-    for session in await store.chat_sessions(sc.chat_id):
-        if session.stake_cents or (session_id is not None and session.id != session_id):
-            continue
-        for seat, pts in enumerate(await store.totals(session.id)):
-            pid = session.seats[seat]
-            if pid is not None and pts:
-                points[pid] = points.get(pid, 0) + pts
-                units.add(unit(get_variant(session.variant), sc.lang))
-    owed = {pid: n for pid, n in points.items() if n}
-    if not owed:
-        return []
-    u = units.pop() if len(units) == 1 else ""
-    lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
-                   "/stake 0.5 (money per point).")), ""]
-    lines += [f"{name.get(pid, pid)}{colon(t)}<b>{signed(n)}</b>{esc(u)}"
-              for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
-    transfers = settle(owed)
-    lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
-    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{tr.cents}</b>{esc(u)}"
-              for i, tr in enumerate(transfers, 1)]
-    return lines
-
-
-async def _close_settled(context: Context, sc: ChatScope, session_id: int | None) -> None:
-    """Square balances close the ended sessions they cover. Not while a session runs: a payment
-    made during it settles part of its balance and must keep counting until it ends."""
-    store = store_of(context)
-    if await store.running_session(sc.chat_id) is not None:
-        return
-    ended = [s.id for s in await store.chat_sessions(sc.chat_id)
-             if s.ended_at is not None and (session_id is None or s.id == session_id)]
-    if ended:
-        await store.mark_settled(ended)
+    rows = [[Button(t("✓ {n} paid", n=i), f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")]
+            for i, tr, waiting in shown.transfers if not waiting]
+    for p in shown.pending:
+        payee = shown_name(shown.people[p.to_person].name, 20)
+        rows.append([Button(t("✅ {name} received {amount}", name=payee,
+                              amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
+    return shown.text, rows
 
 
 async def cmd_settle(update: Update, context: Context) -> None:
@@ -194,28 +108,15 @@ async def on_paid_button(update: Update, context: Context) -> None:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
                              "paid."), show_alert=True)
         return
-    ids = [session_id] if session_id is not None else None
     try:
-        balances = await store.money_balances(sc.chat_id, session_ids=ids)
-    except StoreError:
+        await mark_paid(store, sc.chat_id, Transfer(payer, payee, cents), session_id=session_id,
+                        by=sc.person_id, confirmed=confirmed)
+    except StaleTransfer:
         await stale_button(query, t)
         return
-    open_now = settle({k: v for k, v in balances.items() if v})
-    if Transfer(payer, payee, cents) not in open_now:
-        await query.answer(t("This payment is no longer open."), show_alert=True)
+    except SettleRefused as exc:
+        await query.answer(t(exc.msgid), show_alert=True)
         return
-    waiting = [p for p in await store.pending_payments(sc.chat_id)
-               if (p.from_person, p.to_person, p.cents) == (payer, payee, cents)]
-    if waiting and not confirmed:
-        await query.answer(t("This payment already waits for the payee to confirm it."),
-                           show_alert=True)
-        return
-    try:
-        if waiting:
-            await store.confirm_payment(sc.chat_id, waiting[0].id, by=sc.person_id)
-        else:
-            await store.record_payment(sc.chat_id, payer, payee, cents, session_id=session_id,
-                                       recorded_by=sc.person_id, confirmed=confirmed)
     except StoreError as exc:
         await query.answer(refusal(t, exc)[:190], show_alert=True)
         return
@@ -247,9 +148,9 @@ async def on_received_button(update: Update, context: Context) -> None:
                            show_alert=True)
         return
     try:
-        await store.confirm_payment(sc.chat_id, payment.id, by=sc.person_id)
-    except PaymentNotPending:
-        await query.answer(t("This payment is already confirmed."), show_alert=True)
+        await confirm_received(store, sc.chat_id, payment.id, sc.person_id)
+    except SettleRefused as exc:
+        await query.answer(t(exc.msgid), show_alert=True)
         return
     text, rows = await _settle_view(context, sc, session_id)
     await edit(query, text, rows)
@@ -267,7 +168,7 @@ async def cmd_paid(update: Update, context: Context) -> None:
         args = args[1:]
     usage = esc(t("Usage: /paid @name AMOUNT — you paid that person, e.g. /paid @bob 12.5; "
                   "/paid from @name AMOUNT — that person paid you."))
-    people = await _people(context, sc.chat_id)
+    people = await people_of(store_of(context), sc.chat_id)
     target = _find(people, args[0]) if len(args) == 2 else None
     if target is None or sc.person_id is None or target == sc.person_id:
         await reply(update, context, usage)
@@ -306,7 +207,7 @@ async def _player_stats(context: Context, chat_id: int) -> tuple[dict[int, dict[
 async def cmd_stats(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    people = await _people(context, sc.chat_id)
+    people = await people_of(store_of(context), sc.chat_id)
     stats, hand_count = await _player_stats(context, sc.chat_id)
     if not hand_count:
         await reply(update, context, esc(t("No hands yet. /hand enters one.")))

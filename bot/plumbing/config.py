@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass
@@ -42,6 +43,41 @@ class ConfigError(Exception):
     pass
 
 
+class MissingToken(ConfigError):
+    """No TELEGRAM_BOT_TOKEN: `mjledger` serves the web page alone (bot/web/local.py)."""
+
+
+@dataclass(frozen=True)
+class LocalSettings:
+    """The web page without Telegram: where it listens, its database and, off loopback, the
+    password every request must give (WEB_PASSWORD, HTTP basic auth)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    database_url: str | None = None
+    password: str | None = None
+
+    @classmethod
+    def from_env(cls, host: str, port: int, env: dict[str, str] | None = None) -> LocalSettings:
+        env = dict(os.environ if env is None else env)
+        password = env.get("WEB_PASSWORD") or None
+        if not is_loopback(host) and not password:
+            raise ConfigError(f"--host {host} is reachable from other machines: set WEB_PASSWORD "
+                              "(the page then asks for it) or listen on 127.0.0.1")
+        return cls(host=host, port=port, database_url=env.get("DATABASE_URL") or None,
+                   password=password)
+
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can reach the address (localhost, 127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def check_webhook_secret(secret: str | None) -> str:
     """The webhook secret if it is usable, else ConfigError saying how to make one."""
     if not secret or len(secret) < WEBHOOK_SECRET_MIN or not _SECRET_CHARS.fullmatch(secret):
@@ -60,6 +96,10 @@ class Settings:
     webhook_secret: str | None = None
     listen: str = "0.0.0.0"
     port: int | None = None  # the HTTP side (webhook, /healthz); webhook mode defaults to 8080
+    # The Mini App (bot/web): the public HTTPS address the HTTP side is reached at, and the
+    # app's short name as registered with @BotFather (/newapp); both: /table offers the page
+    public_url: str | None = None
+    mini_app: str | None = None
 
     @property
     def file_url(self) -> str:
@@ -79,7 +119,7 @@ class Settings:
         env = dict(os.environ if env is None else env)
         token = env.get("TELEGRAM_BOT_TOKEN", "").strip()
         if not token:
-            raise ConfigError(TOKEN_HELP)
+            raise MissingToken(TOKEN_HELP)
         mode = env.get("BOT_MODE", "polling").strip().lower()
         if mode not in ("polling", "webhook"):
             raise ConfigError(f"BOT_MODE must be 'polling' or 'webhook', not {mode!r}")
@@ -102,4 +142,6 @@ class Settings:
             webhook_secret=env.get("WEBHOOK_SECRET") or None,
             listen=env.get("LISTEN", "0.0.0.0"),
             port=port,
+            public_url=(env.get("PUBLIC_URL") or "").rstrip("/") or None,
+            mini_app=env.get("MINI_APP_NAME") or None,
         )

@@ -33,6 +33,7 @@ class Button:
     text: str
     data: str
     style: str | None = None  # Telegram's button colour: "success", "danger" or "primary"
+    url: str | None = None  # a link button (the Mini App's) instead of a callback
 
 
 QUERY_TOO_OLD = "query is too old"  # Telegram's 400 for a query answered after ~15 s
@@ -69,7 +70,8 @@ def store_of(context: Context) -> Store:
 def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.text, url=b.url, style=b.style) if b.url
+                                  else InlineKeyboardButton(b.text, callback_data=b.data, style=b.style)
                                   for b in row] for row in rows if row])
 
 

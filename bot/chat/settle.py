@@ -1,0 +1,173 @@
+"""Settling up, shared by the chat (/settle, /paid and their buttons, bot/commands/ledger.py) and
+the page (bot/web/api.py): who pays whom in money (fewest transfers), the payments that wait
+for their payee, and marking a transfer paid or a payment received."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from db import PaymentNotPending, Store, StoreError
+from scoring import get_variant
+from scoring.settlement import Transfer, settle
+
+from ..view.i18n import N_
+from ..view.render import colon, esc, money, name_html, signed, unit
+
+Tr = Callable[..., str]
+
+
+class SettleRefused(Exception):
+    """A payment that cannot be marked; `msgid` says why (translate with t)."""
+
+    def __init__(self, msgid: str) -> None:
+        super().__init__(msgid)
+        self.msgid = msgid
+
+
+class StaleTransfer(Exception):
+    """The transfer names a session the books do not have (an old or forged button)."""
+
+
+@dataclass
+class Settlement:
+    """The settling-up screen: its HTML lines, the open transfers (numbered from 1, with
+    whether a payment of exactly that already waits for its payee), the waiting payments, and
+    everyone's name."""
+
+    lines: list[str]
+    transfers: list[tuple[int, Transfer, bool]] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)
+    people: dict[int, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+async def people_of(store: Store, chat_id: int) -> dict[int, Any]:
+    """Everyone who sat at this chat's tables, by person id."""
+    people: dict[int, Any] = {}
+    for session in await store.chat_sessions(chat_id, include_settled=True):
+        for pid in session.seats:
+            if pid is not None and pid not in people:
+                people[pid] = await store.get_person(pid)
+    return people
+
+
+async def settlement(store: Store, chat_id: int, t: Tr, lang: str,
+                     session_id: int | None) -> Settlement:
+    """What /settle shows for the chat (one session, or all unsettled ones); square balances
+    close the ended sessions they cover."""
+    ids = [session_id] if session_id is not None else None
+    balances = await store.money_balances(chat_id, session_ids=ids)
+    pending = await store.pending_payments(chat_id)
+    people = await people_of(store, chat_id)
+    for p in pending:  # a payee who never sat here (typed by name in an older chat)
+        for pid in (p.from_person, p.to_person):
+            if pid not in people:
+                people[pid] = await store.get_person(pid)
+    name = {pid: name_html(p.name) for pid, p in people.items()}
+    scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
+    lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
+    out = Settlement(lines, pending=list(pending), people=people)
+    owed = {pid: c for pid, c in balances.items() if c}
+    if not owed:
+        in_points = await _points_lines(store, chat_id, t, lang, session_id, name)
+        if in_points:  # no stake yet: points still stand, nothing is settled
+            lines += in_points
+        else:
+            await close_settled(store, chat_id, session_id)
+            lines.append("🤝 " + esc(t("Everyone is square.")))
+    else:
+        for pid, cents in sorted(owed.items(), key=lambda kv: -kv[1]):
+            lines.append(f"{name.get(pid, pid)}{colon(t)}<b>{'+' if cents > 0 else ''}"
+                         f"{money(cents)}</b>")
+        transfers = settle(owed)
+        lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+        for i, tr in enumerate(transfers, 1):
+            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
+                         f"<b>{money(tr.cents)}</b>")
+            waiting = any((p.from_person, p.to_person, p.cents) == (tr.payer, tr.payee, tr.cents)
+                          for p in pending)
+            out.transfers.append((i, tr, waiting))
+    if pending:
+        lines += ["", "⏳ <b>" + esc(t("Pending: counts once the payee confirms")) + "</b>"]
+        for p in pending:
+            lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}{colon(t)}"
+                         f"{money(p.cents)}")
+    if owed:
+        lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
+    return out
+
+
+async def _points_lines(store: Store, chat_id: int, t: Tr, lang: str, session_id: int | None,
+                        name: dict[int, str]) -> list[str]:
+    """Sessions played without a stake still owe points: who pays whom in points, and how to
+    set a stake (nothing is marked settled: no money has changed hands)."""
+    points: dict[int, int] = {}
+    units = set()
+    for session in await store.chat_sessions(chat_id):
+        if session.stake_cents or (session_id is not None and session.id != session_id):
+            continue
+        for seat, pts in enumerate(await store.totals(session.id)):
+            pid = session.seats[seat]
+            if pid is not None and pts:
+                points[pid] = points.get(pid, 0) + pts
+                units.add(unit(get_variant(session.variant), lang))
+    owed = {pid: n for pid, n in points.items() if n}
+    if not owed:
+        return []
+    u = units.pop() if len(units) == 1 else ""
+    lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
+                   "/stake 0.5 (money per point).")), ""]
+    lines += [f"{name.get(pid, pid)}{colon(t)}<b>{signed(n)}</b>{esc(u)}"
+              for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
+    transfers = settle(owed)
+    lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{tr.cents}</b>{esc(u)}"
+              for i, tr in enumerate(transfers, 1)]
+    return lines
+
+
+async def close_settled(store: Store, chat_id: int, session_id: int | None) -> None:
+    """Square balances close the ended sessions they cover. Not while a session runs: a payment
+    made during it settles part of its balance and must keep counting until it ends."""
+    if await store.running_session(chat_id) is not None:
+        return
+    ended = [s.id for s in await store.chat_sessions(chat_id)
+             if s.ended_at is not None and (session_id is None or s.id == session_id)]
+    if ended:
+        await store.mark_settled(ended)
+
+
+async def mark_paid(store: Store, chat_id: int, transfer: Transfer, *, session_id: int | None,
+                    by: int | None, confirmed: bool) -> None:
+    """An open transfer was made: by the payee's word (`confirmed`) it counts at once, by the
+    payer's it waits for the payee. A payment already waiting is confirmed by the payee.
+    StoreError passes through (StaleTransfer for the balances of a session not there)."""
+    ids = [session_id] if session_id is not None else None
+    try:
+        balances = await store.money_balances(chat_id, session_ids=ids)
+    except StoreError:
+        raise StaleTransfer(session_id) from None
+    if transfer not in settle({k: v for k, v in balances.items() if v}):
+        raise SettleRefused(N_("This payment is no longer open."))
+    waiting = [p for p in await store.pending_payments(chat_id)
+               if (p.from_person, p.to_person, p.cents) == (transfer.payer, transfer.payee, transfer.cents)]
+    if waiting and not confirmed:
+        raise SettleRefused(N_("This payment already waits for the payee to confirm it."))
+    if waiting:
+        await store.confirm_payment(chat_id, waiting[0].id, by=by)
+    else:
+        await store.record_payment(chat_id, transfer.payer, transfer.payee, transfer.cents,
+                                   session_id=session_id, recorded_by=by, confirmed=confirmed)
+
+
+async def confirm_received(store: Store, chat_id: int, payment_id: int, by: int | None) -> None:
+    """The payee says a waiting payment arrived."""
+    try:
+        await store.confirm_payment(chat_id, payment_id, by=by)
+    except PaymentNotPending:
+        raise SettleRefused(N_("This payment is already confirmed.")) from None

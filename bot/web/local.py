@@ -1,0 +1,90 @@
+"""`mjledger` without a Telegram token: the page's API, for one table, on this machine.
+
+Its books are one chat's (LOCAL_CHAT_ID, an id Telegram never gives), whose players are
+guests. It listens on 127.0.0.1 unless told otherwise; anywhere else every request must give
+WEB_PASSWORD (HTTP basic auth, compared in constant time)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hmac
+import logging
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+from aiohttp import web
+
+from db import Store
+
+from ..plumbing.config import LocalSettings
+from .api import Caller, add_routes, request_lang
+from .page import add_page_routes
+
+log = logging.getLogger(__name__)
+LOCAL_CHAT_ID = 0  # Telegram's chat ids are never 0
+REALM = 'Basic realm="Mahjong Ledger", charset="UTF-8"'
+
+
+def password_middleware(password: str) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """Every request gives the password by HTTP basic auth (any user name)."""
+    expected = password.encode()
+
+    @web.middleware
+    async def check(request: web.Request, handler: Any) -> web.StreamResponse:
+        given = b""
+        kind, _, value = request.headers.get("Authorization", "").partition(" ")
+        if kind.lower() == "basic":
+            with suppress(binascii.Error, ValueError):
+                given = base64.b64decode(value, validate=True).partition(b":")[2]
+        if not hmac.compare_digest(given, expected):
+            return web.Response(status=401, text="password needed",
+                                headers={"WWW-Authenticate": REALM})
+        return await handler(request)
+
+    return check
+
+
+async def authorize_local(request: web.Request, _: dict[str, Any]) -> Caller:
+    """The one user of the local page: books everything, starts sessions."""
+    return Caller(LOCAL_CHAT_ID, None, request_lang(request), may_book=True, local=True)
+
+
+def local_app(store: Store, password: str | None = None) -> web.Application:
+    app = web.Application(middlewares=[password_middleware(password)] if password else [])
+
+    add_routes(app, store, authorize_local)
+    add_page_routes(app)
+    return app
+
+
+@asynccontextmanager
+async def serve_local(settings: LocalSettings, store: Store | None = None) -> AsyncIterator[str]:
+    """Serve the page until the block ends; yields its address."""
+    own = store is None
+    if store is None:
+        store = await Store.open(settings.database_url)
+    runner = web.AppRunner(local_app(store, settings.password))
+    try:
+        await runner.setup()
+        site = web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        yield f"http://{host}:{settings.port}/app/"
+    finally:
+        await runner.cleanup()
+        if own:
+            await store.close()
+
+
+async def run_local(settings: LocalSettings) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    async with serve_local(settings):
+        await stop.wait()

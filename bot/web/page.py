@@ -1,0 +1,123 @@
+"""The page: index.html, app.js and app.css (bot/web/static, package data) at /app/, the tile
+faces, and the hand's form as data — the fields, choices and labels the wizard builds from the
+variant's models (bot/entry/forms.py, bot/entry/wizard_form.py) and the tile keyboard's tiles
+and jokers (bot/entry/wizard_tiles.py), so the page keeps no list of its own.
+
+The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces (its README
+says where they come from and how they were made); flowers have none and show their label."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from ..chat.table import wizard_ctx
+from ..entry import forms
+from ..entry.ctx import Ctx
+from ..entry.forms import Kind
+from ..entry.wizard import BLOOD_BATTLE
+from ..entry.wizard_form import BY_LABELS, COMMON_LABELS, label, tile_label, value_label
+from ..entry.wizard_tiles import FLOWERS, KeySpec, jokers
+from ..view.i18n import LANG_NAMES
+from .api import STORE_KEY, caller_and_body, running
+from .auth import HEADER
+
+STATIC = Path(__file__).parent / "static"
+PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
+FACE = re.compile(r"[1-9][mps]|[1-7]z")
+SUITED = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10))
+HONOURS = tuple(f"{n}z" for n in range(1, 8))
+# the page's fields: what a tap sets (a winner's nested maps and hands stay the chat's)
+PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT)
+NO_STORE = {"Cache-Control": "no-cache"}
+
+
+def _field(ctx: Ctx, spec: forms.Spec) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": spec.name, "kind": spec.kind.value, "label": label(ctx, spec.name, "win"),
+        "default": spec.default, "optional": spec.optional, "lo": spec.lo, "hi": spec.hi,
+        "win_by": list(spec.win_by),
+        "choices": [{"value": c, "label": value_label(ctx, c, "win")} for c in spec.choices]}
+    by_labels = {by: ctx.t(COMMON_LABELS[f"{spec.name}:{by}"]) for by in BY_LABELS
+                 if f"{spec.name}:{by}" in COMMON_LABELS}
+    if by_labels:  # 杠上花 on a self-draw, 杠上炮 on a discard
+        out["label_by"] = by_labels
+    return out
+
+
+def hand_form(ctx: Ctx) -> dict[str, Any]:
+    """The win's form for the page: how it was won, the win's own flags, a winner's features
+    (kinds the page sets with a tap), and the tile keyboard's tiles, labels and jokers."""
+    variant = ctx.variant
+    win = forms.event_model(variant.events, "win")
+    by = forms.spec_named(win, "by")
+    winners = forms.spec_named(win, "winners").model
+    assert winners is not None
+    spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
+    codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
+    if spec.indicator:
+        wild = {x: sorted(jokers({"indicator": x}, spec)) for x in (*SUITED, *HONOURS)}
+    else:
+        wild = {"": sorted(jokers({}, spec))}
+    return {
+        "variant": variant.name, "multi_winner": variant.multi_winner,
+        # Luzhou's blood battle: wins follow each other until three have won or the wall ends
+        "blood_battle": variant.name in BLOOD_BATTLE, "exhausted": label(ctx, "exhausted"),
+        # the wall's end names every seat still in the hand; the page says "not ready" for each
+        "exhausted_ready": any(s.name == "ready" for s in forms.fields_of(
+            forms.event_model(variant.events, "exhausted"))),
+        "by": [{"value": b, "label": ctx.t(BY_LABELS[b])} for b in by.choices if b in BY_LABELS],
+        "event": [_field(ctx, s) for s in forms.fields_of(win)
+                  if s.kind in PAGE_KINDS and s.name not in ("type", "by", "from")],
+        "winner": [_field(ctx, s) for s in forms.fields_of(winners)
+                   if s.kind in PAGE_KINDS and s.name != "seat"],
+        "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
+                  "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
+                  "jokers": wild}}
+
+
+async def form(request: web.Request) -> web.Response:
+    caller, _ = await caller_and_body(request)
+    session = await running(request, caller)
+    ctx = await wizard_ctx(request.app[STORE_KEY], session, caller.lang)
+    return web.json_response(hand_form(ctx))
+
+
+async def index(_: web.Request) -> web.Response:
+    options = "".join(f'<option value="{code}">{name}</option>' for code, name in LANG_NAMES.items())
+    html = (STATIC / "index.html").read_text(encoding="utf-8").replace(
+        "{{INIT_HEADER}}", HEADER).replace("{{LANGS}}", options)
+    return web.Response(text=html, content_type="text/html", headers=NO_STORE)
+
+
+async def static(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in PAGE_FILES:
+        raise web.HTTPNotFound()
+    return web.Response(body=(STATIC / name).read_bytes(), content_type=PAGE_FILES[name],
+                        headers=NO_STORE)
+
+
+async def face(request: web.Request) -> web.Response:
+    tile = request.match_info["tile"]
+    if not FACE.fullmatch(tile):
+        raise web.HTTPNotFound()
+    return web.Response(body=(STATIC / "faces" / f"{tile}.svg").read_bytes(),
+                        content_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
+
+
+async def to_page(_: web.Request) -> web.Response:
+    raise web.HTTPFound("/app/")
+
+
+def add_page_routes(app: web.Application) -> None:
+    """/app/ and its files, beside the API that add_routes set up."""
+    app.router.add_get("/app", to_page)
+    app.router.add_get("/app/", index)
+    app.router.add_get("/app/static/{name}", static)
+    app.router.add_get("/app/faces/{tile}.svg", face)
+    app.router.add_post("/app/api/form", form)

@@ -1,0 +1,230 @@
+"""The page's JSON API in the local mode (no Telegram), through aiohttp's test client, on SQLite
+and (TEST_DATABASE_URL) PostgreSQL: a session with four named players, previews that are the
+wizard's, hands by features and by tiles booked with the wizard's Confirm at the preview's
+table mark, standings as /table draws them, and the password off loopback."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.chat.table import table_lines, wizard_ctx
+from bot.entry.forms import event_model, fields_of, spec_named
+from bot.entry.wizard import new_draft, screen
+from bot.entry.wizard_form import label
+from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
+from bot.view.i18n import translator
+from bot.web.local import LOCAL_CHAT_ID, local_app
+from db import Store
+from scoring import score
+
+NAMES = ["Alice", "Bob", "Carol", "Dave"]
+SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
+
+
+@pytest.fixture
+async def client(store: Store) -> AsyncIterator[TestClient]:
+    async with TestClient(TestServer(local_app(store))) as c:
+        yield c
+
+
+async def post(client: TestClient, path: str, body: dict[str, Any], status: int = 200,
+               lang: str = "en") -> dict[str, Any]:
+    resp = await client.post(f"/app/api/{path}?lang={lang}", data=json.dumps(body))
+    data = await resp.json()
+    assert resp.status == status, data
+    return data
+
+
+async def start(client: TestClient, variant: str = "guiyang", stake: str = "") -> dict[str, Any]:
+    return await post(client, "session", {"variant": variant, "names": NAMES, "stake": stake})
+
+
+async def test_state_without_a_session_lists_the_variants(client: TestClient) -> None:
+    data = await post(client, "state", {}, lang="zh-Hans")
+    assert data["session"] is None and data["local"] and data["may_book"]
+    assert {v["name"] for v in data["variants"]} == {"luzhou", "guiyang", "cixi", "feibao", "hainan"}
+    assert any(v["title"] == "贵阳捉鸡" for v in data["variants"]) or all(
+        v["title"] != v["name"] for v in data["variants"])
+
+
+async def test_start_names_four_players_and_standings_are_tables(client: TestClient,
+                                                                  store: Store) -> None:
+    data = await start(client, stake="0.5")
+    session = data["session"]
+    assert session["names"] == NAMES and session["seated"] and session["stake_cents"] == 50
+    running = await store.running_session(LOCAL_CHAT_ID)
+    assert running is not None and None not in running.seats
+    expected = await table_lines(store, running, translator("en"), "en")
+    assert session["table_html"] == "\n".join(expected)
+    # a second start while one runs: refused, nothing changed
+    refused = await post(client, "session", {"variant": "hainan", "names": NAMES}, 409)
+    assert "already running" in refused["error"]
+    assert (await store.running_session(LOCAL_CHAT_ID)).variant == "guiyang"
+
+
+async def test_names_must_be_four_distinct(client: TestClient, store: Store) -> None:
+    await post(client, "session", {"variant": "guiyang", "names": ["A", "A", "B", "C"]}, 422)
+    await post(client, "session", {"variant": "guiyang", "names": ["A", "B", "C"]}, 422)
+    await post(client, "session", {"variant": "mahjong", "names": NAMES}, 422)
+    assert await store.running_session(LOCAL_CHAT_ID) is None
+
+
+async def test_preview_is_the_wizards_and_confirm_books_at_its_mark(client: TestClient,
+                                                                     store: Store) -> None:
+    await start(client)
+    shown = await post(client, "preview", {"events": SELF_DRAW})
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "en")
+    assert shown["html"] == screen(new_draft(SELF_DRAW, step="preview"), ctx, 1).text
+    record = ctx.record(SELF_DRAW)
+    assert shown["deltas"] == list(score(record).deltas)
+    booked = await post(client, "confirm", {"events": SELF_DRAW, "mark": shown["mark"]})
+    assert "Hand 1 recorded" in booked["html"]
+    assert list(await store.totals(session.id)) == shown["deltas"]
+    # the same Confirm again: the mark moved, nothing booked twice
+    again = await post(client, "confirm", {"events": SELF_DRAW, "mark": shown["mark"]}, 409)
+    assert "table changed" in again["error"]
+    assert await store.standing_hands(session.id) == 1
+    state = await post(client, "state", {})
+    assert state["session"]["totals"] == shown["deltas"]
+    assert "Hand 1" in state["session"]["history_html"][0]
+
+
+async def test_a_hand_by_tiles_reads_as_hu_does(client: TestClient, store: Store) -> None:
+    await start(client, "hainan")
+    tiles = "123m456m789m123p55p"
+    events = [{"type": "win", "by": "self_draw", "winners": [{"seat": 2, "tiles": tiles}]}]
+    shown = await post(client, "preview", {"events": events})
+    analysis = await post(client, "tiles", {"tiles": tiles, "seat": 2})
+    winner = {**analysis["winner"], "seat": 2}
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "en")
+    expected = score(ctx.record([{"type": "win", "by": "self_draw", "winners": [winner]}]))
+    assert shown["deltas"] == list(expected.deltas)
+    assert "Read from the tiles" in shown["html"]
+    await post(client, "confirm", {"events": events, "mark": shown["mark"]})
+    assert list(await store.totals(session.id)) == list(expected.deltas)
+
+
+async def test_refusals_in_the_chats_words_change_nothing(client: TestClient, store: Store) -> None:
+    await post(client, "preview", {"events": SELF_DRAW}, 409)  # no session
+    await start(client)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    bad = await post(client, "preview", {"events": [{"type": "win", "by": "self_draw",
+                                                      "winners": [{"seat": 1, "tiles": "1m"}]}]},
+                     422, lang="zh-Hans")
+    assert bad["error"]
+    await post(client, "preview", {"events": "nonsense"}, 422)
+    await post(client, "preview", {"events": [{"type": "win", "winners": [{}]}]}, 422)
+    resp = await client.post("/app/api/preview", data=b"\xff")
+    assert resp.status == 400
+    await post(client, "confirm", {"events": SELF_DRAW, "mark": "0:0:x"}, 409)
+    assert await store.standing_hands(session.id) == 0
+
+
+async def test_a_password_off_loopback(store: Store) -> None:
+    with pytest.raises(ConfigError):
+        LocalSettings.from_env("0.0.0.0", 8080, {})
+    assert LocalSettings.from_env("0.0.0.0", 8080, {"WEB_PASSWORD": "pw"}).password == "pw"
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("192.168.1.2")
+    async with TestClient(TestServer(local_app(store, "s3cret"))) as c:
+        assert (await c.get("/app/api/state")).status == 401
+        wrong = base64.b64encode(b"x:nope").decode()
+        assert (await c.get("/app/api/state", headers={"Authorization": f"Basic {wrong}"})).status == 401
+        right = base64.b64encode(b"x:s3cret").decode()
+        assert (await c.get("/app/api/state", headers={"Authorization": f"Basic {right}"})).status == 200
+
+
+def test_mjledger_without_a_token_refuses_an_open_host_without_a_password(tmp_path: Any) -> None:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "bot", "--host", "0.0.0.0"], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          check=False)
+    assert done.returncode == 2 and "WEB_PASSWORD" in done.stderr
+
+
+def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "bot", "--port", str(port)], env=env,
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    try:
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("No TELEGRAM_BOT_TOKEN") and f"http://127.0.0.1:{port}/app/api/" in line
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/app/api/state") as resp:
+                    assert json.load(resp)["session"] is None
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the page never answered")
+        assert (tmp_path / "mjledger.sqlite3").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+async def test_settle_and_the_payees_received(client: TestClient, store: Store) -> None:
+    await start(client, stake="1")
+    shown = await post(client, "preview", {"events": SELF_DRAW})
+    await post(client, "confirm", {"events": SELF_DRAW, "mark": shown["mark"]})
+    settle = await post(client, "settle", {})
+    assert "Settling up" in settle["html"] and len(settle["transfers"]) == 3
+    first = settle["transfers"][0]
+    assert first["may_confirm"] and first["payee"] != first["payer"]
+    after = await post(client, "received", {k: first[k] for k in ("payer", "payee", "cents")})
+    assert len(after["transfers"]) == 2
+    # the same transfer again: no longer open, nothing recorded twice
+    again = await post(client, "received", {k: first[k] for k in ("payer", "payee", "cents")}, 409)
+    assert "no longer open" in again["error"]
+    await post(client, "received", {"payer": "x", "payee": 1, "cents": 5}, 422)
+    await post(client, "received", {"payment": 999999}, 409)
+    assert len((await post(client, "settle", {}))["transfers"]) == 2
+
+
+async def test_the_page_and_its_files(client: TestClient) -> None:
+    index = await client.get("/app/")
+    html = await index.text()
+    assert index.status == 200 and 'content="X-Telegram-Init-Data"' in html and "简体中文" in html
+    assert "https://" not in html  # nothing from elsewhere: Telegram's script only inside Telegram
+    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css")):
+        resp = await client.get(f"/app/static/{name}")
+        assert resp.status == 200 and resp.content_type == kind
+    assert (await client.get("/app/static/../page.py")).status == 404
+    assert (await client.get("/app/static/secret.txt")).status == 404
+    face = await client.get("/app/faces/5p.svg")
+    assert face.status == 200 and (await face.text()).startswith("<svg")
+    assert (await client.get("/app/faces/8z.svg")).status == 404
+    assert (await client.get("/app", allow_redirects=False)).status == 302
+
+
+async def test_the_form_is_the_wizards(client: TestClient, store: Store) -> None:
+    await start(client, "cixi")
+    form = await post(client, "form", {}, lang="zh-Hans")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "zh-Hans")
+    winner = spec_named(event_model(ctx.variant.events, "win"), "winners").model
+    names = [f["name"] for f in form["winner"]]
+    assert names == [s.name for s in fields_of(winner) if s.name != "seat"
+                     and s.kind.value in ("bool", "choice", "int", "seat")]
+    assert form["winner"][0]["label"] == label(ctx, names[0], "win")
+    assert form["tiles"]["indicator"] and form["tiles"]["jokers"]["1m"] == ["2m"]  # 龙 follows
+    assert [b["value"] for b in form["by"]] == ["self_draw", "discard", "robbed_kong"]

@@ -1,0 +1,142 @@
+"""The Mini App's requests: initData signed as Telegram signs it, at most a day old, with the
+chat's token as its start_param; then the chat's rules. Forged, expired, another chat's token,
+another bot's token and a player of another table get 403 and change nothing; a seated player
+books, and the chat is told with the wizard's confirmation."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.web.api import add_routes
+from bot.web.auth import (
+    HEADER,
+    Forbidden,
+    chat_of_token,
+    chat_token,
+    check_init_data,
+    sign_init_data,
+    telegram_authorize,
+)
+from db import Store
+from scoring import get_variant
+
+TOKEN = "123456:TEST-token"
+GROUP, OTHER_GROUP = -1001, -1002
+ALICE, BOB, CAROL, DAVE, EVE, ADMIN = 11, 12, 13, 14, 15, 16
+SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
+
+
+def init_data(user_id: int, chat_id: int = GROUP, *, age: float = 0, token: str = TOKEN,
+              start: str | None = None) -> str:
+    fields = {"auth_date": str(int(time.time() - age)), "query_id": "AAH",
+              "user": json.dumps({"id": user_id, "first_name": f"U{user_id}",
+                                  "language_code": "en"}),
+              "start_param": start if start is not None else chat_token(token, chat_id)}
+    return sign_init_data(fields, token)
+
+
+@pytest.fixture
+async def setup(store: Store) -> AsyncIterator[tuple[TestClient, list[Any]]]:
+    rules = get_variant("guiyang").resolved_rules({})
+    for chat in (GROUP, OTHER_GROUP):
+        session = await store.start_session(chat, "guiyang", rules)
+        first = ALICE if chat == GROUP else 21
+        for seat in range(4):
+            person = await store.upsert_user(first + seat, f"P{first + seat}")
+            await store.seat_player(session.id, seat, person.id)
+    told: list[Any] = []
+
+    async def is_admin(chat_id: int, user_id: int) -> bool:
+        return user_id == ADMIN and chat_id == GROUP
+
+    async def announce(caller: Any, lines: list[str], replaced: list[Any]) -> None:
+        told.append((caller.chat_id, lines))
+
+    app = web.Application()
+    add_routes(app, store, telegram_authorize(store, TOKEN, is_admin), announce)
+    async with TestClient(TestServer(app)) as client:
+        yield client, told
+
+
+async def call(client: TestClient, path: str, data: str, body: dict[str, Any] | None = None) -> Any:
+    return await client.post(f"/app/api/{path}", data=json.dumps(body or {}),
+                             headers={HEADER: data})
+
+
+async def book(client: TestClient, data: str) -> int:
+    shown = await call(client, "preview", data, {"events": SELF_DRAW})
+    if shown.status != 200:
+        return shown.status
+    mark = (await shown.json())["mark"]
+    return (await call(client, "confirm", data, {"events": SELF_DRAW, "mark": mark})).status
+
+
+def test_check_init_data() -> None:
+    good = init_data(ALICE)
+    assert check_init_data(good, TOKEN)["start_param"] == chat_token(TOKEN, GROUP)
+    with pytest.raises(Forbidden):
+        check_init_data(good, "654321:other")
+    with pytest.raises(Forbidden):
+        check_init_data(good.replace("U11", "U12"), TOKEN)  # a field changed after signing
+    with pytest.raises(Forbidden):
+        check_init_data(init_data(ALICE, age=24 * 3600 + 5), TOKEN)
+    assert chat_of_token(TOKEN, chat_token(TOKEN, GROUP)) == GROUP
+    assert chat_of_token(TOKEN, chat_token(TOKEN, 42)) == 42
+    with pytest.raises(Forbidden):
+        chat_of_token(TOKEN, chat_token("654321:other", GROUP))
+    with pytest.raises(Forbidden):
+        chat_of_token(TOKEN, chat_token(TOKEN, GROUP).replace("m1001", "m1002"))
+
+
+async def test_a_seated_player_books_and_the_chat_is_told(setup: Any, store: Store) -> None:
+    client, told = setup
+    assert await book(client, init_data(ALICE)) == 200
+    session = await store.running_session(GROUP)
+    assert await store.standing_hands(session.id) == 1
+    assert told and told[0][0] == GROUP and "Hand 1 recorded" in told[0][1][0]
+    # an admin who does not play books too
+    assert await book(client, init_data(ADMIN)) == 200
+    assert await store.standing_hands(session.id) == 2
+
+
+@pytest.mark.parametrize("case", ["forged", "expired", "other_bot", "other_chat_token",
+                                  "token_of_no_chat", "player_of_another_table", "no_header"])
+async def test_refused_requests_change_nothing(setup: Any, store: Store, case: str) -> None:
+    client, told = setup
+    data = {
+        "forged": init_data(ALICE).replace("U11", "Mallory"),
+        "expired": init_data(ALICE, age=24 * 3600 + 60),
+        "other_bot": init_data(ALICE, token="654321:other"),
+        # Alice's real initData, opened from the other group's link: she does not play there
+        "other_chat_token": init_data(ALICE, OTHER_GROUP),
+        "token_of_no_chat": init_data(ALICE, start="m1001_AAAAAAAAAAAAAAAAAAAAAA"),
+        "player_of_another_table": init_data(EVE),
+        "no_header": "",
+    }[case]
+    before = {c: await store.totals((await store.running_session(c)).id)
+              for c in (GROUP, OTHER_GROUP)}
+    for path in ("state", "preview", "tiles"):
+        assert (await call(client, path, data, {"events": SELF_DRAW})).status == 403
+    assert await book(client, data) == 403
+    for chat in (GROUP, OTHER_GROUP):
+        session = await store.running_session(chat)
+        assert await store.standing_hands(session.id) == 0
+        assert await store.totals(session.id) == before[chat]
+    assert not told
+
+
+async def test_a_replayed_init_data_for_another_chat_is_refused(setup: Any, store: Store) -> None:
+    """initData signed for the group, sent with the other group's token in its place: the
+    start_param is signed, so changing it breaks the signature."""
+    client, _ = setup
+    signed = init_data(ALICE)
+    data = signed.replace(chat_token(TOKEN, GROUP), chat_token(TOKEN, OTHER_GROUP))
+    assert data != signed
+    assert (await call(client, "state", data)).status == 403

@@ -1,0 +1,251 @@
+"""The page in a browser (the system's chromium, through Playwright) against the local mode's
+app: a session started in the page, hands booked by features and by tiles and checked against
+`python -m scoring score` of the same record, standings as the API's /table HTML, the three
+languages, a 360-px phone without sideways scrolling. Screenshots of each screen go to
+test-artefacts/web/ (gitignored)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from bot.chat.settle import settlement
+from bot.chat.table import table_lines
+from bot.view.i18n import translator
+from bot.web.local import LOCAL_CHAT_ID, local_app
+from db import Store
+
+from .browser import PHONE, launch, no_sideways_scroll, shot
+
+NAMES = ["Alice", "Bob", "Carol", "Dave"]
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    async for b in launch():
+        yield b
+
+
+@pytest.fixture
+async def site(store: Store) -> AsyncIterator[str]:
+    server = TestServer(local_app(store))
+    await server.start_server()
+    try:
+        yield str(server.make_url("/app/"))
+    finally:
+        await server.close()
+
+
+async def open_page(browser: Any, url: str, lang: str = "en") -> Any:
+    context = await browser.new_context(viewport=PHONE, device_scale_factor=2, locale=lang)
+    context.set_default_timeout(8000)
+    page = await context.new_page()
+    page.requests = []
+    page.on("request", lambda r: page.requests.append(r.url))
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    await page.goto(url)
+    await page.wait_for_selector("nav button")
+    return page
+
+
+async def start_in_page(page: Any, variant: str, stake: str = "") -> None:
+    await page.select_option("#variant", variant)
+    for i, name in enumerate(NAMES):
+        await page.fill(f"input[name=name{i}]", name)
+    if stake:
+        await page.fill("#stake", stake)
+    await page.click("#start")
+    await page.wait_for_selector("#table-html")
+
+
+def scored(record: dict[str, Any]) -> list[int]:
+    """`python -m scoring score` on the record, as a player would run it."""
+    done = subprocess.run([sys.executable, "-m", "scoring", "score"], input=json.dumps(record),
+                          capture_output=True, text=True, check=True, timeout=60)
+    return list(json.loads(done.stdout)["deltas"])
+
+
+async def book_previewed(page: Any) -> None:
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+
+
+async def test_a_luzhou_session_by_features_and_by_tiles(browser: Any, site: str, store: Store) -> None:
+    page = await open_page(browser, site)
+    await shot(page, "01-new-session")
+    await no_sideways_scroll(page)
+    await start_in_page(page, "luzhou", stake="0.5")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    assert session is not None and session.variant == "luzhou"
+    await shot(page, "02-standings-empty")
+
+    # by features: Bob self-draws an all-pungs hand
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='1']")
+    await page.click("[data-field=form][data-value=all_pungs]")
+    await page.click("#exhausted")  # a blood battle: the wall ran out after Bob's win
+    await shot(page, "03-hand-features")
+    await no_sideways_scroll(page)
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    await shot(page, "04-preview")
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+    first = await store.last_hand(session.id)
+    assert first is not None and first.record["events"][0]["winners"][0]["form"] == "all_pungs"
+    assert scored(first.record) == list(first.outcome["deltas"])
+
+    # by tiles: Carol wins on Alice's discard with 123m 456m 789m 55m [555p]
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-by=discard]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("[data-row=from] [data-seat='0']")
+    await page.click("#mode-tiles")
+    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5m"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click("#picker [data-tile='5p']")
+    await page.click("#picker [data-tile='5m']")  # the winning tile (the target moved there)
+    await page.wait_for_selector("#reading b")
+    await page.click("#exhausted")
+    await shot(page, "05-hand-tiles")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    second = await store.last_hand(session.id)
+    assert second is not None and second.id != first.id
+    winner = second.record["events"][0]["winners"][0]
+    assert winner["seat"] == 2 and "tiles" not in winner
+    assert scored(second.record) == list(second.outcome["deltas"])
+    totals = list(await store.totals(session.id))
+    assert totals == [a + b for a, b in zip(first.outcome["deltas"], second.outcome["deltas"], strict=True)]
+
+    # the standings are the API's /table HTML, the totals the store's
+    expected = "\n".join(await table_lines(store, session, translator("en"), "en"))
+    shown = await page.inner_html("#table-html")
+    assert shown == expected
+    pts = await page.locator(".player .pts").all_inner_texts()
+    assert [int(x.replace("+", "").replace("−", "-")) for x in pts] == totals
+    await shot(page, "06-standings")
+    await page.click("nav button[data-screen=history]")
+    await page.wait_for_selector(".card.chat")
+    await shot(page, "07-history")
+    await no_sideways_scroll(page)
+    assert not page.errors
+    assert page.requests and all(u.startswith(site) for u in page.requests)  # nothing from elsewhere
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+async def test_settling_up_in_each_language(browser: Any, site: str, store: Store, lang: str) -> None:
+    """A Guiyang hand by features, then who pays whom: the chat's /settle text, and the payee's
+    "received" counts the transfer (as the chat's button does)."""
+    page = await open_page(browser, site, lang)
+    await page.select_option("#lang", lang)
+    await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    t = translator(lang)
+    assert await page.inner_text("#start") == t("Start the session")
+    await start_in_page(page, "guiyang", stake="1")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='3']")
+    await page.click("[data-field=pure]")
+    await shot(page, f"08-hand-{lang}")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0]["winners"][0] == {"seat": 3, "pure": True}
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+
+    await page.click("nav button[data-screen=settle]")
+    await page.wait_for_selector("#settle-html")
+    expected = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
+    assert await page.inner_html("#settle-html") == expected.text
+    assert len(expected.transfers) == 3  # Dave won from the three others
+    await shot(page, f"09-settle-{lang}")
+    await no_sideways_scroll(page)
+    rows = page.locator("[data-transfer] button")
+    await rows.first.click()
+    await page.wait_for_function("document.querySelectorAll('[data-transfer] button').length === 2")
+    after = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
+    assert len(after.transfers) == 2 and not after.pending  # counted at once: the payee said so
+    assert not page.errors
+
+
+@pytest.mark.parametrize("variant", ["cixi", "feibao", "hainan"])
+async def test_a_hand_by_features_in_every_variant(browser: Any, site: str, store: Store,
+                                                   variant: str) -> None:
+    page = await open_page(browser, site)
+    await start_in_page(page, variant)
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("[data-field=pure]")
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand is not None and hand.record["events"][0]["winners"][0] == {"seat": 2, "pure": True}
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert list(await store.totals(session.id)) == list(hand.outcome["deltas"])
+    await shot(page, f"15-standings-{variant}")
+    await no_sideways_scroll(page)
+    assert not page.errors
+
+
+async def test_a_changed_table_shows_the_fresh_preview(browser: Any, site: str, store: Store) -> None:
+    """Confirm after someone else booked a hand: 409, nothing booked, the fresh preview shown;
+    confirming that books it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "hainan")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("[data-field=pure]")
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    before = await page.inner_html("#preview-html")
+    other = await open_page(browser, site)  # a second phone books a hand meanwhile
+    await other.click("nav button[data-screen=hand]")
+    await other.click("[data-row=winner] [data-seat='1']")
+    await other.click("[data-field=pure]")
+    await book_previewed(other)
+    await page.click("#confirm")
+    await page.wait_for_selector("#changed")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    assert await store.standing_hands(session.id) == 1
+    assert await page.inner_html("#preview-html") != before  # hand 2 now, after the new totals
+    await shot(page, "14-table-changed")
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+    assert await store.standing_hands(session.id) == 2
+
+
+async def test_cixi_by_tiles_with_the_turned_tile(browser: Any, site: str, store: Store) -> None:
+    """The turned tile makes the next one the 龙 (marked in the picker); the reading counts it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "cixi")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("#mode-tiles")
+    await page.click("[data-target=indicator]")
+    await page.click("#picker [data-tile='1m']")
+    assert await page.locator("#picker .joker").evaluate_all("els => els.map(e => e.dataset.tile)") == ["2m"]
+    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click("#picker [data-tile='5s']")
+    await page.click("#picker [data-tile='1p']")
+    await page.wait_for_selector("#reading b")
+    await shot(page, "16-cixi-tiles")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0]["winners"][0]["jokers"] == 1
+    assert scored(hand.record) == list(hand.outcome["deltas"])
