@@ -58,7 +58,8 @@ MAX_PIXELS = 25_000_000
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # Photos decoded and read at once, whatever the number of chats sending them: each holds up to
 # ~130 MB at MAX_PIXELS while it is read, and the model runs one at a time anyway (_Model.lock).
-# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 427 MB, two
+# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 474 MB (427
+# before the classifier kept a colour copy beside the detector's grey one), two
 # at 519 MB, and two compete more with the event loop on a two-core machine.
 READERS = 1
 INSTALL_HINT = "pip install -e '.[photo]'"
