@@ -1,9 +1,10 @@
-"""Tiles from a photo: image bytes in, the tiles the `mahjong-detector` model sees out.
+"""Tiles from a photo: image bytes in, the tiles read out. The `mahjong-detector` model finds
+where the tiles are; the tile classifier (classify.py, trained on real photographs) reads each.
 
-Pure apart from loading the model once: no Telegram, no database. The detector is an optional
+Pure apart from loading the models once: no Telegram, no database. The detector is an optional
 extra (`pip install -e '.[photo]'`); without it every call raises PhotoError(UNAVAILABLE), whose
-message tells the chat how to enable it. It knows the 34 suited and honour tiles only (no
-flowers, no joker choice): those stay for the player to add.
+message tells the chat how to enable it. It reads the 34 suited and honour tiles only (flowers
+are seen and left out, no joker choice): those stay for the player to add.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..view.i18n import N_
+from .classify import CLASSES, CROP_PX, FLOWER, NONE, classify, crop
 
 # The project's tile names (spec/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
 SUITS = "mpsz"
@@ -33,21 +36,21 @@ DETECTOR_LABELS: dict[str, str] = {
     **{k: k for k in TILE_KINDS if not k.endswith("z")},
     "tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z", "haku": "5z", "hatsu": "6z", "chun": "7z",
 }
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2
 TIME_LIMIT = 20.0  # seconds for one photo, waiting for the model included
-# The least confidence a detection needs to count as a tile. The model's own 0.5 misses more tiles
-# than it spares false ones: on the generated photos (tests/bench/photo_accuracy.py) 0.3 leaves
-# 1.5 corrections per hand against 2.2; the unsure ones are marked for the player anyway.
-THRESHOLD = 0.3
-# Below this confidence a tile is named as worth a second look. On the generated photos
-# (tests/bench/photo_accuracy.py, 150 hands) 0.7 named 2.8 tiles a hand, 28% of them misread;
-# 0.5 names 0.9, 44% misread, and still 31% of the misreads (confidence is a weak sign: a
-# misread can score 0.9).
+# The least confidence of the detector's (in whatever tile it thinks) for a box to be looked at
+# by the classifier, which drops the boxes that hold no tile. Chosen on the train split's photos
+# of 13–18 tiles (turned and sheared by Roboflow, so their boxes are loose): 0.1 and two looks
+# find 37% of the labelled boxes at IoU 0.5, against 29% at 0.3 (one look: 33% and 22%).
+LOCATE = 0.1
+OVERLAP = 0.4  # IoU over which two boxes (from the two looks) are one tile
+# Below this confidence (the classifier's) a tile is named as worth a second look.
 UNCERTAIN = 0.5
 INPUT_PX = 640  # the model's input is a 640×640 square
 TILE_PX = 22  # tile width (in input pixels) the model reads best: measured, see read_tiles
 MAX_ZOOM_OUT = 4.0  # a tile filling the frame is no hand: do not shrink past this
+MIN_SLANT = 2.5  # degrees: rows slanting more than this are read in order as if turned level
 WORK_PX = 1600  # photos are first shrunk to this on their longer side (the model sees 640)
-MIN_SLANT = 2.5  # degrees: rows slanting more than this are turned level before a last look
 # The largest picture read, in pixels: a phone photo is ~12 MP, a camera's 24. Checked on the
 # header, before decoding: a 154 KB PNG can hold 40 MP, and reading one costs ~5 bytes a pixel.
 MAX_PIXELS = 25_000_000
@@ -55,7 +58,8 @@ MAX_PIXELS = 25_000_000
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # Photos decoded and read at once, whatever the number of chats sending them: each holds up to
 # ~130 MB at MAX_PIXELS while it is read, and the model runs one at a time anyway (_Model.lock).
-# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 427 MB, two
+# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 474 MB (427
+# before the classifier kept a colour copy beside the detector's grey one), two
 # at 519 MB, and two compete more with the event loop on a two-core machine.
 READERS = 1
 INSTALL_HINT = "pip install -e '.[photo]'"
@@ -182,53 +186,65 @@ def _open_image(data: bytes) -> Any:
         raise PhotoError(NOT_AN_IMAGE) from None
 
 
-def read_tiles(data: bytes, *, threshold: float = THRESHOLD) -> PhotoReading:
-    """The tiles in an image (PNG, JPEG, …). Blocking (0.1–0.3 s of CPU): call it off the event
+def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
+    """The tiles in an image (PNG, JPEG, …). Blocking (0.1–0.4 s of CPU): call it off the event
     loop, as read_tiles_async does. Raises PhotoError.
 
-    The model reads tiles best at about TILE_PX pixels wide in its 640-pixel input, and in rows
-    that run level. A close-up (the hand filling the frame) gives it tiles twice that wide, so
-    when the first look finds tiles much wider the photo is set on a larger black canvas and
-    looked at again; when the tiles' rows slant, it is turned level and looked at once more. On
-    the generated photos (tests/bench/photo_accuracy.py) these and THRESHOLD take the tiles read
-    right from 71% to 90% and the corrections per hand from 4.0 to 1.4."""
+    Two models: the detector finds where the tiles are (_locate), and the tile classifier
+    (classify.py, trained on real photographs in all four orientations) says which tile each box
+    holds, in colour. The detector alone read a third of the tiles of real photos right: it
+    learned Japanese tiles (tests/bench/photo_accuracy.py --real)."""
     model = _model()
-    pre = model.preprocess
     photo = _open_image(data)
     size = photo.size
-    gray = pre.convert_to_grayscale(photo)
-    del photo  # the colour pixels (3 bytes each) go before the next copy is made
-    image = pre.stretch_contrast(gray)
+    pre = model.preprocess
+    gray = pre.stretch_contrast(pre.convert_to_grayscale(photo))  # the detector's view
+    shrink = max(size) / WORK_PX
+    if shrink > 1:  # the detector sees 640 pixels and the classifier 40 a tile: spare the rest
+        small = (round(size[0] / shrink), round(size[1] / shrink))
+        gray = gray.resize(small, Image.BILINEAR)
+        photo = photo.resize(small, Image.BILINEAR)
+    photo = photo.convert("RGB")
+    boxes = _locate(model, gray, threshold)
     del gray
-    shrink = max(image.size) / WORK_PX
-    if shrink > 1:  # the model sees 640 pixels anyway: spare the canvas below a 12-megapixel photo
-        image = image.resize((round(image.width / shrink), round(image.height / shrink)), Image.BILINEAR)
-    view = image
-    found, scale = _detect(model, view, threshold)
-    if found:
-        width = statistics.median(d.x2 - d.x1 for d in found) * scale
-        if width > TILE_PX * 1.2:
-            factor = min(width / TILE_PX, MAX_ZOOM_OUT)
-            view = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
-            view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
-            found, _ = _detect(model, view, threshold)
-    angle = _slant(found)
-    turned = view.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=0) if angle else view
-    if angle:
-        found, _ = _detect(model, turned, threshold)
-    names = model.predict.CLASS_NAMES
-    level = [DetectedTile(DETECTOR_LABELS[names[d.class_id]], round(float(d.confidence), 3),
-                          (d.x1, d.y1, d.x2, d.y2)) for d in found]
-    tiles = [_back(d, angle, view.size, turned.size, image.size, max(1.0, shrink), size)
-             for d in reading_order(level)]
-    return PhotoReading(tuple(d for d in tiles if d is not None))
+    crops = np.stack([crop(photo, b[0]) for b in boxes]) if boxes else np.zeros((0, 3, CROP_PX, CROP_PX))
+    probs = classify(crops)
+    scale = max(1.0, shrink)
+    tiles = []
+    for (box, seen, sure), p in zip(boxes, probs, strict=True):
+        best = int(p.argmax())
+        if CLASSES[best] in (FLOWER, NONE):
+            continue  # a flower is the player's to add; NONE: the detector saw a tile that is not one
+        # the detector's own reading where it is the surer: it still reads clean faces better
+        tile, confidence = (seen, sure) if sure > p[best] else (CLASSES[best], float(p[best]))
+        x1, y1, x2, y2 = box
+        tiles.append(DetectedTile(tile, round(confidence, 3),
+                                  (max(0, round(x1 * scale)), max(0, round(y1 * scale)),
+                                   min(size[0], round(x2 * scale)), min(size[1], round(y2 * scale)))))
+    return PhotoReading(tuple(_level_order(tiles)))
 
 
-def _slant(found: Sequence[Any]) -> float:
-    """The angle (degrees, counter-clockwise) the tiles' rows run at: the median direction from
-    each tile to its nearest neighbour on the right in the same row; 0 when under MIN_SLANT or
-    too few tiles to tell."""
-    centres = [((d.x1 + d.x2) / 2, (d.y1 + d.y2) / 2, d.y2 - d.y1) for d in found]
+def _level_order(tiles: list[DetectedTile]) -> list[DetectedTile]:
+    """reading_order of the tiles as if the photo were turned so that their rows run level."""
+    angle = _slant(tiles)
+    if not angle:
+        return reading_order(tiles)
+    cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    level = {}  # id of the turned stand-in → the tile
+    for d in tiles:
+        cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+        x, y = cx * cos + cy * sin, cy * cos - cx * sin
+        w, h = (d.box[2] - d.box[0]) / 2, (d.box[3] - d.box[1]) / 2
+        turned = DetectedTile(d.tile, d.confidence, (round(x - w), round(y - h), round(x + w), round(y + h)))
+        level[id(turned)] = (turned, d)
+    return [level[id(t)][1] for t in reading_order([t for t, _ in level.values()])]
+
+
+def _slant(tiles: Sequence[DetectedTile]) -> float:
+    """The angle (degrees, clockwise in the image) the tiles' rows run at: the median direction
+    from each tile to its nearest neighbour on the right in the same row; 0 when under MIN_SLANT
+    or too few tiles to tell."""
+    centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, d.box[3] - d.box[1]) for d in tiles]
     angles = []
     for x, y, height in centres:
         right = [(bx - x, by - y) for bx, by, _ in centres if bx > x and abs(by - y) < height * 0.6]
@@ -241,21 +257,47 @@ def _slant(found: Sequence[Any]) -> float:
     return angle if abs(angle) >= MIN_SLANT else 0.0
 
 
-def _back(tile: DetectedTile, angle: float, size: tuple[int, int], turned: tuple[int, int],
-          image: tuple[int, int], shrink: float, photo: tuple[int, int]) -> DetectedTile | None:
-    """A tile found in the turned view, with its box moved back to the photo's pixels (same size,
-    centred where the tile is in the photo); None when it lies on the added canvas."""
-    x1, y1, x2, y2 = tile.box
-    cx, cy = (x1 + x2) / 2 - turned[0] / 2, (y1 + y2) / 2 - turned[1] / 2
-    a = math.radians(angle)
-    x = size[0] / 2 + cx * math.cos(a) - cy * math.sin(a)
-    y = size[1] / 2 + cx * math.sin(a) + cy * math.cos(a)
-    if not (0 <= x < image[0] and 0 <= y < image[1]):
-        return None
-    x, y, w, h = x * shrink, y * shrink, (x2 - x1) / 2 * shrink, (y2 - y1) / 2 * shrink
-    box = (max(0, round(x - w)), max(0, round(y - h)),
-           min(photo[0], round(x + w)), min(photo[1], round(y + h)))
-    return DetectedTile(tile.tile, tile.confidence, box)
+def _locate(model: _Model, image: Image.Image, threshold: float) -> list[tuple[Box, str, float]]:
+    """Where the tiles are (x1, y1, x2, y2 in `image`'s pixels), with the tile the detector reads
+    there and its confidence: one look at the photo as it is and one turned a quarter (it finds tiles lying
+    sideways there), the boxes of both merged.
+
+    The detector reads tiles best at about TILE_PX pixels wide in its 640-pixel input: when the
+    first look finds tiles much wider (a close-up), both looks are at the photo set on a larger
+    black canvas."""
+    found, scale = _detect(model, image, threshold)
+    view = image
+    if found:
+        width = statistics.median(d.x2 - d.x1 for d in found) * scale
+        if width > TILE_PX * 1.2:
+            factor = min(width / TILE_PX, MAX_ZOOM_OUT)
+            view = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
+            view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
+            found, _ = _detect(model, view, threshold)
+    names = model.predict.CLASS_NAMES
+    scored = [((d.x1, d.y1, d.x2, d.y2), DETECTOR_LABELS[names[d.class_id]], float(d.confidence))
+              for d in found]
+    turned, _ = _detect(model, view.transpose(Image.Transpose.ROTATE_90), threshold)
+    # ROTATE_90 turns counter-clockwise: (x, y) in the view is (y, width - x) in the turned one
+    scored += [((view.width - d.y2, d.x1, view.width - d.y1, d.x2), DETECTOR_LABELS[names[d.class_id]],
+                float(d.confidence)) for d in turned]
+    kept: list[tuple[Box, str, float]] = []
+    # the upright look's boxes first (best first), then the turned look's tiles that it missed
+    for box, tile, confidence in (sorted(scored[:len(found)], key=lambda s: -s[2])
+                                  + sorted(scored[len(found):], key=lambda s: -s[2])):
+        inside = (box[0] + box[2]) / 2 < image.width and (box[1] + box[3]) / 2 < image.height
+        if inside and all(_iou(box, k[0]) < OVERLAP for k in kept):
+            kept.append((box, tile, confidence))
+    return kept
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _detect(model: _Model, image: Image.Image, threshold: float) -> tuple[list[Any], float]:

@@ -6,16 +6,32 @@ with confidence under UNCERTAIN): how many it names per photo, the share of the 
 names (recall) and the share of its tiles that were misread (precision), at UNCERTAIN and at
 other thresholds for comparison. Seeds are fixed, so the figures reproduce:
 
-    .venv/bin/python -m tests.bench.photo_accuracy [hands per condition, default 25]
+    .venv/bin/python -m tests.bench.photo_accuracy [hands per condition, default 25] [--real DATA]
+
+With --real DATA (the "Chinese Mahjong Detection" export, training/yolo.py) it also reads the
+held-out real photos (its valid/ and test/ splits, the photos of 13–18 tiles; tests/photo/real.py):
+tiles read right, precision, per-kind recall, corrections per hand (median and worst, as
+corrections_between counts them: max(read, true) − in common), the labelled boxes found at all
+(localization, whatever tile they were read as) and seconds per photo (these photos are 640×640;
+a 12-megapixel one is timed too).
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import io
+import statistics
+import time
 from dataclasses import replace
+from pathlib import Path
 
+from PIL import Image
+
+from bot.photo import read_tiles
 from bot.photo.detect import UNCERTAIN
 from tests.photo.measure import Tally, package_as_is, tally, trial
+from tests.photo.real import hands as real_hands
+from tests.photo.real import real_trial
 from tests.photo.render import CONDITIONS, scene_for
 
 FIRST_SEED = 1000  # the floor test in tests/photo uses seeds below this
@@ -60,5 +76,43 @@ def _row(name: str, t: Tally, base: Tally) -> None:
           f"{base.hands:>10.1%} {base.corrections:>10.2f}")
 
 
+def real(data: Path) -> None:
+    """The held-out real photos, and the time for one of them blown up to 12 megapixels."""
+    photos = real_hands(data)
+    trials = [real_trial(p) for p in photos]
+    t = tally(r.trial for r in trials)
+    fixes = sorted(r.trial.corrections for r in trials)
+    print(f"\nheld-out real photos ({data.name}/valid + test, hands of 13–18 tiles): {len(trials)} photos, "
+          f"{t.tiles} tiles")
+    print(f"  tiles read right {t.recall:.1%}, precision {t.precision:.1%}, whole hand {t.hands:.1%}, "
+          f"corrections per hand median {statistics.median(fixes):g} (mean {t.corrections:.2f}, "
+          f"worst {fixes[-1]}), {t.seconds:.3f} s a photo")
+    print(f"  boxes found (any tile): {sum(r.found for r in trials) / sum(r.boxes for r in trials):.1%}; "
+          f"hands with at most 1 correction: {sum(f <= 1 for f in fixes) / len(fixes):.1%}")
+    kinds = sorted(t.per_kind().items(), key=lambda kv: kv[1][0] / kv[1][1])
+    print("  per kind (read right / present), worst first:")
+    print("    " + "  ".join(f"{k} {right}/{n}" for k, (right, n) in kinds))
+    print("  most common misreads (true → read): "
+          + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in t.confusions().most_common(10)))
+    with Image.open(photos[0].image) as im:
+        big = im.convert("RGB").resize((4000, 3000))
+    out = io.BytesIO()
+    big.save(out, "JPEG", quality=90)
+    read_tiles(out.getvalue())  # warm
+    start = time.perf_counter()
+    for _ in range(3):
+        read_tiles(out.getvalue())
+    seconds = (time.perf_counter() - start) / 3
+    print(f"  a 12-megapixel JPEG ({len(out.getvalue()) // 1000} KB): {seconds:.3f} s")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 25)
+    parser = argparse.ArgumentParser(description="How well photos of hands are read")
+    parser.add_argument("hands", nargs="?", type=int, default=25,
+                        help="rendered hands per condition (0: none)")
+    parser.add_argument("--real", type=Path, help="the Chinese Mahjong Detection export (its data/ folder)")
+    args = parser.parse_args()
+    if args.hands:
+        main(args.hands)
+    if args.real:
+        real(args.real)

@@ -1,0 +1,63 @@
+"""Which tile a box holds: a small CNN trained on crops of real photographs (training/
+train_tiles.py; MODEL_CARD.md says on what), run with onnxruntime. Pure apart from loading the
+model once. Its input is the box's square surroundings in colour, CROP_PX on a side; it knows the
+34 kinds, FLOWER (the eight flowers and seasons, which the player adds) and NONE (no tile).
+It was trained on every box in all four quarter turns, so a tile's orientation does not matter."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+CROP_PX = 40
+MARGIN = 1.1  # the square crop's side, in the box's longer side: a little of the tile's edge
+FLOWER = "flower"
+NONE = "none"
+CLASSES: tuple[str, ...] = (*(f"{n}{s}" for s in "mps" for n in range(1, 10)),
+                            *(f"{n}z" for n in range(1, 8)), FLOWER, NONE)
+MODEL_PATH = Path(__file__).with_name("tiles.onnx")
+
+
+def crop(image: Image.Image, box: tuple[float, float, float, float]) -> np.ndarray:
+    """The square around `box` (x1, y1, x2, y2 in the image's pixels) as CROP_PX² RGB, uint8,
+    channels first; outside the image is black."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1) * MARGIN / 2
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    square = (round(cx - side), round(cy - side), round(cx + side), round(cy + side))
+    out = image.convert("RGB").crop(square).resize((CROP_PX, CROP_PX), Image.BILINEAR)
+    return np.asarray(out, dtype=np.uint8).transpose(2, 0, 1)
+
+
+@dataclass(frozen=True)
+class _Classifier:
+    session: Any  # onnxruntime.InferenceSession
+    lock: threading.Lock
+
+
+@cache
+def _classifier() -> _Classifier:
+    import onnxruntime  # the photo extra; detect.py checks it is there before calling this
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 2
+    session = onnxruntime.InferenceSession(str(MODEL_PATH), options, providers=["CPUExecutionProvider"])
+    return _Classifier(session, threading.Lock())
+
+
+def classify(crops: np.ndarray) -> np.ndarray:
+    """Class probabilities (N × len(CLASSES)) for N crops (N × 3 × CROP_PX × CROP_PX, uint8)."""
+    if len(crops) == 0:
+        return np.zeros((0, len(CLASSES)), dtype=np.float32)
+    model = _classifier()
+    with model.lock:
+        logits = model.session.run(None, {"crops": crops.astype(np.float32) / 255})[0]
+    logits = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    return p / p.sum(axis=1, keepdims=True)

@@ -1,0 +1,72 @@
+"""How well the reader reads real photographs: the held-out photos of the "Chinese Mahjong
+Detection" set (training/yolo.py), each a hand of 13–18 of the 34 kinds (flowers on the table are
+not counted as tiles, but reading one as a tile is an error). Per photo: the tiles read (as the
+measure of tests/photo/measure.py: tiles right = the multiset intersection, corrections =
+corrections_between, i.e. max(read, true) − in common), and localization alone: the labelled
+boxes (flowers too) that some read box overlaps by IoU ≥ 0.5, whatever tile it was read as."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.photo import PhotoReading, read_tiles
+from training.yolo import Labelled, photos
+
+from .measure import Trial
+
+IOU = 0.5
+HAND = range(13, 19)  # tiles of the 34 kinds in a photo that counts as a hand
+
+
+def hands(data: Path, splits: Iterable[str] = ("valid", "test")) -> list[Labelled]:
+    """The photos of a hand in the held-out splits of the data set at `data`."""
+    return [p for s in splits for p in photos(data / s) if len(p.kinds) in HAND]
+
+
+@dataclass(frozen=True)
+class RealTrial:
+    trial: Trial
+    boxes: int  # labelled boxes (flowers included)
+    found: int  # of them, overlapped by a read box
+
+
+def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def localized(truth: list[tuple[float, float, float, float]], read: list[tuple[float, ...]]) -> int:
+    """Labelled boxes matched one to one by a read box with IoU ≥ IOU (greedy, best pairs first)."""
+    pairs = sorted(((iou(t, r), i, j) for i, t in enumerate(truth) for j, r in enumerate(read)), reverse=True)
+    used_t: set[int] = set()
+    used_r: set[int] = set()
+    for score, i, j in pairs:
+        if score < IOU:
+            break
+        if i not in used_t and j not in used_r:
+            used_t.add(i)
+            used_r.add(j)
+    return len(used_t)
+
+
+def real_trial(photo: Labelled, reader: Callable[[bytes], PhotoReading] = read_tiles) -> RealTrial:
+    data = photo.image.read_bytes()
+    start = time.perf_counter()
+    read = reader(data)
+    seconds = time.perf_counter() - start
+    from PIL import Image
+
+    with Image.open(photo.image) as im:
+        w, h = im.size
+    boxes = [(d.box[0] / w, d.box[1] / h, d.box[2] / w, d.box[3] / h) for d in read.tiles]
+    truth_boxes = [box for _, box in photo.tiles]
+    trial = Trial("real", tuple(photo.kinds), tuple(read.names), seconds, tuple(read.uncertain),
+                  tuple(d.confidence for d in read.tiles))
+    return RealTrial(trial, len(truth_boxes), localized(truth_boxes, boxes))

@@ -1,0 +1,1 @@
+"""Training the photo reader's tile classifier (not part of the installed package)."""

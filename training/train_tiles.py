@@ -1,0 +1,155 @@
+"""Train the photo reader's tile classifier (bot/photo/tiles.onnx) on crops of real photographs.
+
+    python -m training.train_tiles DATA [--epochs N] [--out bot/photo/tiles.onnx]
+
+DATA is the YOLO export of "Chinese Mahjong Detection" (Roboflow Universe, riichimahjongdetection,
+version 4, CC BY 4.0; e.g. the `data/` folder of github.com/alanchoi00/mahjong_detection). Only its
+train/ split is used, and of it only the photos made from a source photo that has no copy in
+valid/ or test/ (Roboflow exported some sources into both). Each labelled box gives one crop
+(bot.photo.classify.crop) of its kind or FLOWER; each photo also gives NONE crops of tile size
+away from every box. Training turns every crop by a random quarter turn and shifts it a few
+pixels, with a little brightness and contrast change. Fixed seed; PyTorch on the CPU (or a GPU
+when there is one); the result is exported to ONNX. Needs the `train` extra (torch, onnx).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from PIL import Image
+from torch import nn
+
+from bot.photo.classify import CLASSES, CROP_PX, FLOWER, NONE, crop
+from training.yolo import photos
+
+SEED = 24
+SHIFT = 3  # pixels a crop moves either way in training, as a detector's box does
+
+
+def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
+    held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
+    rng = random.Random(SEED)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    skipped = 0
+    for photo in photos(data / "train"):
+        if photo.source in held_out:
+            skipped += 1
+            continue
+        with Image.open(photo.image) as im:
+            image = im.convert("RGB")
+        w, h = image.size
+        boxes = [(x1 * w, y1 * h, x2 * w, y2 * h) for _, (x1, y1, x2, y2) in photo.tiles]
+        for kind, box in zip((k for k, _ in photo.tiles), boxes, strict=True):
+            xs.append(crop(image, box))
+            ys.append(CLASSES.index(kind if kind != FLOWER else FLOWER))
+        if boxes:  # one piece of table (or of a tile's edge) the size of a tile, off every box
+            bw = float(np.median([b[2] - b[0] for b in boxes]))
+            bh = float(np.median([b[3] - b[1] for b in boxes]))
+            for _ in range(20):
+                x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+                box = (x, y, x + bw, y + bh)
+                if all(_overlap(box, b) < 0.25 for b in boxes):
+                    xs.append(crop(image, box))
+                    ys.append(CLASSES.index(NONE))
+                    break
+    print(f"{len(xs)} crops; {skipped} train photos left out (their source is held out)")
+    return np.stack(xs), np.array(ys, dtype=np.int64)
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The share of `a` that `b` covers."""
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return w * h / ((a[2] - a[0]) * (a[3] - a[1]))
+
+
+def network() -> nn.Module:
+    def stage(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *stage(3, 24), nn.MaxPool2d(2),  # 40 → 20
+        *stage(24, 48), nn.MaxPool2d(2),  # → 10
+        *stage(48, 96), *stage(96, 96), nn.MaxPool2d(2),  # → 5
+        *stage(96, 192), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Dropout(0.2), nn.Linear(192, len(CLASSES)),
+    )
+
+
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A random quarter turn and shift of each crop, and brightness/contrast jitter (uint8 → 0…1)."""
+    n = batch.shape[0]
+    x = batch.float() / 255
+    turns = torch.randint(0, 4, (n,), generator=gen)
+    x = torch.stack([torch.rot90(x[i], int(turns[i]), (1, 2)) for i in range(n)])
+    padded = nn.functional.pad(x, (SHIFT,) * 4)
+    dx, dy = torch.randint(0, 2 * SHIFT + 1, (2, n), generator=gen)
+    x = torch.stack([padded[i, :, dy[i]:dy[i] + CROP_PX, dx[i]:dx[i] + CROP_PX] for i in range(n)])
+    gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.4
+    bias = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.2
+    return (x * gain + bias).clamp(0, 1)
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128) -> nn.Module:
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = network().to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    steps = epochs * ((len(x) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(x), generator=gen)
+        start, total, right = time.perf_counter(), 0.0, 0
+        for i in range(0, len(x), batch):
+            idx = order[i:i + batch]
+            inputs, labels = augment(xt[idx], gen).to(device), yt[idx].to(device)
+            out = model(inputs)
+            loss = loss_fn(out, labels)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+            right += int((out.argmax(1) == labels).sum())
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f}, train accuracy {right / len(x):.3f}, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+    return model.cpu().eval()
+
+
+def export(model: nn.Module, out: Path) -> None:
+    dummy = torch.zeros(1, 3, CROP_PX, CROP_PX)
+    torch.onnx.export(model, (dummy,), str(out), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("bot/photo/tiles.onnx"))
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    random.seed(SEED)
+    np.random.seed(SEED)
+    start = time.perf_counter()
+    x, y = crops(args.data)
+    print(f"crops made in {time.perf_counter() - start:.0f} s")
+    model = train(x, y, args.epochs)
+    export(model, args.out)
+    print(f"trained and exported in {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

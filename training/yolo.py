@@ -1,0 +1,66 @@
+"""The "Chinese Mahjong Detection" photos (Roboflow Universe, workspace riichimahjongdetection,
+version 4, CC BY 4.0) in their YOLO export: images/ and labels/ per split, one line a tile
+(class, centre x, centre y, width, height, all relative). Pure PIL: the training script and the
+real-photo measure (tests/photo/real.py, tests/bench/photo_accuracy.py) both read it.
+
+The 42 classes, checked on crops of the photos: `sc` are the characters (m), `sd` the dots (p),
+`sb` the bamboo (s, sb1 the bird), `hw` the winds (e s w n), `hd` the dragons (w = white,
+g = green, r = red); `bs1-4` and `bf1-4` are the eight flowers and seasons, which the bot does not
+read (the player adds them): they map to FLOWER.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+NAMES = ("bs1 sc1 sd1 sb1 hwe bs2 sc2 sd2 sb2 hws bs3 sc3 sd3 sb3 hww bs4 sc4 sd4 sb4 hwn bf1 sc5 sd5 "
+         "sb5 hdw bf2 sc6 sd6 sb6 hdg bf3 sc7 sd7 sb7 hdr bf4 sc8 sd8 sb8 sc9 sd9 sb9").split()
+FLOWER = "flower"
+_SUITS = {"sc": "m", "sd": "p", "sb": "s"}
+_HONOURS = {"hwe": "1z", "hws": "2z", "hww": "3z", "hwn": "4z", "hdw": "5z", "hdg": "6z", "hdr": "7z"}
+
+
+def kind_of(name: str) -> str:
+    """A dataset class name in the project's notation ("sc4" → "4m"), or FLOWER."""
+    if name in _HONOURS:
+        return _HONOURS[name]
+    if name[:2] in _SUITS:
+        return name[2] + _SUITS[name[:2]]
+    return FLOWER
+
+
+KINDS: tuple[str, ...] = tuple(kind_of(n) for n in NAMES)
+
+
+@dataclass(frozen=True)
+class Labelled:
+    image: Path
+    tiles: tuple[tuple[str, tuple[float, float, float, float]], ...]  # (kind, (x1, y1, x2, y2) relative)
+
+    @property
+    def source(self) -> str:
+        """The photo this export was made from (Roboflow writes up to 3 augmented copies of each)."""
+        return re.sub(r"\.rf\.[0-9a-f]+$", "", self.image.stem)
+
+    @property
+    def kinds(self) -> list[str]:
+        """The tiles the bot reads (flowers left out)."""
+        return [k for k, _ in self.tiles if k != FLOWER]
+
+
+def photos(split_dir: Path) -> Iterator[Labelled]:
+    """The labelled photos of one split (e.g. data/valid), in name order."""
+    for label in sorted((split_dir / "labels").glob("*.txt")):
+        tiles = []
+        for line in label.read_text().splitlines():
+            parts = line.split()
+            if len(parts) != 5:  # a polygon or an empty line: none in this export, but skip them
+                continue
+            x, y, w, h = map(float, parts[1:])
+            tiles.append((KINDS[int(parts[0])], (x - w / 2, y - h / 2, x + w / 2, y + h / 2)))
+        images = list((split_dir / "images").glob(label.stem + ".*"))
+        if images:
+            yield Labelled(images[0], tuple(tiles))
