@@ -21,7 +21,6 @@ during an export, peak memory under 150 MB.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import statistics
@@ -33,6 +32,7 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from tests.bench import scale
 from tests.bench.scale import TIMEOUT, PeakRss, build, chat_id, finished
 from tests.databases import new_database
 from tests.fake_telegram import FakeTelegram
@@ -168,19 +168,7 @@ def show(results: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--one":
-        print(json.dumps(asyncio.run(measure_size(sys.argv[2], int(sys.argv[3])))))
-        return
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--sizes", default="2000,10000")
-    parser.add_argument("--json", help="also write the figures here")
-    args = parser.parse_args()
-    results = run(args.db, [int(s) for s in args.sizes.split(",")])
-    print(show(results))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    scale.cli(__doc__, "2000,10000", run, show, measure_size)
 
 
 if __name__ == "__main__":

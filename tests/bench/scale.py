@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -309,13 +309,17 @@ def show(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def cli(doc: str, sizes: str, run: Callable[[str, list[int]], dict[str, Any]],
+        show: Callable[[dict[str, Any]], str],
+        measure_size: Callable[[str, int], Awaitable[dict[str, Any]]]) -> None:
+    """A session-size benchmark's command line: `--db`, `--sizes`, `--json`; `--one URL SIZE`
+    is how `run` measures one size in a fresh process."""
     if len(sys.argv) == 4 and sys.argv[1] == "--one":
         print(json.dumps(asyncio.run(measure_size(sys.argv[2], int(sys.argv[3])))))
         return
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--sizes", default="100,10000,100000")
+    parser.add_argument("--sizes", default=sizes)
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     results = run(args.db, [int(s) for s in args.sizes.split(",")])
@@ -323,6 +327,10 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+
+
+def main() -> None:
+    cli(__doc__, "100,10000,100000", run, show, measure_size)
 
 
 if __name__ == "__main__":
