@@ -286,12 +286,13 @@ def _locate(model: _Model, image: Image.Image, threshold: float) -> list[tuple[B
     for box, tile, confidence in (sorted(scored[:len(found)], key=lambda s: -s[2])
                                   + sorted(scored[len(found):], key=lambda s: -s[2])):
         inside = (box[0] + box[2]) / 2 < image.width and (box[1] + box[3]) / 2 < image.height
-        if inside and all(_iou(box, k[0]) < OVERLAP for k in kept):
+        if inside and all(iou(box, k[0]) < OVERLAP for k in kept):
             kept.append((box, tile, confidence))
     return kept
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two (x0, y0, x1, y1) boxes."""
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     if w <= 0 or h <= 0:

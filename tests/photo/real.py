@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.photo import PhotoReading, read_tiles
+from bot.photo.detect import iou
 from training.yolo import Labelled, photos
 
 from .measure import Trial
@@ -31,15 +32,6 @@ class RealTrial:
     trial: Trial
     boxes: int  # labelled boxes (flowers included)
     found: int  # of them, overlapped by a read box
-
-
-def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def localized(truth: list[tuple[float, float, float, float]], read: list[tuple[float, ...]]) -> int:
