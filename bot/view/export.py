@@ -121,11 +121,12 @@ class SessionExport:
 
     def __init__(self, variant: str, rules: dict[str, Any], stake_cents: int,
                  players: Sequence[str]) -> None:
-        self.csv = io.StringIO()
+        # UTF-8 bytes as they are written: a str of Chinese names would hold 4 bytes a character
+        self.csv = _utf8_buffer()
         self.csv.write("\ufeff")
         self.rows = CsvWriter(self.csv, players, stake_cents)
         head = json.dumps(header_json(variant, rules, stake_cents, players), ensure_ascii=False)
-        self.json = io.StringIO()
+        self.json = _utf8_buffer()
         self.json.write(head[:-1] + ', "hands": [\n')
         self.hands = 0
 
@@ -149,12 +150,19 @@ class SessionExport:
         self.json.write(JSON_TAIL)
         out = []
         for name, text in ((f"{base}.csv", self.csv), (f"{base}.json", self.json)):
-            data = text.getvalue().encode()
-            text.close()  # the text copy goes before the compressed one is made
+            text.flush()
+            data = text.buffer.getvalue()  # type: ignore[attr-defined]
+            text.close()  # the written copy goes before the compressed one is made
             if len(data) > limit:
                 name, data = name + ".gz", gzip.compress(data, compresslevel=6, mtime=0)
             out.append((name, data))
         return out[0], out[1]
+
+
+def _utf8_buffer() -> io.TextIOWrapper:
+    """Text written straight into UTF-8 bytes in memory (no newline translation: the CSV's
+    CRLF and the JSON's LF stay as written)."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
 
 
 async def session_files(store: Store, session: Session, players: Sequence[str]) -> Files:
