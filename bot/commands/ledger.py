@@ -396,7 +396,7 @@ async def cmd_import(update: Update, context: Context) -> None:
                           id=session.number)), ""]
     for s in range(4):
         guest = "" if s in mapping else " · " + esc(t("guest"))
-        lines.append(f"{name_html(names[s] or '?')}{guest}: {totals[s]:+d}")
+        lines.append(f"{name_html(names[s] or '?')}{guest}{colon(t)}{signed(totals[s])}")
     if len(mapping) < 4:
         lines += ["", esc(t("Names from the file are guests. To put a member in a seat, import "
                             "again with SEAT=@username, e.g. /import E=@alice."))]

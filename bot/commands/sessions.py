@@ -322,8 +322,8 @@ async def cmd_stake(update: Update, context: Context) -> None:
         cents = parse_amount((context.args or [""])[0], MAX_STAKE_CENTS)
     except ValueError:
         await reply(update, context, esc(t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")
-                                         + " " + t("At most {max} per point.",
-                                                   max=money(MAX_STAKE_CENTS))))
+                                         + "\n" + t("At most {max} per point.",
+                                                     max=money(MAX_STAKE_CENTS))))
         return
     session = await store.set_stake(session.id, cents)
     await reply(update, context, esc(t("Stake per point: {stake}", stake=money(cents))))
