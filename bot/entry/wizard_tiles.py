@@ -42,6 +42,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring.tiles.notation import next_tile, parse_tiles, tile_name
+
 from ..plumbing.messages import Button
 from ..view.i18n import N_
 from ..view.render import esc
@@ -471,12 +473,8 @@ def jokers(state: dict[str, Any], spec: KeySpec) -> set[str]:
 
 
 def _next(tile: str) -> str:
-    n, s = int(tile[0]), tile[1]
-    if s != "z":
-        return f"{n % 9 + 1}{s}"
-    if n <= 4:
-        return f"{n % 4 + 1}z"
-    return {7: "6z", 6: "5z", 5: "7z"}[n]
+    """The tile after `tile` in indicator order: scoring's rule, in the keyboard's codes."""
+    return tile_name(next_tile(parse_tiles(tile).hand[0]))
 
 
 # -- the screen -----------------------------------------------------------------------------------
