@@ -22,10 +22,7 @@ during an export, peak memory under 150 MB.
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -133,12 +130,7 @@ def run(backend: str, sizes: list[int]) -> dict[str, Any]:
         try:
             asyncio.run(build(url, sizes))
             asyncio.run(migrate(url))  # here: the measured processes only open the database
-            for size in sizes:  # each in a process of its own: its peak memory is its own
-                proc = subprocess.run([sys.executable, "-m", "tests.bench.bench_export", "--one", url,
-                                       str(size)], capture_output=True, text=True, timeout=3600)
-                if proc.returncode != 0:
-                    raise RuntimeError(f"size {size} failed:\n{proc.stderr[-3000:]}")
-                results["sizes"][str(size)] = json.loads(proc.stdout.strip().splitlines()[-1])
+            results["sizes"].update(scale.measure_each("tests.bench.bench_export", url, sizes))
         finally:
             if drop is not None:
                 asyncio.run(drop())

@@ -272,12 +272,7 @@ def run(backend: str, sizes: list[int]) -> dict[str, Any]:
             began = time.perf_counter()
             asyncio.run(build(url, sizes))
             results["build_s"] = time.perf_counter() - began
-            for size in sizes:
-                proc = subprocess.run([sys.executable, "-m", "tests.bench.scale", "--one", url, str(size)],
-                                      capture_output=True, text=True, timeout=3600)
-                if proc.returncode != 0:
-                    raise RuntimeError(f"size {size} failed:\n{proc.stderr[-3000:]}")
-                results["sizes"][str(size)] = json.loads(proc.stdout.strip().splitlines()[-1])
+            results["sizes"].update(measure_each("tests.bench.scale", url, sizes))
         finally:
             if drop is not None:
                 asyncio.run(drop())
@@ -307,6 +302,19 @@ def show(results: dict[str, Any]) -> str:
                              f"{sizes[-1]}-hand {cmd} {i[cmd]['table_during_ms']:.0f} ms "
                              f"(delay {i[cmd]['delay_ms']:.0f} ms)")
     return "\n".join(lines)
+
+
+def measure_each(module: str, url: str, sizes: list[int]) -> dict[str, Any]:
+    """`python -m module --one url size` for each size, each in a process of its own (its
+    peak memory is its own): size → the figures of its last output line."""
+    out = {}
+    for size in sizes:
+        proc = subprocess.run([sys.executable, "-m", module, "--one", url, str(size)],
+                              capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"size {size} failed:\n{proc.stderr[-3000:]}")
+        out[str(size)] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
 
 
 def cli(doc: str, sizes: str, run: Callable[[str, list[int]], dict[str, Any]],
