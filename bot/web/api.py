@@ -26,11 +26,11 @@ from scoring.tiles import analyze
 from ..chat.scope import refusal
 from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
-from ..entry import wizard_reading
+from ..entry import forms, wizard_reading
 from ..entry.ctx import Ctx
 from ..entry.oneline import TILES, LineError
 from ..entry.tiles_line import read_tiles
-from ..entry.wizard import hand_state, new_draft, screen
+from ..entry.wizard import hand_state, missing, new_draft, prune, screen
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, wind
@@ -45,13 +45,24 @@ HISTORY = 20  # hands the page shows
 class Caller:
     """Who a request comes from: the chat whose books it reads, the person (None: the local
     user, no Telegram account), the language, and whether they may book hands / start a
-    session (`local`: only the page without Telegram starts sessions and names players)."""
+    session (`local`: only the page without Telegram starts sessions and names players).
+    `ask_admin` asks Telegram whether they are an admin of the chat, only where that matters
+    (confirming someone else's payment)."""
 
     chat_id: int
     person_id: int | None
     lang: str
     may_book: bool
     local: bool = False
+    ask_admin: Callable[[], Awaitable[bool]] | None = None
+
+    async def admin(self) -> bool:
+        """May act for anyone at this table: the local user, or an admin of the chat."""
+        return self.local or (self.ask_admin is not None and await self.ask_admin())
+
+    async def may_confirm(self, payee: int) -> bool:
+        """The payee says the money came, or a chat admin does (as the chat's button allows)."""
+        return self.person_id == payee or await self.admin()
 
 
 class Refused(web.HTTPException):
@@ -229,12 +240,25 @@ def _winner(w: dict[str, Any]) -> dict[str, Any]:
     return w
 
 
+def _pruned(ctx: Ctx, event: dict[str, Any]) -> dict[str, Any]:
+    """An event other than a win as the wizard stores it: fields at their defaults dropped (the
+    page sends its whole form); one of a type the variant lacks is left for scoring to refuse."""
+    if event.get("type") == "win" or event.get("type") not in forms.event_types(ctx.variant.events):
+        return event
+    return prune(forms.event_model(ctx.variant.events, event["type"]), event)
+
+
 def _read(ctx: Ctx, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The hand's events with every winner's tiles read, and the draft the wizard's preview
     screen draws (its reading named, as /hu's preview names it). Refused (422) with the chat's
     words when the hand is not whole or scoring refuses it."""
     t = ctx.t
-    events = _events(body, t)
+    events = [_pruned(ctx, e) for e in _events(body, t)]
+    for i, event in enumerate(events):  # the wizard's words for a field left empty
+        if event.get("type") != "win" and event.get("type") in forms.event_types(ctx.variant.events):
+            name = missing(ctx, event, events[:i])
+            if name is not None:
+                raise Refused(422, t("Choose “{field}” first.", field=name))
     typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
              if isinstance(w.get(TILES), list) and isinstance(w.get("seat"), int)}
     try:
@@ -338,11 +362,13 @@ async def _settlement(store: Any, caller: Caller) -> dict[str, Any]:
     t = translator(caller.lang)
     shown = await settlement(store, caller.chat_id, t, caller.lang, None)
     name = {pid: shown_name(p.name, None) for pid, p in shown.people.items()}
+    payees = {tr.payee for _, tr, _ in shown.transfers} | {p.to_person for p in shown.pending}
+    admin = any(p != caller.person_id for p in payees) and await caller.admin()
 
     def row(payer: int, payee: int, cents: int) -> dict[str, Any]:
         return {"payer": payer, "payee": payee, "cents": cents,
                 "text": f"{name.get(payer, payer)} → {name.get(payee, payee)}{colon(t)}{money(cents)}",
-                "may_confirm": caller.local or caller.person_id == payee}
+                "may_confirm": admin or caller.person_id == payee}
 
     return {"html": shown.text,
             "transfers": [{**row(tr.payer, tr.payee, tr.cents), "n": i}
@@ -368,7 +394,7 @@ async def received(request: web.Request) -> web.Response:
             payment = await store.get_payment(body["payment"])
             if payment is None or payment.chat_id != caller.chat_id:
                 raise Refused(409, t("This payment is no longer open."))
-            if not (caller.local or caller.person_id == payment.to_person):
+            if not await caller.may_confirm(payment.to_person):
                 raise Refused(403, only_payee)
             await confirm_received(store, caller.chat_id, payment.id, caller.person_id)
         else:
@@ -376,7 +402,7 @@ async def received(request: web.Request) -> web.Response:
             if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
                        for n in (payer, payee, cents)):
                 raise Refused(422, t("This payment is no longer open."))
-            if not (caller.local or caller.person_id == payee):
+            if not await caller.may_confirm(payee):
                 raise Refused(403, only_payee)
             await mark_paid(store, caller.chat_id, Transfer(payer, payee, cents), session_id=None,
                             by=caller.person_id, confirmed=True)

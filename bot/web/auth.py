@@ -86,10 +86,18 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
         session = await store.running_session(chat_id)
         seated = session is not None and person.id in session.seats
         private = chat_id == user_id  # the bot's private chat with this user
-        if not (seated or private or await is_admin(chat_id, user_id)):
+        admin: bool | None = True if private else None
+
+        async def chat_admin() -> bool:  # asked of Telegram once a request, when it matters
+            nonlocal admin
+            if admin is None:
+                admin = await is_admin(chat_id, user_id)
+            return admin
+
+        if not (seated or await chat_admin()):
             # not of this table: reading its books is for its players and admins too
             raise Refused(403, translator(lang)(NOT_YOURS))
-        return Caller(chat_id, person.id, lang, may_book=True)
+        return Caller(chat_id, person.id, lang, may_book=True, ask_admin=chat_admin)
 
     return authorize
 

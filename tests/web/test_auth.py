@@ -140,3 +140,27 @@ async def test_a_replayed_init_data_for_another_chat_is_refused(setup: Any, stor
     data = signed.replace(chat_token(TOKEN, GROUP), chat_token(TOKEN, OTHER_GROUP))
     assert data != signed
     assert (await call(client, "state", data)).status == 403
+
+
+async def test_received_by_the_payee_or_a_chat_admin(setup: Any, store: Store) -> None:
+    """As the chat's button: a transfer counts when its payee says the money came, or a chat
+    admin does; a seated player who is neither is refused and nothing is counted."""
+    client, _ = setup
+    await store.set_stake((await store.running_session(GROUP)).id, 100)
+    assert await book(client, init_data(ALICE)) == 200  # Bob (seat 1) self-draws: all pay Bob
+    settle = await (await call(client, "settle", init_data(CAROL))).json()
+    bob = (await store.running_session(GROUP)).seats[1]
+    rows = settle["transfers"]
+    assert rows and all(r["payee"] == bob for r in rows)
+    assert not any(r["may_confirm"] for r in rows)  # Carol pays; she is not the payee
+    admin_view = await (await call(client, "settle", init_data(ADMIN))).json()
+    assert all(r["may_confirm"] for r in admin_view["transfers"])
+    first, second = rows[0], rows[1]
+    body = {k: first[k] for k in ("payer", "payee", "cents")}
+    assert (await call(client, "received", init_data(CAROL), body)).status == 403
+    assert len((await (await call(client, "settle", init_data(BOB))).json())["transfers"]) == len(rows)
+    assert (await call(client, "received", init_data(ADMIN), body)).status == 200
+    body = {k: second[k] for k in ("payer", "payee", "cents")}
+    after = await call(client, "received", init_data(BOB), body)
+    assert after.status == 200
+    assert len((await after.json())["transfers"]) == len(rows) - 2
