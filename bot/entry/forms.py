@@ -177,6 +177,11 @@ def blank(model: type[StrictModel], **given: Any) -> dict[str, Any]:
     return obj
 
 
+def event_types(variant_events: tuple[type, ...]) -> list[str]:
+    """The names of a variant's event types, in the order it declares them."""
+    return [spec_named(ev, "type").choices[0] for ev in variant_events]
+
+
 def event_model(variant_events: tuple[type, ...], type_name: str) -> type[StrictModel]:
     for ev in variant_events:
         if spec_named(ev, "type").choices == (type_name,):

@@ -111,7 +111,7 @@ def _upgrade(draft: dict[str, Any]) -> None:
 # -- models of the variant ----------------------------------------------------------------------
 
 def _event_types(v: Variant) -> list[str]:
-    return [forms.spec_named(ev, "type").choices[0] for ev in v.events]
+    return forms.event_types(v.events)
 
 
 def _model(v: Variant, type_name: str) -> type[StrictModel]:
@@ -189,10 +189,10 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         draft.update(pending=pending, step="form", path=[])
         _at_once(draft, ctx)
     elif op == "e":
-        extras = _extras(ctx)
-        if not a.isdigit() or int(a) >= len(extras):
+        offered = extras(ctx)
+        if not a.isdigit() or int(a) >= len(offered):
             raise FormError(a)
-        type_name = extras[int(a)]
+        type_name = offered[int(a)]
         draft.update(pending=forms.blank(_model(v, type_name)), step="form", path=[])
         _at_once(draft, ctx)
     elif op == "u" and events:
@@ -372,10 +372,14 @@ def _pop(draft: dict[str, Any]) -> None:
 
 
 def _missing(ctx: Ctx, draft: dict[str, Any]) -> str | None:
-    """The first field on the form still to be chosen, by its name on screen (a kong's seat,
-    an exposed kong's discarder), so the refusal says what to tap rather than "got None"."""
-    pending = draft["pending"]
-    skip = _skipped(pending, ctx, draft["events"])
+    return missing(ctx, draft["pending"], draft["events"])
+
+
+def missing(ctx: Ctx, pending: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    """The first field of an event still to be chosen, by its name on screen (a kong's seat,
+    an exposed kong's discarder), so the refusal says what to tap rather than "got None";
+    `events` are those entered before it."""
+    skip = _skipped(pending, ctx, events)
     for spec in forms.fields_of(_model(ctx.variant, pending["type"])):
         if spec.name in skip or pending.get(spec.name) is not None:
             continue
@@ -459,11 +463,12 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
 
 def _after_end_offered(ctx: Ctx) -> bool:
     """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
-    return any(name in AFTER_END for name in _extras(ctx))
+    return any(name in AFTER_END for name in extras(ctx))
 
 
-def _extras(ctx: Ctx) -> list[str]:
-    """The other events this table can have: not one its house rules switch off."""
+def extras(ctx: Ctx) -> list[str]:
+    """The other events this table can have (kongs, chickens, 精 …; not a win nor the wall's
+    end): not one its house rules switch off. The page offers the same (bot/web/page.py)."""
     rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
     return [name for name in _event_types(ctx.variant) if name not in ("win", "exhausted")
             and OFFERED_IF.get(name, lambda _: True)(rules)]
@@ -566,7 +571,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     if "exhausted" in _event_types(v) and not ended and not any(
             e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
-    for i, name in enumerate(_extras(ctx)):
+    for i, name in enumerate(extras(ctx)):
         if not ended or name in AFTER_END:
             extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):

@@ -3,8 +3,9 @@ faces, and the hand's form as data — the fields, choices and labels the wizard
 variant's models (bot/entry/forms.py, bot/entry/wizard_form.py) and the tile keyboard's tiles
 and jokers (bot/entry/wizard_tiles.py), so the page keeps no list of its own.
 
-The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces (its README
-says where they come from and how they were made); flowers have none and show their label."""
+The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and Hainan's
+eight flowers drawn on that set's blank tile (its README says where they come from and how they
+were made)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from ..chat.table import wizard_ctx
 from ..entry import forms
 from ..entry.ctx import Ctx
 from ..entry.forms import Kind
-from ..entry.wizard import BLOOD_BATTLE
-from ..entry.wizard_form import BY_LABELS, COMMON_LABELS, label, tile_label, value_label
+from ..entry.wizard import AFTER_END, BLOOD_BATTLE, extras
+from ..entry.wizard_form import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..entry.wizard_tiles import FLOWERS, KeySpec, jokers
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
@@ -27,20 +28,31 @@ from .auth import HEADER
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
-FACE = re.compile(r"[1-9][mps]|[1-7]z")
+FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
 SUITED = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10))
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
-# the page's fields: what a tap sets (a winner's nested maps and hands stay the chat's)
-PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT)
+# the page's fields: every kind but a list of winners (the page's own screen) and the unknown
+PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT, Kind.SEATS, Kind.SEAT_MAP, Kind.TILE,
+              Kind.OBJECT)
 NO_STORE = {"Cache-Control": "no-cache"}
 
 
-def _field(ctx: Ctx, spec: forms.Spec) -> dict[str, Any]:
+def _field(ctx: Ctx, spec: forms.Spec, event: str) -> dict[str, Any]:
+    """One field as the page draws it: its kind, label, bounds and choices; a per-seat map says
+    what one seat holds (`value`), a nested hand its own fields and the words that may stand
+    for it (`words`: Luzhou's 花猫 in place of a ready hand)."""
     out: dict[str, Any] = {
-        "name": spec.name, "kind": spec.kind.value, "label": label(ctx, spec.name, "win"),
+        "name": spec.name, "kind": spec.kind.value, "label": label(ctx, spec.name, event),
         "default": spec.default, "optional": spec.optional, "lo": spec.lo, "hi": spec.hi,
-        "win_by": list(spec.win_by),
-        "choices": [{"value": c, "label": value_label(ctx, c, "win")} for c in spec.choices]}
+        "win_by": list(spec.win_by)}
+    if spec.kind is Kind.OBJECT:
+        out["words"] = [{"value": c, "label": value_label(ctx, c, event)} for c in spec.choices]
+    else:
+        out["choices"] = [{"value": c, "label": value_label(ctx, c, event)} for c in spec.choices]
+    if spec.kind is Kind.OBJECT and spec.model is not None:
+        out["fields"] = _fields(ctx, spec.model, event)
+    if spec.kind is Kind.SEAT_MAP and spec.value is not None:
+        out["value"] = _field(ctx, spec.value, event)
     by_labels = {by: ctx.t(COMMON_LABELS[f"{spec.name}:{by}"]) for by in BY_LABELS
                  if f"{spec.name}:{by}" in COMMON_LABELS}
     if by_labels:  # 杠上花 on a self-draw, 杠上炮 on a discard
@@ -48,9 +60,23 @@ def _field(ctx: Ctx, spec: forms.Spec) -> dict[str, Any]:
     return out
 
 
+def _fields(ctx: Ctx, model: type[Any], event: str, skip: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    return [_field(ctx, s, event) for s in forms.fields_of(model)
+            if s.kind in PAGE_KINDS and s.name not in ("type", *skip)]
+
+
+def _event_form(ctx: Ctx, type_name: str) -> dict[str, Any]:
+    """An event other than the win: its title, its blank values and its fields."""
+    model = forms.event_model(ctx.variant.events, type_name)
+    return {"type": type_name, "title": heading(ctx, type_name), "after_end": type_name in AFTER_END,
+            "blank": forms.blank(model), "fields": _fields(ctx, model, type_name)}
+
+
 def hand_form(ctx: Ctx) -> dict[str, Any]:
-    """The win's form for the page: how it was won, the win's own flags, a winner's features
-    (kinds the page sets with a tap), and the tile keyboard's tiles, labels and jokers."""
+    """The hand's form for the page: how it was won, the win's own flags, a winner's features,
+    the other events the chat's wizard offers (kongs, chickens, 精 …; those that follow the
+    hand's end marked), the wall's end with its ready hands, and the tile keyboard's tiles,
+    labels and jokers."""
     variant = ctx.variant
     win = forms.event_model(variant.events, "win")
     by = forms.spec_named(win, "by")
@@ -62,21 +88,21 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         wild = {x: sorted(jokers({"indicator": x}, spec)) for x in (*SUITED, *HONOURS)}
     else:
         wild = {"": sorted(jokers({}, spec))}
+    types = forms.event_types(variant.events)
     return {
         "variant": variant.name, "multi_winner": variant.multi_winner,
         # Luzhou's blood battle: wins follow each other until three have won or the wall ends
-        "blood_battle": variant.name in BLOOD_BATTLE, "exhausted": label(ctx, "exhausted"),
-        # the wall's end names every seat still in the hand; the page says "not ready" for each
-        "exhausted_ready": any(s.name == "ready" for s in forms.fields_of(
-            forms.event_model(variant.events, "exhausted"))),
+        "blood_battle": variant.name in BLOOD_BATTLE,
+        "exhausted": _event_form(ctx, "exhausted") if "exhausted" in types else None,
+        "extras": [_event_form(ctx, name) for name in extras(ctx)],
         "by": [{"value": b, "label": ctx.t(BY_LABELS[b])} for b in by.choices if b in BY_LABELS],
-        "event": [_field(ctx, s) for s in forms.fields_of(win)
-                  if s.kind in PAGE_KINDS and s.name not in ("type", "by", "from")],
-        "winner": [_field(ctx, s) for s in forms.fields_of(winners)
-                   if s.kind in PAGE_KINDS and s.name != "seat"],
+        "event": _fields(ctx, win, "win", skip=("by", "from")),
+        "winner": _fields(ctx, winners, "win", skip=("seat",)),
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
-                  "jokers": wild}}
+                  "jokers": wild},
+        "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready"),
+                  "not_listed": ctx.t("not listed")}}
 
 
 async def form(request: web.Request) -> web.Response:

@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.forms import event_model, fields_of, spec_named
-from bot.entry.wizard import new_draft, screen
+from bot.entry.wizard import AFTER_END, extras, new_draft, screen
 from bot.entry.wizard_form import label
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
 from bot.view.i18n import translator
@@ -213,6 +213,9 @@ async def test_the_page_and_its_files(client: TestClient) -> None:
     face = await client.get("/app/faces/5p.svg")
     assert face.status == 200 and (await face.text()).startswith("<svg")
     assert (await client.get("/app/faces/8z.svg")).status == 404
+    flower = await client.get("/app/faces/8f.svg")  # Hainan's 竹, drawn on the set's blank tile
+    assert flower.status == 200 and "竹" in await flower.text()
+    assert (await client.get("/app/faces/9f.svg")).status == 404
     assert (await client.get("/app", allow_redirects=False)).status == 302
 
 
@@ -228,3 +231,34 @@ async def test_the_form_is_the_wizards(client: TestClient, store: Store) -> None
     assert form["winner"][0]["label"] == label(ctx, names[0], "win")
     assert form["tiles"]["indicator"] and form["tiles"]["jokers"]["1m"] == ["2m"]  # 龙 follows
     assert [b["value"] for b in form["by"]] == ["self_draw", "discard", "robbed_kong"]
+
+
+async def test_the_other_events_are_the_wizards(client: TestClient, store: Store) -> None:
+    """Kongs, chickens, ready declarations … as the chat offers them, the wall's end with each
+    seat's ready hand; the page's whole form is stored as the wizard stores it (defaults
+    dropped)."""
+    await start(client, "guiyang")
+    form = await post(client, "form", {}, lang="zh-Hans")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "zh-Hans")
+    assert [x["type"] for x in form["extras"]] == extras(ctx)
+    assert {x["type"] for x in form["extras"] if x["after_end"]} == set(extras(ctx)) & AFTER_END
+    chickens = next(x for x in form["extras"] if x["type"] == "chickens")
+    kinds = {f["name"]: f["kind"] for f in chickens["fields"]}
+    assert kinds == {"flipped": "tile", "hero": "seat", "seats": "seat_map"}
+    seats = next(f for f in chickens["fields"] if f["name"] == "seats")
+    assert [f["name"] for f in seats["value"]["fields"]] == ["yaoji", "fanji", "yaoji_out", "quads"]
+    assert seats["value"]["fields"][0]["label"] == label(ctx, "yaoji", "chickens")
+    ready = form["exhausted"]["fields"][0]
+    assert ready["name"] == "ready" and ready["value"]["optional"] and ready["value"]["fields"]
+    whole = [{"type": "kong", "seat": 1, "kind": "concealed", "from": None, "robbed": False},
+             {"type": "win", "by": "self_draw", "after_kong": True, "winners": [{"seat": 1}]}]
+    shown = await post(client, "preview", {"events": whole})
+    await post(client, "confirm", {"events": whole, "mark": shown["mark"]})
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0] == {"type": "kong", "seat": 1, "kind": "concealed"}
+    no_kind = [{"type": "kong", "seat": 1, "kind": None}, whole[1]]
+    refused = await post(client, "preview", {"events": no_kind}, 422)
+    en = await wizard_ctx(store, session, "en")
+    assert refused["error"] == en.t("Choose “{field}” first.", field=label(en, "kind", "kong"))
+    assert await store.standing_hands(session.id) == 1

@@ -249,3 +249,118 @@ async def test_cixi_by_tiles_with_the_turned_tile(browser: Any, site: str, store
     hand = await store.last_hand(session.id)
     assert hand.record["events"][0]["winners"][0]["jokers"] == 1
     assert scored(hand.record) == list(hand.outcome["deltas"])
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "en"])
+async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, site: str,
+                                                                store: Store, lang: str) -> None:
+    """The events around a win, as the chat's wizard offers them: Bob's concealed kong before
+    his self-drawn win on its replacement (杠上花), then the chickens with the flipped tile."""
+    page = await open_page(browser, site, lang)
+    await page.select_option("#lang", lang)
+    await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    await start_in_page(page, "guiyang")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='1']")
+    await page.click("[data-field=after_kong]")
+    await page.click("[data-add=kong]")
+    kong = page.locator("[data-event='0']")
+    await kong.locator("[data-row=seat] [data-seat='1']").click()
+    await kong.locator("[data-field=kind][data-value=concealed]").click()
+    await page.click("[data-add=chickens]")
+    chickens = page.locator("[data-event='1']")
+    await chickens.locator("[data-tile-field=flipped] [data-tile='5s']").click()
+    await chickens.locator("[data-map=seats] [data-seat='0'] [data-field=yaoji]").click()
+    await shot(page, f"17-guiyang-events-{lang}")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand is not None
+    assert hand.record["events"] == [
+        {"type": "kong", "seat": 1, "kind": "concealed"},
+        {"type": "win", "by": "self_draw", "after_kong": True, "winners": [{"seat": 1}]},
+        {"type": "chickens", "flipped": "5s", "seats": {"0": {"yaoji": 1}}}]
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert not page.errors
+
+
+async def test_a_wall_run_out_with_ready_hands(browser: Any, site: str, store: Store) -> None:
+    """Luzhou, the wall runs out with no win: South is ready for all pungs, the others not;
+    the three not-ready seats pay the ready one (rules/luzhou.md)."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "luzhou")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("#exhausted")
+    south = page.locator("#exhausted-form [data-seat='1']")
+    await south.locator("[data-state=hand]").click()
+    await south.locator("[data-field=form][data-value=all_pungs]").click()
+    await shot(page, "18-wall-exhausted")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand is not None
+    assert hand.record["events"] == [{"type": "exhausted", "ready": {
+        "0": None, "1": {"form": "all_pungs"}, "2": None, "3": None}}]
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert hand.outcome["deltas"][1] > 0
+    assert not page.errors
+
+
+async def test_feibao_who_fed_the_winner(browser: Any, site: str, store: Store) -> None:
+    """A winner's per-seat count (三凑承包: West fed two of Alice's melds); the winner is not
+    among the seats that may have fed him."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "feibao")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    fed = page.locator("[data-map=fed]")
+    seats = await fed.locator("[data-seat]").evaluate_all("els => els.map(e => e.dataset.seat)")
+    assert seats == ["1", "2", "3"]
+    plus = fed.locator("[data-seat='2'] button >> nth=1")
+    await plus.click()
+    await plus.click()
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][0]["winners"][0] == {"seat": 0, "fed": {"2": 2}}
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert not page.errors
+
+
+@pytest.mark.parametrize("variant", ["guiyang", "feibao", "hainan"])
+async def test_a_hand_by_tiles_in_every_variant(browser: Any, site: str, store: Store,
+                                                variant: str) -> None:
+    """Dave self-draws 123m 456m 789m 11p [555s] (Feibao: 中 turned, so 中 and 发 are 精;
+    Hainan: with his own flower 冬, seat 4): the reading fills his features, and the booked hand
+    scores as `python -m scoring score`."""
+    page = await open_page(browser, site)
+    await start_in_page(page, variant)
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='3']")
+    await page.click("#mode-tiles")
+    if variant == "feibao":
+        await page.click("[data-target=indicator]")
+        await page.click("#picker [data-tile='7z']")
+    tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"]
+    if variant == "hainan":
+        tiles.append("4f")
+    for tile in tiles:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click("#picker [data-tile='5s']")
+    await page.click("#picker [data-tile='1p']")
+    await page.wait_for_selector("#reading b")
+    await shot(page, f"19-tiles-{variant}")
+    await no_sideways_scroll(page)
+    await book_previewed(page)
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    winner = hand.record["events"][0]["winners"][0]
+    assert winner["seat"] == 3 and "tiles" not in winner
+    if variant == "hainan":
+        assert winner.get("seat_flower") == 1
+    assert scored(hand.record) == list(hand.outcome["deltas"])
+    assert list(await store.totals(session.id)) == list(hand.outcome["deltas"])
+    assert not page.errors

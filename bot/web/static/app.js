@@ -181,8 +181,12 @@ async function endSession() {
 function newHand() {
   return { session: S.state.session.id, by: "self_draw", from: null, winners: [], mode: "features",
     event: {}, feats: {}, tiles: {}, active: null, target: "hand", indicator: null,
-    done: [], exhausted: false };
+    done: [], exhausted: false, end: null, extras: [], picking: null };
 }
+
+const copy = (value) => JSON.parse(JSON.stringify(value));
+// a field's name as a heading: "Hero chicken" (the chat's terms run in a sentence's lower case)
+const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function seatName(seat) {
   return S.state.session.names[seat] || String(seat);
@@ -198,9 +202,18 @@ function handScreen() {
   const hand = S.hand;
   const form = S.form;
   const out = [];
-  out.push(h("h3", {}, T("How it was won")),
-    h("div.row.grow", {}, form.by.map((b) => h("button" + (hand.by === b.value ? ".on" : ""),
-      { "data-by": b.value, onclick: () => tap(() => setBy(b.value)) }, b.label))));
+  // a wall run out ends the hand with no win; in Luzhou's blood battle it may follow the wins so
+  // far, so it is a button of its own there
+  const drawn = hand.exhausted && !form.blood_battle;
+  const byRow = form.by.map((b) => h("button" + (hand.by === b.value && !drawn ? ".on" : ""),
+    { "data-by": b.value, onclick: () => tap(() => { hand.exhausted = false; setBy(b.value); }) }, b.label));
+  out.push(h("h3", {}, T("How it was won")), h("div.row.grow", {}, byRow));
+  if (form.exhausted && !form.blood_battle) out.push(h("div.row.grow", {}, exhaustedButton()));
+  if (drawn) {
+    out.push(exhaustedCard(), extrasSection(),
+      h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
+    return out;
+  }
   const won = hand.done.flatMap((e) => e.winners.map((w) => w.seat));
   if (won.length) out.push(h("p.hint", { id: "won" }, T("Won so far: {names}", { names: won.map(seatName).join(", ") })));
   out.push(h("h3", {}, T("Winner")), seatRow("winner", (s) => hand.winners.includes(s), (s) => toggleWinner(s),
@@ -209,12 +222,14 @@ function handScreen() {
     out.push(h("h3", {}, T("From whom")), seatRow("from", (s) => hand.from === s, (s) => { hand.from = s; },
       (s) => hand.winners.includes(s)));
   }
-  const flags = form.event.filter((f) => fieldShown(f, hand));
-  if (flags.length) out.push(h("div.row", {}, flags.map((f) => fieldControl(f, hand.event, hand.by))));
   if (!hand.winners.length) {
-    if (hand.done.length) out.push(h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
+    if (form.blood_battle) out.push(h("div.row.grow", {}, exhaustedButton()), hand.exhausted ? exhaustedCard() : null);
+    out.push(extrasSection());
+    if (hand.done.length || hand.exhausted) out.push(h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
     return out;
   }
+  const flags = form.event.filter((f) => fieldShown(f, hand));
+  if (flags.length) out.push(fieldsEditor(flags, hand.event, { by: hand.by, key: "win" }));
   out.push(h("div.row.grow", {},
     h("button" + (hand.mode === "features" ? ".on" : ""), { id: "mode-features", onclick: () => tap(() => { hand.mode = "features"; }) }, T("By features")),
     h("button" + (hand.mode === "tiles" ? ".on" : ""), { id: "mode-tiles", onclick: () => tap(() => { hand.mode = "tiles"; }) }, T("By tiles"))));
@@ -226,14 +241,56 @@ function handScreen() {
   if (S.form.blood_battle) {
     out.push(h("div.row.grow", {},
       h("button", { id: "another", onclick: () => tap(anotherWin) }, T("Another win in this hand")),
-      h("button" + (hand.exhausted ? ".on" : ""), { id: "exhausted",
-        onclick: () => tap(() => { hand.exhausted = !hand.exhausted; }) }, S.form.exhausted)));
+      exhaustedButton()));
+    if (hand.exhausted) out.push(exhaustedCard());
   }
+  out.push(extrasSection());
   out.push(h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
   return out;
 }
 
+function exhaustedButton() {
+  const hand = S.hand;
+  return h("button" + (hand.exhausted ? ".on" : ""), { id: "exhausted", onclick: () => tap(() => {
+    hand.exhausted = !hand.exhausted;
+    if (hand.exhausted && !hand.end) hand.end = copy(S.form.exhausted.blank);
+  }) }, S.form.exhausted.title);
+}
+
+function wonSeats() {
+  const hand = S.hand;
+  const drawn = hand.exhausted && !S.form.blood_battle;
+  return [...hand.done.flatMap((e) => e.winners.map((w) => w.seat)), ...(drawn ? [] : hand.winners)];
+}
+
+// the wall's end: each seat still in the hand ready or not (and with what), where the variant asks
+function exhaustedCard() {
+  const form = S.form.exhausted;
+  if (!form.fields.length) return null;
+  const won = wonSeats();
+  return h("div.card", { id: "exhausted-form" }, h("b", {}, form.title),
+    fieldsEditor(form.fields, S.hand.end, { hidden: (s) => won.includes(s), key: "end" }));
+}
+
+// other events of the hand, as the chat's wizard offers them: kongs before the win, accounting
+// after it (chickens, 精, ready declarations …); each in a card of its own with its fields
+function extrasSection() {
+  const hand = S.hand;
+  const offered = S.form.extras;
+  if (!offered.length) return null;
+  const byType = Object.fromEntries(offered.map((x) => [x.type, x]));
+  const cards = hand.extras.map((e, i) => h("div.card", { "data-event": i, "data-type": e.type },
+    h("div.row", {}, h("b", { style: "flex:1" }, byType[e.type].title),
+      h("button", { "data-remove": i, "aria-label": T("Remove"),
+        onclick: () => tap(() => { hand.extras.splice(i, 1); }) }, "✕")),
+    fieldsEditor(byType[e.type].fields, e.values, { key: "x" + i })));
+  return [h("h3", {}, T("Also in this hand")), ...cards,
+    h("div.row", { id: "extras" }, offered.map((x) => h("button", { "data-add": x.type,
+      onclick: () => tap(() => { hand.extras.push({ type: x.type, values: copy(x.blank) }); }) }, "+ " + x.title)))];
+}
+
 function seatRow(name, isOn, set, hidden) {
+  // `hidden`: seats left out (the winner in his own fields, seats that won in a ready map)
   return h("div.row.grow", { "data-row": name }, [0, 1, 2, 3].filter((s) => !(hidden && hidden(s)))
     .map((s) => h("button" + (isOn(s) ? ".on" : ""), { "data-seat": s, onclick: () => tap(() => set(s)) }, seatName(s))));
 }
@@ -261,8 +318,18 @@ function toggleWinner(seat) {
   S.reading = null;
 }
 
-// one control per field, from the wizard's own form (toggle, choice, counter, seat)
-function fieldControl(field, values, by) {
+// a form's fields: toggles and choices in one wrapping row, the others below, as in the chat
+function fieldsEditor(fields, values, opts) {
+  const flags = fields.filter((f) => f.kind === "bool" || f.kind === "choice");
+  const rest = fields.filter((f) => !(f.kind === "bool" || f.kind === "choice"));
+  return [flags.length ? h("div.row", {}, flags.map((f) => fieldControl(f, values, opts.by, opts))) : null,
+    ...rest.map((f) => fieldControl(f, values, opts.by, opts))];
+}
+
+// one control per field, from the wizard's own form (toggle, choice, counter, seat, seats,
+// per-seat map, tile, nested hand)
+function fieldControl(field, values, by, opts) {
+  opts = opts || {};
   const label = (field.label_by && field.label_by[by]) || field.label;
   const value = values[field.name] ?? field.default;
   if (field.kind === "bool") {
@@ -282,20 +349,91 @@ function fieldControl(field, values, by) {
       h("button", { onclick: () => tap(() => { values[field.name] = Math.min(field.hi, n + 1); }) }, "+"));
   }
   if (field.kind === "seat") {
-    return h("div", { style: "width:100%" }, h("h3", {}, label),
-      seatRow(field.name, (s) => value === s, (s) => { values[field.name] = value === s && field.optional ? null : s; }));
+    return h("div", { style: "width:100%" }, h("h3", {}, cap(label)),
+      seatRow(field.name, (s) => value === s, (s) => { values[field.name] = value === s && field.optional ? null : s; },
+        (s) => opts.hidden && opts.hidden(s) && value !== s));
+  }
+  if (field.kind === "seats") {
+    const chosen = value || [];
+    return h("div", { style: "width:100%" }, h("h3", {}, cap(label)),
+      seatRow(field.name, (s) => chosen.includes(s), (s) => {
+        values[field.name] = chosen.includes(s) ? chosen.filter((x) => x !== s) : [...chosen, s].sort();
+      }, (s) => opts.hidden && opts.hidden(s) && !chosen.includes(s)));
+  }
+  if (field.kind === "seat_map") return seatMap(field, values, label, opts);
+  if (field.kind === "tile") return tileField(field, values, label, opts);
+  if (field.kind === "object") {
+    if (!values[field.name] || typeof values[field.name] !== "object") values[field.name] = {};
+    return h("div", { style: "width:100%" }, h("h3", {}, cap(label)),
+      fieldsEditor(field.fields, values[field.name], { key: opts.key + "." + field.name }));
   }
   return null;
 }
 
+// seat → a count (who fed the winner how many melds), or a hand (ready or not; chickens, 精 held)
+function seatMap(field, values, label, opts) {
+  const map = values[field.name] || (values[field.name] = {});
+  const one = field.value;
+  const seats = [0, 1, 2, 3].filter((s) => !(opts.hidden && opts.hidden(s)) || String(s) in map);
+  const rows = seats.map((s) => {
+    const key = String(s);
+    if (one.kind === "int") {
+      const n = map[key] || 0;
+      const set = (k) => { if (k < one.lo) delete map[key]; else map[key] = Math.min(one.hi, k); };
+      return h("div.counter", { "data-seat": s },
+        h("button", { onclick: () => tap(() => set(n - 1)) }, "−"),
+        h("span", {}, seatName(s) + T(":") + n),
+        h("button", { onclick: () => tap(() => set(Math.max(n + 1, one.lo))) }, "+"));
+    }
+    if (one.optional) {  // ready or not (or a word in place of a hand: Luzhou's 花猫)
+      const entry = map[key];
+      const ready = entry != null && typeof entry === "object";
+      const choice = (text, on, set, data) => h("button" + (on ? ".on" : ""), { "data-state": data,
+        onclick: () => tap(set) }, text);
+      return h("div.card.inner", { "data-seat": s }, h("div.row", {}, h("b", { style: "flex:1 1 100%" }, seatName(s)),
+        choice(field.name === "ready" ? S.form.words.not_ready : "✗", entry == null, () => { map[key] = null; }, "none"),
+        choice(field.name === "ready" ? S.form.words.ready : "✓", ready, () => { if (!ready) map[key] = {}; }, "hand"),
+        one.words.map((w) => choice(w.label, entry === w.value, () => { map[key] = w.value; }, w.value))),
+        ready ? fieldsEditor(one.fields, entry, { key: opts.key + "." + key }) : null);
+    }
+    if (!map[key]) map[key] = {};  // every seat's hand, its counters at 0 until tapped
+    if (one.fields.every((f) => f.kind === "int")) {  // chickens, 精: a tap counts one more
+      return h("div.row", { "data-seat": s }, h("b.who", {}, seatName(s)),
+        one.fields.map((f) => countChip(f, map[key])));
+    }
+    return h("div.card.inner", { "data-seat": s }, h("b", {}, seatName(s)),
+      fieldsEditor(one.fields, map[key], { key: opts.key + "." + key }));
+  });
+  return h("div", { style: "width:100%", "data-map": field.name }, h("h3", {}, cap(label)), rows);
+}
+
+// a count in one tap: each tap one more, past the most back to none
+function countChip(field, values) {
+  const n = values[field.name] || 0;
+  return h("button.chip" + (n ? ".on" : ""), { "data-field": field.name,
+    onclick: () => tap(() => { values[field.name] = n >= field.hi ? field.lo : n + 1; }) },
+  field.label + (n ? " ×" + n : ""));
+}
+
+// a tile (Guiyang's flipped chicken tile): its face, and the picker while none is chosen
+function tileField(field, values, label, opts) {
+  const key = opts.key + "." + field.name;
+  const value = values[field.name];
+  const open = !value || S.hand.picking === key;
+  const codes = S.form.tiles.codes.filter((x) => !x.endsWith("f"));
+  return h("div", { style: "width:100%", "data-tile-field": field.name }, h("h3", {}, cap(label)),
+    value ? h("div.row.chosen", {}, tileFace(value, open ? ".on" : "", { onclick: () => tap(() => {
+      S.hand.picking = open ? null : key; }) })) : null,
+    open ? h("div.tiles", {}, codes.map((x) => tileFace(x, x === value ? ".on" : "", { onclick: () => tap(() => {
+      values[field.name] = x; S.hand.picking = null; }) }))) : null);
+}
+
 function featuresEditor() {
   const hand = S.hand;
-  const values = hand.feats[hand.active];
   const fields = S.form.winner.filter((f) => fieldShown(f, hand));
-  const flags = fields.filter((f) => f.kind === "bool" || f.kind === "choice");
-  const rest = fields.filter((f) => !(f.kind === "bool" || f.kind === "choice"));
-  return [h("div.row", {}, flags.map((f) => fieldControl(f, values, hand.by))),
-    ...rest.map((f) => fieldControl(f, values, hand.by))];
+  // the winner is left out of his own seat fields (who fed him, who is liable)
+  return fieldsEditor(fields, hand.feats[hand.active], { by: hand.by, key: "w" + hand.active,
+    hidden: (s) => s === hand.active });
 }
 
 // -- tiles --------------------------------------------------------------------------------------
@@ -307,8 +445,8 @@ const TARGETS = [["hand", "Concealed"], ["pung", "Pung"], ["chow", "Chow"], ["ko
 function tileFace(code, extra, attrs) {
   const t = S.form.tiles;
   const label = t.labels[code] || code;
-  const face = !code.endsWith("f") ? h("img", { src: "faces/" + code + ".svg", alt: label }) : label;
-  return h("button.tile" + (extra || ""), { title: label, "data-tile": code, ...(attrs || {}) }, face);
+  return h("button.tile" + (extra || ""), { title: label, "data-tile": code, ...(attrs || {}) },
+    h("img", { src: "faces/" + code + ".svg", alt: label }));
 }
 
 function meldTiles(meld) {
@@ -317,8 +455,11 @@ function meldTiles(meld) {
   return Array(meld.kind === "pung" ? 3 : 4).fill(meld.tile);
 }
 
+const isFlower = (code) => code.endsWith("f");
+
+// tiles towards the 14 (a flower is set aside and a new tile drawn: it does not count)
 function heldCount(held) {
-  return held.hand.length + held.melds.reduce((sum, m) => sum + MELD_SIZE[m.kind], 0) + (held.win ? 1 : 0);
+  return held.hand.filter((x) => !isFlower(x)).length + held.melds.reduce((sum, m) => sum + MELD_SIZE[m.kind], 0) + (held.win ? 1 : 0);
 }
 
 function allTiles(held) {
@@ -359,9 +500,13 @@ function pickTile(code) {
   const t = S.form.tiles;
   if (hand.target === "indicator") { hand.indicator = hand.indicator === code ? null : code; hand.target = "hand"; return; }
   const count = (x) => allTiles(held).filter((y) => y === x).length;
+  if (isFlower(code)) {  // beside the hand, whatever the target: one of each flower
+    if (!count(code)) held.hand.push(code);
+    return;
+  }
   const add = hand.target === "chow" ? [0, 1, 2].map((k) => (+code[0] + k) + code[1])
     : Array(hand.target === "pung" ? 3 : hand.target.endsWith("kong") ? 4 : 1).fill(code);
-  if (hand.target === "chow" && (code[1] === "z" || code[1] === "f" || +code[0] > 7)) return;
+  if (hand.target === "chow" && (code[1] === "z" || +code[0] > 7)) return;
   if (add.some((x) => count(x) + add.filter((y) => y === x).length > (t.most[x] || 4))) return;
   const size = hand.target === "hand" || hand.target === "win" ? 1 : 3;
   if (hand.target !== "win" && heldCount(held) + size > 14 - (held.win ? 0 : 1)) return;
@@ -457,15 +602,39 @@ function tap(change) {
 
 // -- preview and confirm ----------------------------------------------------------------------
 
+// the hand's events in the order the record wants them: kongs and the like, the wins, the
+// wall's end, then the accounting that follows the end (the server drops fields left at default)
 function events() {
   const hand = S.hand;
-  const out = [...hand.done];
-  if (hand.winners.length) out.push(currentWin());
+  const afterEnd = new Set(S.form.extras.filter((x) => x.after_end).map((x) => x.type));
+  const fields = Object.fromEntries(S.form.extras.map((x) => [x.type, x.fields]));
+  const extra = (after) => hand.extras.filter((e) => afterEnd.has(e.type) === after)
+    .map((e) => listed(fields[e.type], e.values));
+  const out = [...extra(false), ...hand.done];
+  if (hand.winners.length && !(hand.exhausted && !S.form.blood_battle)) out.push(currentWin());
   if (hand.exhausted) {
-    const end = { type: "exhausted" };
-    const won = out.flatMap((e) => e.winners.map((w) => w.seat));
-    if (S.form.exhausted_ready) end.ready = Object.fromEntries([0, 1, 2, 3].filter((s) => !won.includes(s)).map((s) => [s, null]));
+    const end = copy(hand.end);
+    if (end.ready) {  // every seat still in the hand is listed: not ready unless marked so
+      const won = wonSeats();
+      end.ready = Object.fromEntries([0, 1, 2, 3].filter((s) => !won.includes(s))
+        .map((s) => [s, end.ready[String(s)] ?? null]));
+    }
     out.push(end);
+  }
+  return [...out, ...extra(true)];
+}
+
+// a seat's hand in a per-seat map of counters (chickens, 精 held) is listed only once something
+// was counted: an untouched seat is no seat of that map
+function listed(fields, values) {
+  const out = copy(values);
+  for (const f of fields) {
+    if (f.kind !== "seat_map" || f.value.kind !== "object" || f.value.optional || !out[f.name]) continue;
+    for (const [seat, entry] of Object.entries(out[f.name])) {
+      const given = f.value.fields.some((g) => entry[g.name] != null && entry[g.name] !== g.default
+        && entry[g.name] !== 0 && entry[g.name] !== false);
+      if (!given) delete out[f.name][seat];
+    }
   }
   return out;
 }
@@ -496,7 +665,8 @@ function currentWin() {
     }
     for (const f of S.form.winner) {
       const v = hand.feats[seat][f.name];
-      if (fieldShown(f, hand) && v != null && v !== f.default) w[f.name] = v;
+      const empty = v && typeof v === "object" && !Object.keys(v).length;  // {} is a map's default
+      if (fieldShown(f, hand) && v != null && v !== f.default && !empty) w[f.name] = v;
     }
     return w;
   });
