@@ -390,7 +390,7 @@ function seatMap(field, values, label, opts) {
       const ready = entry != null && typeof entry === "object";
       const choice = (text, on, set, data) => h("button" + (on ? ".on" : ""), { "data-state": data,
         onclick: () => tap(set) }, text);
-      return h("div.card.inner", { "data-seat": s }, h("div.row", {}, h("b", { style: "flex:1 1 100%" }, seatName(s)),
+      return h("div.card.inner", { "data-seat": s }, h("div.row", {}, h("b.who", {}, seatName(s)),
         choice(field.name === "ready" ? S.form.words.not_ready : "✗", entry == null, () => { map[key] = null; }, "none"),
         choice(field.name === "ready" ? S.form.words.ready : "✓", ready, () => { if (!ready) map[key] = {}; }, "hand"),
         one.words.map((w) => choice(w.label, entry === w.value, () => { map[key] = w.value; }, w.value))),
