@@ -73,6 +73,17 @@ def scored(record: dict[str, Any]) -> list[int]:
     return list(json.loads(done.stdout)["deltas"])
 
 
+async def pick_tiles(page: Any, concealed: list[str], pung: str, winning: str) -> None:
+    """Tap the concealed tiles, one exposed pung and the winning tile in the picker, and wait for
+    the reading."""
+    for tile in concealed:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click(f"#picker [data-tile='{pung}']")
+    await page.click(f"#picker [data-tile='{winning}']")  # the target moved there
+    await page.wait_for_selector("#reading b")
+
+
 async def book_previewed(page: Any) -> None:
     await page.click("#preview")
     await page.wait_for_selector("#preview-html")
@@ -111,12 +122,7 @@ async def test_a_luzhou_session_by_features_and_by_tiles(browser: Any, site: str
     await page.click("[data-row=winner] [data-seat='2']")
     await page.click("[data-row=from] [data-seat='0']")
     await page.click("#mode-tiles")
-    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5m"]:
-        await page.click(f"#picker [data-tile='{tile}']")
-    await page.click("[data-target=pung]")
-    await page.click("#picker [data-tile='5p']")
-    await page.click("#picker [data-tile='5m']")  # the winning tile (the target moved there)
-    await page.wait_for_selector("#reading b")
+    await pick_tiles(page, ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5m"], "5p", "5m")
     await page.click("#exhausted")
     await shot(page, "05-hand-tiles")
     await no_sideways_scroll(page)
@@ -236,12 +242,7 @@ async def test_cixi_by_tiles_with_the_turned_tile(browser: Any, site: str, store
     await page.click("[data-target=indicator]")
     await page.click("#picker [data-tile='1m']")
     assert await page.locator("#picker .joker").evaluate_all("els => els.map(e => e.dataset.tile)") == ["2m"]
-    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"]:
-        await page.click(f"#picker [data-tile='{tile}']")
-    await page.click("[data-target=pung]")
-    await page.click("#picker [data-tile='5s']")
-    await page.click("#picker [data-tile='1p']")
-    await page.wait_for_selector("#reading b")
+    await pick_tiles(page, ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"], "5s", "1p")
     await shot(page, "16-cixi-tiles")
     await no_sideways_scroll(page)
     await book_previewed(page)
@@ -346,12 +347,7 @@ async def test_a_hand_by_tiles_in_every_variant(browser: Any, site: str, store: 
     tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p"]
     if variant == "hainan":
         tiles.append("4f")
-    for tile in tiles:
-        await page.click(f"#picker [data-tile='{tile}']")
-    await page.click("[data-target=pung]")
-    await page.click("#picker [data-tile='5s']")
-    await page.click("#picker [data-tile='1p']")
-    await page.wait_for_selector("#reading b")
+    await pick_tiles(page, tiles, "5s", "1p")
     await shot(page, f"19-tiles-{variant}")
     await no_sideways_scroll(page)
     await book_previewed(page)
