@@ -256,7 +256,8 @@ async def test_cixi_by_tiles_with_the_turned_tile(browser: Any, site: str, store
 async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, site: str,
                                                                 store: Store, lang: str) -> None:
     """The events around a win, as the chat's wizard offers them: Bob's concealed kong before
-    his self-drawn win on its replacement (杠上花), then the chickens with the flipped tile."""
+    his self-drawn win on its replacement (杠上花), then the chickens with the flipped tile and
+    who was ready."""
     page = await open_page(browser, site, lang)
     await page.select_option("#lang", lang)
     await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
@@ -272,6 +273,8 @@ async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, si
     chickens = page.locator("[data-event='1']")
     await chickens.locator("[data-tile-field=flipped] [data-tile='5s']").click()
     await chickens.locator("[data-map=seats] [data-seat='0'] [data-field=yaoji]").click()
+    await page.click("[data-add=ready]")  # Alice was ready: her chicken counts
+    await page.locator("[data-event='2'] [data-row=seats] [data-seat='0']").click()
     await shot(page, f"17-guiyang-events-{lang}")
     await no_sideways_scroll(page)
     await book_previewed(page)
@@ -281,7 +284,8 @@ async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, si
     assert hand.record["events"] == [
         {"type": "kong", "seat": 1, "kind": "concealed"},
         {"type": "win", "by": "self_draw", "after_kong": True, "winners": [{"seat": 1}]},
-        {"type": "chickens", "flipped": "5s", "seats": {"0": {"yaoji": 1}}}]
+        {"type": "chickens", "flipped": "5s", "seats": {"0": {"yaoji": 1}}},
+        {"type": "ready", "seats": [0]}]
     assert scored(hand.record) == list(hand.outcome["deltas"])
     assert not page.errors
 
