@@ -102,10 +102,12 @@ def test_a_big_photo_is_read_with_boxes_in_its_own_pixels() -> None:
 
 
 def test_a_hand_of_well_read_tiles_comes_back_exactly() -> None:
-    """Tiles this detector reads reliably on the generated faces (≥ 65/66 in the bench)."""
-    hand = ("1m", "1m", "1m", "5p", "5p", "5p", "1p", "2p", "3p", "2s", "2s", "1z", "1z", "1z")
+    """Tiles the reader reads reliably on the generated faces. (The classifier alone, without the
+    detector's own reading where that was surer, reads this generated 1p as 9p: 456m took 123p's
+    place when that rule went, on the train split's figures, tests/bench/photo_train.py.)"""
+    hand = ("1m", "1m", "1m", "5p", "5p", "5p", "4m", "5m", "6m", "2s", "2s", "1z", "1z", "1z")
     reading = read_tiles(render(Scene(hand, seed=7)))
-    assert reading.tile_string == "111m123555p22s111z"
+    assert reading.tile_string == "111456m555p22s111z"
     assert [d.tile for d in reading.sorted_tiles] == sorted(hand, key=TILE_KINDS.index)
     assert all(0.3 <= d.confidence <= 1 for d in reading.tiles)
     xs = [d.box[0] for d in reading.tiles]
