@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-Box = tuple[float, float, float, float]  # x1, y1, x2, y2
-Point = tuple[float, float]
+from .boxes import Box, Point, centre
 
 # The settings were chosen on the train split's photos (tests/bench/photo_train.py, every third:
 # 848), by the tiles read right: 3 tiles 50.9%, 4 50.2%.
@@ -39,10 +38,6 @@ class Row:
 class Proposals:
     gaps: list[Box]  # inside the row, between found tiles
     ends: tuple[list[Box], list[Box]]  # past the first tile, past the last: nearest first
-
-
-def centre(box: Box) -> Point:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
 def fit_row(boxes: Sequence[Box]) -> Row | None:

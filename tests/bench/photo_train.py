@@ -19,17 +19,20 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from bot.photo import detect, row
+from bot.photo import detect, locator, row
 from tests.photo.measure import tally
 from tests.photo.real import RealTrial, hands, real_trial
-from training.yolo import Labelled, photos
+from training.yolo import Labelled, for_tuning, photos
 
-_MODULES = (detect, row)
+_MODULES = (detect, row, locator)
 
 
-def train_hands(data: Path) -> list[Labelled]:
+def train_hands(data: Path, tuning: bool = False) -> list[Labelled]:
+    """The train split's hands, less the held-out sources; `tuning`: only the sources kept out of
+    the locator's training (training/yolo.py: for_tuning), whose places no model has learned."""
     held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
-    return [p for p in hands(data, ("train",)) if p.source not in held_out]
+    return [p for p in hands(data, ("train",))
+            if p.source not in held_out and (not tuning or for_tuning(p.source))]
 
 
 class _CachedLocate:
@@ -91,9 +94,11 @@ def main() -> None:
     parser.add_argument("data", type=Path)
     parser.add_argument("variants", nargs="*", default=[""])
     parser.add_argument("--every", type=int, default=1, help="take every n-th photo (1: all)")
+    parser.add_argument("--tuning", action="store_true",
+                        help="only the sources the locator was not trained on (choose its settings there)")
     parser.add_argument("--cache", type=Path, help="keep the detector's boxes in this file for the next run")
     args = parser.parse_args()
-    pictures = train_hands(args.data)[::args.every]
+    pictures = train_hands(args.data, args.tuning)[::args.every]
     print(f"{len(pictures)} train photos of a hand")
     locate = _CachedLocate()
     if args.cache and args.cache.exists():

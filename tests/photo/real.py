@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.photo import PhotoReading, read_tiles
-from bot.photo.detect import iou
+from bot.photo.boxes import iou
 from training.yolo import Labelled, photos
 
 from .measure import Trial

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from bot.photo import detect, read_tiles
-from bot.photo.row import MAX_TILES, MIN_TILES, Box, Row, centre, fit_row, propose
+from bot.photo.boxes import Box, centre
+from bot.photo.row import MAX_TILES, MIN_TILES, Row, fit_row, propose
 from tests.photo.render import Scene, random_hand, render
 
 W, H, PITCH = 40.0, 54.0, 42.0  # a tile's box and the row's pitch, in pixels

@@ -1,0 +1,202 @@
+"""Train the photo reader's tile locator (bot/photo/locator.onnx): where the tiles of a photo are,
+whatever tile each one is (the classifier, train_tiles.py, reads them).
+
+    python -m training.train_locator DATA [--epochs N] [--out bot/photo/locator.onnx]
+
+DATA as for train_tiles.py: only the train/ split, less the photos whose source photo has a copy
+in valid/ or test/, and less one source in seven (yolo.for_tuning), on which the reader's settings
+are chosen (tests/bench/photo_train.py --tuning). A small CenterNet-style network: the photo as a
+SIZE×SIZE square (letterboxed), a heat map of tile centres at a quarter of that, and each
+centre's box size and sub-cell offset.
+Training shrinks each batch by a random factor onto a grey square (phone photos are letterboxed,
+their hands smaller), turns it a random quarter turn and varies brightness and contrast. Fixed
+seed; PyTorch on the CPU (or a GPU when there is one); exported to ONNX. The `train` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+from torch import nn
+
+from training.yolo import for_tuning, photos
+
+SEED = 24
+SIZE = 256  # the network's input square
+STRIDE = 4  # the heat map's cell, in input pixels
+Boxes = list[tuple[float, float, float, float]]  # x1, y1, x2, y2, relative to the square
+
+
+def load(data: Path) -> tuple[torch.Tensor, list[Boxes]]:
+    """The train photos as SIZE×SIZE RGB (uint8) and their tiles' boxes, flowers included (a
+    flower is a tile on the table: the classifier leaves it out)."""
+    held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
+    images, boxes = [], []
+    for photo in photos(data / "train"):
+        if photo.source in held_out or for_tuning(photo.source) or not photo.tiles:
+            continue
+        with Image.open(photo.image) as im:
+            square = letterbox(im.convert("RGB"))[0]
+        images.append(torch.from_numpy(np.array(square)).permute(2, 0, 1))
+        boxes.append([b for _, b in photo.tiles])
+    print(f"{len(images)} train photos")
+    return torch.stack(images), boxes
+
+
+def letterbox(image: Image.Image) -> tuple[Image.Image, float]:
+    """The image shrunk to fit SIZE×SIZE at the top left of a grey square, and the factor."""
+    factor = SIZE / max(image.size)
+    small = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))),
+                         Image.BILINEAR)
+    square = Image.new("RGB", (SIZE, SIZE), (114, 114, 114))
+    square.paste(small, (0, 0))
+    return square, factor
+
+
+class Locator(nn.Module):
+    """Four stride-2 stages down to 1/16, back up to 1/4 with the skips added; three heads:
+    centre heat map (1), log box size in cells (2), sub-cell offset (2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
+                                 nn.ReLU(inplace=True))
+
+        self.s2 = nn.Sequential(block(3, 16, 2), block(16, 16))
+        self.s4 = nn.Sequential(block(16, 32, 2), block(32, 32))
+        self.s8 = nn.Sequential(block(32, 64, 2), block(64, 64))
+        self.s16 = nn.Sequential(block(64, 96, 2), block(96, 96), block(96, 96))
+        self.up8 = nn.Conv2d(96, 64, 1)
+        self.up4 = nn.Conv2d(64, 32, 1)
+        self.head = nn.Sequential(block(32, 32), nn.Conv2d(32, 5, 1))
+        self.head[-1].bias.data[0] = -2.19  # a centre is rare: start the heat map low (p ≈ 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x4 = self.s4(self.s2(x))
+        x8 = self.s8(x4)
+        x16 = self.s16(x8)
+        y8 = x8 + F.interpolate(self.up8(x16), scale_factor=2, mode="nearest")
+        y4 = x4 + F.interpolate(self.up4(y8), scale_factor=2, mode="nearest")
+        return self.head(y4)
+
+
+def targets(batch_boxes: list[Boxes], cells: int) -> tuple[torch.Tensor, ...]:
+    """Heat maps (Gaussian around each centre, 1 at its cell), and at each centre cell its log
+    size and offset, with a mask of those cells."""
+    n = len(batch_boxes)
+    heat = torch.zeros(n, cells, cells)
+    size = torch.zeros(n, 2, cells, cells)
+    offset = torch.zeros(n, 2, cells, cells)
+    mask = torch.zeros(n, cells, cells)
+    ys, xs = torch.meshgrid(torch.arange(cells).float(), torch.arange(cells).float(), indexing="ij")
+    for i, boxes in enumerate(batch_boxes):
+        for x1, y1, x2, y2 in boxes:
+            cx, cy = (x1 + x2) / 2 * cells, (y1 + y2) / 2 * cells
+            w, h = (x2 - x1) * cells, (y2 - y1) * cells
+            if not (0 <= cx < cells and 0 <= cy < cells) or w < 0.5 or h < 0.5:
+                continue
+            sx, sy = max(w / 6, 0.7), max(h / 6, 0.7)
+            g = torch.exp(-((xs - cx + 0.5) ** 2 / (2 * sx * sx) + (ys - cy + 0.5) ** 2 / (2 * sy * sy)))
+            heat[i] = torch.maximum(heat[i], g)
+            c, r = int(cx), int(cy)
+            heat[i, r, c] = 1.0
+            size[i, :, r, c] = torch.tensor([math.log(w), math.log(h)])
+            offset[i, :, r, c] = torch.tensor([cx - c, cy - r])
+            mask[i, r, c] = 1.0
+    return heat, size, offset, mask
+
+
+def augment(images: torch.Tensor, boxes: list[Boxes], gen: random.Random) -> tuple[torch.Tensor, list[Boxes]]:
+    """Shrink the batch onto a grey square at a random place, turn it a random quarter turn, and
+    vary each photo's brightness and contrast."""
+    x = images.float() / 255
+    scale = gen.uniform(0.6, 1.0)
+    side = max(32, int(SIZE * scale))
+    dx, dy = gen.randint(0, SIZE - side), gen.randint(0, SIZE - side)
+    canvas = torch.full_like(x, 114 / 255)
+    canvas[:, :, dy:dy + side, dx:dx + side] = F.interpolate(x, size=(side, side), mode="bilinear",
+                                                             align_corners=False)
+    f, ox, oy = side / SIZE, dx / SIZE, dy / SIZE
+    moved = [[(ox + a * f, oy + b * f, ox + c * f, oy + d * f) for a, b, c, d in bs] for bs in boxes]
+    k = gen.randrange(4)
+    canvas = torch.rot90(canvas, k, dims=(2, 3))  # counter-clockwise, k times
+    for _ in range(k):  # (x, y) → (y, 1 − x)
+        moved = [[(b, 1 - c, d, 1 - a) for a, b, c, d in bs] for bs in moved]
+    n = len(boxes)
+    contrast = torch.empty(n, 1, 1, 1).uniform_(0.7, 1.3)
+    bright = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12)
+    mean = canvas.mean(dim=(1, 2, 3), keepdim=True)
+    return ((canvas - mean) * contrast + mean + bright).clamp(0, 1), moved
+
+
+def loss(out: torch.Tensor, heat: torch.Tensor, size: torch.Tensor, offset: torch.Tensor,
+         mask: torch.Tensor) -> torch.Tensor:
+    """CenterNet's: a focal loss on the heat map, L1 on size and offset at the centres."""
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    focal = -(pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - heat) ** 4 * p ** 2 * torch.log(1 - p))
+    count = mask.sum().clamp(min=1)
+    l1 = ((out[:, 1:3] - size).abs().sum(1) * mask).sum() + ((out[:, 3:5] - offset).abs().sum(1) * mask).sum()
+    return focal.sum() / count + 0.5 * l1 / count
+
+
+def train(images: torch.Tensor, boxes: list[Boxes], epochs: int, batch: int = 32) -> nn.Module:
+    torch.manual_seed(SEED)
+    gen = random.Random(SEED)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = Locator().to(device)
+    steps = epochs * math.ceil(len(images) / batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
+    cells = SIZE // STRIDE
+    started = time.time()
+    for epoch in range(epochs):
+        order = list(range(len(images)))
+        gen.shuffle(order)
+        total = 0.0
+        model.train()
+        for at in range(0, len(order), batch):
+            pick = order[at:at + batch]
+            x, moved = augment(images[pick], [boxes[i] for i in pick], gen)
+            heat, size, offset, mask = targets(moved, cells)
+            out = model(x.to(device))
+            value = loss(out, heat.to(device), size.to(device), offset.to(device), mask.to(device))
+            opt.zero_grad()
+            value.backward()
+            opt.step()
+            sched.step()
+            total += value.item() * len(pick)
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(images):.3f}, {time.time() - started:.0f} s")
+    return model.cpu().eval()
+
+
+def export(model: nn.Module, out: Path) -> None:
+    torch.onnx.export(model, torch.zeros(1, 3, SIZE, SIZE), str(out), input_names=["image"],
+                      output_names=["maps"], opset_version=17, dynamo=False)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--out", type=Path, default=Path("bot/photo/locator.onnx"))
+    args = parser.parse_args()
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    images, boxes = load(args.data)
+    export(train(images, boxes, args.epochs), args.out)
+
+
+if __name__ == "__main__":
+    main()
