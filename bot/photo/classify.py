@@ -6,14 +6,12 @@ It was trained on every box in all four quarter turns, so a tile's orientation d
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image
+
+from .models import model
 
 CROP_PX = 40
 MARGIN = 1.1  # the square crop's side, in the box's longer side: a little of the tile's edge
@@ -35,29 +33,11 @@ def crop(image: Image.Image, box: tuple[float, float, float, float]) -> np.ndarr
     return np.asarray(out, dtype=np.uint8).transpose(2, 0, 1)
 
 
-@dataclass(frozen=True)
-class _Classifier:
-    session: Any  # onnxruntime.InferenceSession
-    lock: threading.Lock
-
-
-@cache
-def _classifier() -> _Classifier:
-    import onnxruntime  # the photo extra; detect.py checks it is there before calling this
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 2
-    session = onnxruntime.InferenceSession(str(MODEL_PATH), options, providers=["CPUExecutionProvider"])
-    return _Classifier(session, threading.Lock())
-
-
 def classify(crops: np.ndarray) -> np.ndarray:
     """Class probabilities (N × len(CLASSES)) for N crops (N × 3 × CROP_PX × CROP_PX, uint8)."""
     if len(crops) == 0:
         return np.zeros((0, len(CLASSES)), dtype=np.float32)
-    model = _classifier()
-    with model.lock:
-        logits = model.session.run(None, {"crops": crops.astype(np.float32) / 255})[0]
+    logits = model(MODEL_PATH).run("crops", crops.astype(np.float32) / 255)
     logits = logits - logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     return p / p.sum(axis=1, keepdims=True)

@@ -6,16 +6,13 @@ model once."""
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from .boxes import OVERLAP, Box, iou
+from .models import model
 
 SIZE = 256  # the network's input square (training/train_locator.py)
 STRIDE = 4  # its heat map's cell, in input pixels
@@ -28,22 +25,6 @@ PEAK = 0.5
 
 
 
-@dataclass(frozen=True)
-class _Locator:
-    session: Any  # onnxruntime.InferenceSession
-    lock: threading.Lock
-
-
-@cache
-def _locator() -> _Locator:
-    import onnxruntime  # the photo extra; detect.py checks it is there before calling this
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 2
-    session = onnxruntime.InferenceSession(str(MODEL_PATH), options, providers=["CPUExecutionProvider"])
-    return _Locator(session, threading.Lock())
-
-
 def locate(image: Image.Image, peak: float | None = None) -> list[tuple[Box, float]]:
     """The tiles' boxes in `image` (RGB; x1, y1, x2, y2 in its pixels), each with its heat."""
     peak = PEAK if peak is None else peak
@@ -53,9 +34,7 @@ def locate(image: Image.Image, peak: float | None = None) -> list[tuple[Box, flo
     square = Image.new("RGB", (SIZE, SIZE), GREY)
     square.paste(small, (0, 0))
     x = np.asarray(square, dtype=np.float32).transpose(2, 0, 1)[None] / 255
-    model = _locator()
-    with model.lock:
-        maps = model.session.run(None, {"image": x})[0][0]
+    maps = model(MODEL_PATH).run("image", x)[0]
     heat = 1 / (1 + np.exp(-maps[0]))
     # a centre is a cell hotter than its eight neighbours
     padded = np.pad(heat, 1, constant_values=0)
