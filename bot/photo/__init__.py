@@ -1,4 +1,6 @@
-"""Reading a mahjong hand from a photo (optional extra `photo`): detection in detect.py, the
+"""Reading a mahjong hand from a photo (optional extra `photo`): the reader in detect.py, with
+our own models — the locator (locator.py: where the tiles are), the classifier (classify.py:
+which tile), both loaded by models.py — the hand's row (row.py) and boxes (boxes.py); the
 player's corrections in correct.py, fetching a chat's photo in chat.py."""
 
 from .correct import (
