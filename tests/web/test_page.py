@@ -63,7 +63,10 @@ async def start_in_page(page: Any, variant: str, stake: str = "") -> None:
     if stake:
         await page.fill("#stake", stake)
     await page.click("#start")
-    await page.wait_for_selector("#table-html")
+    try:
+        await page.wait_for_selector("#table-html")
+    except Exception as exc:  # say what the page showed instead
+        raise AssertionError(f"no standings: {await page.inner_text('body')!r}") from exc
 
 
 def scored(record: dict[str, Any]) -> list[int]:
@@ -364,3 +367,20 @@ async def test_a_hand_by_tiles_in_every_variant(browser: Any, site: str, store: 
     assert scored(hand.record) == list(hand.outcome["deltas"])
     assert list(await store.totals(session.id)) == list(hand.outcome["deltas"])
     assert not page.errors
+
+
+async def test_what_was_typed_survives_a_change_of_language(browser: Any, site: str, store: Store) -> None:
+    """The new-session form is drawn again in the new language with the names still in it."""
+    page = await open_page(browser, site)
+    await page.select_option("#variant", "cixi")
+    for i, name in enumerate(NAMES):
+        await page.fill(f"input[name=name{i}]", name)
+    await page.select_option("#lang", "zh-Hant")
+    await page.wait_for_function("document.documentElement.lang === 'zh-Hant'")
+    assert await page.inner_text("#start") == translator("zh-Hant")("Start the session")
+    assert [await page.input_value(f"input[name=name{i}]") for i in range(4)] == NAMES
+    assert await page.input_value("#variant") == "cixi"
+    await page.click("#start")
+    await page.wait_for_selector("#table-html")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    assert session is not None and session.variant == "cixi"

@@ -151,16 +151,21 @@ function historyScreen() {
 }
 
 function newSession() {
-  const variant = h("select", { id: "variant" },
-    S.state.variants.map((v) => h("option", { value: v.name }, v.title)));
+  // what was typed survives a redraw (the language changed, the page refreshed meanwhile)
+  const typed = S.typed || (S.typed = { variant: "", names: ["", "", "", ""], stake: "" });
+  const variant = h("select", { id: "variant", onchange: (e) => { typed.variant = e.target.value; } },
+    S.state.variants.map((v) => h("option", { value: v.name, selected: v.name === typed.variant }, v.title)));
   const names = [0, 1, 2, 3].map((i) => h("input", { name: "name" + i, maxlength: 64, autocomplete: "off",
-    placeholder: S.state.winds[i], "aria-label": S.state.winds[i] }));
-  const stake = h("input", { id: "stake", inputmode: "decimal", placeholder: "0.5" });
+    placeholder: S.state.winds[i], "aria-label": S.state.winds[i], value: typed.names[i],
+    oninput: (e) => { typed.names[i] = e.target.value; } }));
+  const stake = h("input", { id: "stake", inputmode: "decimal", placeholder: "0.5", value: typed.stake,
+    oninput: (e) => { typed.stake = e.target.value; } });
   const start = async () => {
     const { status, data } = await api("session", {
       variant: variant.value, names: names.map((n) => n.value.trim()), stake: stake.value.trim() });
     if (status !== 200) { note(data.error); return; }
     S.screen = "table";
+    S.typed = null;
     await refresh();
   };
   return [h("p.hint", {}, T("No session is running.")),
@@ -205,7 +210,8 @@ function handScreen() {
   // a wall run out ends the hand with no win; in Luzhou's blood battle it may follow the wins so
   // far, so it is a button of its own there
   const drawn = hand.exhausted && !form.blood_battle;
-  const byRow = form.by.map((b) => h("button" + (hand.by === b.value && !drawn ? ".on" : ""),
+  const winless = drawn || (hand.exhausted && !hand.winners.length);  // no "how" to light
+  const byRow = form.by.map((b) => h("button" + (hand.by === b.value && !winless ? ".on" : ""),
     { "data-by": b.value, onclick: () => tap(() => { hand.exhausted = false; setBy(b.value); }) }, b.label));
   out.push(h("h3", {}, T("How it was won")), h("div.row.grow", {}, byRow));
   if (form.exhausted && !form.blood_battle) out.push(h("div.row.grow", {}, exhaustedButton()));
