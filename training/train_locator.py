@@ -27,11 +27,10 @@ import torch.nn.functional as F
 from PIL import Image
 from torch import nn
 
+from bot.photo.locator import GREY, SIZE, STRIDE, letterbox
 from training.yolo import for_tuning, photos
 
 SEED = 24
-SIZE = 256  # the network's input square
-STRIDE = 4  # the heat map's cell, in input pixels
 Boxes = list[tuple[float, float, float, float]]  # x1, y1, x2, y2, relative to the square
 
 
@@ -49,16 +48,6 @@ def load(data: Path) -> tuple[torch.Tensor, list[Boxes]]:
         boxes.append([b for _, b in photo.tiles])
     print(f"{len(images)} train photos")
     return torch.stack(images), boxes
-
-
-def letterbox(image: Image.Image) -> tuple[Image.Image, float]:
-    """The image shrunk to fit SIZE×SIZE at the top left of a grey square, and the factor."""
-    factor = SIZE / max(image.size)
-    small = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))),
-                         Image.BILINEAR)
-    square = Image.new("RGB", (SIZE, SIZE), (114, 114, 114))
-    square.paste(small, (0, 0))
-    return square, factor
 
 
 class Locator(nn.Module):
@@ -123,7 +112,7 @@ def augment(images: torch.Tensor, boxes: list[Boxes], gen: random.Random) -> tup
     scale = gen.uniform(0.6, 1.0)
     side = max(32, int(SIZE * scale))
     dx, dy = gen.randint(0, SIZE - side), gen.randint(0, SIZE - side)
-    canvas = torch.full_like(x, 114 / 255)
+    canvas = torch.full_like(x, GREY[0] / 255)
     canvas[:, :, dy:dy + side, dx:dx + side] = F.interpolate(x, size=(side, side), mode="bilinear",
                                                              align_corners=False)
     f, ox, oy = side / SIZE, dx / SIZE, dy / SIZE

@@ -14,7 +14,7 @@ from PIL import Image
 from .boxes import OVERLAP, Box, iou
 from .models import model
 
-SIZE = 256  # the network's input square (training/train_locator.py)
+SIZE = 256  # the network's input square
 STRIDE = 4  # its heat map's cell, in input pixels
 GREY = (114, 114, 114)  # the letterbox, as in training
 MODEL_PATH = Path(__file__).with_name("locator.onnx")
@@ -25,14 +25,21 @@ PEAK = 0.5
 
 
 
-def locate(image: Image.Image, peak: float | None = None) -> list[tuple[Box, float]]:
-    """The tiles' boxes in `image` (RGB; x1, y1, x2, y2 in its pixels), each with its heat."""
-    peak = PEAK if peak is None else peak
+def letterbox(image: Image.Image) -> tuple[Image.Image, float]:
+    """The image shrunk to fit SIZE×SIZE at the top left of a GREY square (as the network was
+    trained: training/train_locator.py), and the factor it was shrunk by."""
     factor = SIZE / max(image.size)
     small = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))),
                          Image.BILINEAR)
     square = Image.new("RGB", (SIZE, SIZE), GREY)
     square.paste(small, (0, 0))
+    return square, factor
+
+
+def locate(image: Image.Image, peak: float | None = None) -> list[tuple[Box, float]]:
+    """The tiles' boxes in `image` (RGB; x1, y1, x2, y2 in its pixels), each with its heat."""
+    peak = PEAK if peak is None else peak
+    square, factor = letterbox(image)
     x = np.asarray(square, dtype=np.float32).transpose(2, 0, 1)[None] / 255
     maps = model(MODEL_PATH).run("image", x)[0]
     heat = 1 / (1 + np.exp(-maps[0]))
