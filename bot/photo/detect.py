@@ -209,10 +209,11 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
     """The tiles in an image (PNG, JPEG, …). Blocking (0.1–0.4 s of CPU): call it off the event
     loop, as read_tiles_async does. Raises PhotoError.
 
-    Two models: the detector finds where the tiles are (_locate), and the tile classifier
-    (classify.py, trained on real photographs in all four orientations) says which tile each box
-    holds, in colour. The detector alone read a third of the tiles of real photos right: it
-    learned Japanese tiles (tests/bench/photo_accuracy.py --real)."""
+    The detector (_locate) and our locator (locator.py) find where the tiles are, the classifier
+    (classify.py, trained on real photographs in all four orientations) says which tile each
+    place holds, in colour, and the hand's row (_fill_row) gives the places both missed. The
+    detector alone read a third of the tiles of real photos right: it learned Japanese tiles
+    (tests/bench/photo_accuracy.py --real)."""
     model = _model()
     photo = _open_image(data)
     size = photo.size
@@ -234,13 +235,9 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
     found: list[tuple[Box, str, float]] = []  # in the working photo's pixels
     # The classifier's reading, but the detector's where it is very sure (DETECTOR_SURE).
     for (box, seen, sure), p in zip(boxes, probs, strict=True):
-        best = int(p.argmax())
-        if CLASSES[best] in (FLOWER, NONE):  # a flower is the player's to add; NONE: no tile
-            continue
-        if sure > max(DETECTOR_SURE, float(p[best])):
-            found.append((box, seen, sure))
-        else:
-            found.append((box, CLASSES[best], float(p[best])))
+        read = _tile(p)
+        if read is not None:
+            found.append((box, seen, sure) if sure > max(DETECTOR_SURE, read[1]) else (box, *read))
     found += _fill_row(photo, found)
     if CAP_HAND:  # a hand holds at most MAX_TILES: past that, the least sure are not of it
         found = sorted(found, key=lambda f: -f[2])[:MAX_TILES]
@@ -250,6 +247,13 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
                            min(size[0], round(x2 * scale)), min(size[1], round(y2 * scale))))
              for (x1, y1, x2, y2), tile, confidence in found]
     return PhotoReading(tuple(_level_order(tiles)))
+
+
+def _tile(p: np.ndarray) -> tuple[str, float] | None:
+    """The classifier's tile and its confidence, or None for a flower (the player's to add) or
+    no tile at all."""
+    best = int(p.argmax())
+    return None if CLASSES[best] in (FLOWER, NONE) else (CLASSES[best], float(p[best]))
 
 
 def _fill_row(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]]:
@@ -271,10 +275,10 @@ def _fill_row(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[t
         """True: a tile, added; None: a found tile is already there; False: no tile."""
         if any(iou(box, b) > OVERLAP for b in boxes + [a[0] for a in added]):
             return None
-        best = int(p.argmax())
-        if CLASSES[best] in (FLOWER, NONE) or p[best] < ROW_SURE:
+        read = _tile(p)
+        if read is None or read[1] < ROW_SURE:
             return False
-        added.append((box, CLASSES[best], float(p[best])))
+        added.append((box, *read))
         return True
 
     for box, p in zip(places.gaps, probs, strict=False):
