@@ -240,25 +240,22 @@ def _winner(w: dict[str, Any]) -> dict[str, Any]:
     return w
 
 
-def _pruned(ctx: Ctx, event: dict[str, Any]) -> dict[str, Any]:
-    """An event other than a win as the wizard stores it: fields at their defaults dropped (the
-    page sends its whole form); one of a type the variant lacks is left for scoring to refuse."""
-    if event.get("type") == "win" or event.get("type") not in forms.event_types(ctx.variant.events):
-        return event
-    return prune(forms.event_model(ctx.variant.events, event["type"]), event)
-
-
 def _read(ctx: Ctx, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The hand's events with every winner's tiles read, and the draft the wizard's preview
     screen draws (its reading named, as /hu's preview names it). Refused (422) with the chat's
     words when the hand is not whole or scoring refuses it."""
     t = ctx.t
-    events = [_pruned(ctx, e) for e in _events(body, t)]
-    for i, event in enumerate(events):  # the wizard's words for a field left empty
-        if event.get("type") != "win" and event.get("type") in forms.event_types(ctx.variant.events):
-            name = missing(ctx, event, events[:i])
-            if name is not None:
-                raise Refused(422, t("Choose “{field}” first.", field=name))
+    events = _events(body, t)
+    known = set(forms.event_types(ctx.variant.events)) - {"win"}
+    for i, event in enumerate(events):
+        if event.get("type") not in known:  # a win, or a type scoring will refuse
+            continue
+        # as the wizard stores it: the page sends its whole form, defaults dropped; a field left
+        # empty named in the wizard's words
+        events[i] = prune(forms.event_model(ctx.variant.events, event["type"]), event)
+        name = missing(ctx, events[i], events[:i])
+        if name is not None:
+            raise Refused(422, t("Choose “{field}” first.", field=name))
     typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
              if isinstance(w.get(TILES), list) and isinstance(w.get("seat"), int)}
     try:

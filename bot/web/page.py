@@ -101,8 +101,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
                   "jokers": wild},
-        "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready"),
-                  "not_listed": ctx.t("not listed")}}
+        "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready")}}
 
 
 async def form(request: web.Request) -> web.Response:
