@@ -5,7 +5,7 @@ leaves them out too). Each variant sets module constants of bot.photo.detect or 
 the detector runs once a photo (its boxes are kept for the other variants), so a variant costs
 only the classifier:
 
-    .venv/bin/python -m tests.bench.photo_train DATA "" "GAP_SURE=0.6,END_SURE=0.8" ...
+    .venv/bin/python -m tests.bench.photo_train DATA "" "ROW_SURE=0.6" "locator.MODEL_PATH=other.onnx" ...
 
 ("" is the settings as shipped). Each variant prints tiles read right, precision, corrections
 per hand (median, mean, worst), whole hands right and the labelled boxes found.
@@ -19,12 +19,12 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from bot.photo import detect, locator, row
+from bot.photo import classify, detect, locator, row
 from tests.photo.measure import tally
 from tests.photo.real import RealTrial, hands, real_trial
 from training.yolo import Labelled, for_tuning, photos
 
-_MODULES = (detect, row, locator)
+_MODULES = (detect, row, locator, classify)
 
 
 def train_hands(data: Path, tuning: bool = False) -> list[Labelled]:
@@ -51,20 +51,26 @@ class _CachedLocate:
 
 
 def _set(variant: str) -> dict[str, Any]:
-    """Set the variant's constants; returns the old values."""
+    """Set the variant's constants ("NAME=value", or "module.NAME=value" where two modules have
+    the name); returns the old values."""
     old: dict[str, Any] = {}
     for item in filter(None, variant.split(",")):
         name, value = item.split("=")
-        old[name] = next(getattr(m, name) for m in _MODULES if hasattr(m, name))
+        old[name] = getattr(_owners(name)[0], name.split(".")[-1])
         _put(name, value == "True" if isinstance(old[name], bool) else type(old[name])(value))
     return old
 
 
+def _owners(name: str) -> list[Any]:
+    """The modules a constant is set in: the one named, or every one that has it (detect imports
+    some of row's)."""
+    module, _, attr = name.rpartition(".")
+    return [m for m in _MODULES if hasattr(m, attr) and module in ("", m.__name__.rpartition(".")[2])]
+
+
 def _put(name: str, value: Any) -> None:
-    """In every module that has it (detect imports some of row's)."""
-    for module in _MODULES:
-        if hasattr(module, name):
-            setattr(module, name, value)
+    for module in _owners(name):
+        setattr(module, name.split(".")[-1], value)
 
 
 def _unset(old: dict[str, Any]) -> None:
