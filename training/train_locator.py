@@ -179,7 +179,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path)
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--out", type=Path, default=Path("bot/photo/locator.onnx"))
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))

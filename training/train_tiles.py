@@ -5,11 +5,14 @@
 DATA is the YOLO export of "Chinese Mahjong Detection" (Roboflow Universe, riichimahjongdetection,
 version 4, CC BY 4.0; e.g. the `data/` folder of github.com/alanchoi00/mahjong_detection). Only its
 train/ split is used, and of it only the photos made from a source photo that has no copy in
-valid/ or test/ (Roboflow exported some sources into both). Each labelled box gives one crop
-(bot.photo.classify.crop) of its kind or FLOWER; each photo also gives NONE crops of tile size
-away from every box. Training turns every crop by a random quarter turn and shifts it a few
-pixels, with a little brightness and contrast change. Fixed seed; PyTorch on the CPU (or a GPU
-when there is one); the result is exported to ONNX. Needs the `train` extra (torch, onnx).
+valid/ or test/ (Roboflow exported some sources into both), less one source in seven
+(yolo.for_tuning), on which the reader's settings are chosen. Each labelled box gives one crop
+(bot.photo.classify.crop) of its kind or FLOWER; so does each place the locator
+(bot/photo/locator.py, trained first) finds on a labelled box, and its places off every box give
+NONE crops, as does one piece of table of tile size a photo. Training turns every crop by a
+random quarter turn and shifts it a few pixels, with a little brightness and contrast change.
+Fixed seed; PyTorch on the CPU (or a GPU when there is one); the result is exported to ONNX.
+Needs the `train` extra (torch, onnx).
 """
 
 from __future__ import annotations
@@ -24,11 +27,16 @@ import torch
 from PIL import Image
 from torch import nn
 
-from bot.photo.classify import CLASSES, CROP_PX, FLOWER, NONE, crop
-from training.yolo import photos
+from bot.photo.boxes import iou, same_tile
+from bot.photo.classify import CLASSES, CROP_PX, NONE, crop
+from bot.photo.locator import locate
+from training.yolo import for_tuning, photos
 
 SEED = 24
 SHIFT = 3  # pixels a crop moves either way in training, as a detector's box does
+HARD_PEAK = 0.3  # the locator's places are taken down to this heat (more of its near misses)
+MATCH = 0.5  # a place overlapping a labelled box this much (IoU) holds that box's tile
+APART = 0.1  # a place overlapping every labelled box less than this holds none
 
 
 def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -38,16 +46,28 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
     ys: list[int] = []
     skipped = 0
     for photo in photos(data / "train"):
-        if photo.source in held_out:
+        if photo.source in held_out or for_tuning(photo.source):
             skipped += 1
             continue
         with Image.open(photo.image) as im:
             image = im.convert("RGB")
         w, h = image.size
         boxes = [(x1 * w, y1 * h, x2 * w, y2 * h) for _, (x1, y1, x2, y2) in photo.tiles]
-        for kind, box in zip((k for k, _ in photo.tiles), boxes, strict=True):
+        kinds = [kind for kind, _ in photo.tiles]
+        for kind, box in zip(kinds, boxes, strict=True):
             xs.append(crop(image, box))
-            ys.append(CLASSES.index(kind if kind != FLOWER else FLOWER))
+            ys.append(CLASSES.index(kind))
+        # The locator's places, as the reader crops them: off by a little from a labelled box
+        # (read as its tile), or on the table, a tile's edge or between two tiles (none).
+        for box, _ in locate(image, peak=HARD_PEAK):
+            best = max(range(len(boxes)), key=lambda i: iou(box, boxes[i]), default=None)
+            overlap = iou(box, boxes[best]) if best is not None else 0.0
+            if overlap >= MATCH:
+                xs.append(crop(image, box))
+                ys.append(CLASSES.index(kinds[best]))
+            elif overlap < APART and not any(same_tile(box, b) for b in boxes):
+                xs.append(crop(image, box))
+                ys.append(CLASSES.index(NONE))
         if boxes:  # one piece of table (or of a tile's edge) the size of a tile, off every box
             bw = float(np.median([b[2] - b[0] for b in boxes]))
             bh = float(np.median([b[3] - b[1] for b in boxes]))
@@ -58,7 +78,7 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
                     xs.append(crop(image, box))
                     ys.append(CLASSES.index(NONE))
                     break
-    print(f"{len(xs)} crops; {skipped} train photos left out (their source is held out)")
+    print(f"{len(xs)} crops; {skipped} train photos left out (their source is held out or kept for tuning)")
     return np.stack(xs), np.array(ys, dtype=np.int64)
 
 
@@ -119,7 +139,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128) -> nn.Mod
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
             right += int((out.argmax(1) == labels).sum())
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f}, train accuracy {right / len(x):.3f}, "
               f"{time.perf_counter() - start:.0f} s", flush=True)
