@@ -9,7 +9,8 @@ other thresholds for comparison. Seeds are fixed, so the figures reproduce:
     .venv/bin/python -m tests.bench.photo_accuracy [hands per condition, default 25] [--real DATA]
 
 With --real DATA (the "Chinese Mahjong Detection" export, training/yolo.py) it also reads the
-held-out real photos (its valid/ and test/ splits, the photos of 13–18 tiles; tests/photo/real.py):
+held-out real photos (its valid/ and test/ splits, the photos of 13–18 tiles; tests/photo/real.py),
+as labelled and with the labels that tests/photo/real_errata.csv shows wrong set right:
 tiles read right, precision, per-kind recall, corrections per hand (median and worst, as
 corrections_between counts them: max(read, true) − in common), the labelled boxes found at all
 (localization, whatever tile they were read as) and seconds per photo (these photos are 640×640;
@@ -29,9 +30,9 @@ from PIL import Image
 
 from bot.photo import read_tiles
 from bot.photo.detect import UNCERTAIN
-from tests.photo.measure import Tally, package_as_is, tally, trial
+from tests.photo.measure import Tally, Trial, package_as_is, tally, trial
+from tests.photo.real import corrected, errata, real_trial
 from tests.photo.real import hands as real_hands
-from tests.photo.real import real_trial
 from tests.photo.render import CONDITIONS, scene_for
 
 FIRST_SEED = 1000  # the floor test in tests/photo uses seeds below this
@@ -77,23 +78,20 @@ def _row(name: str, t: Tally, base: Tally) -> None:
 
 
 def real(data: Path) -> None:
-    """The held-out real photos, and the time for one of them blown up to 12 megapixels."""
+    """The held-out real photos, as labelled and with the errata (tests/photo/real_errata.csv),
+    and the time for one of them blown up to 12 megapixels."""
     photos = real_hands(data)
     trials = [real_trial(p) for p in photos]
-    t = tally(r.trial for r in trials)
-    fixes = sorted(r.trial.corrections for r in trials)
     print(f"\nheld-out real photos ({data.name}/valid + test, hands of 13–18 tiles): {len(trials)} photos, "
-          f"{t.tiles} tiles")
-    print(f"  tiles read right {t.recall:.1%}, precision {t.precision:.1%}, whole hand {t.hands:.1%}, "
-          f"corrections per hand median {statistics.median(fixes):g} (mean {t.corrections:.2f}, "
-          f"worst {fixes[-1]}), {t.seconds:.3f} s a photo")
+          f"{sum(len(p.kinds) for p in photos)} tiles")
     print(f"  boxes found (any tile): {sum(r.found for r in trials) / sum(r.boxes for r in trials):.1%}; "
-          f"hands with at most 1 correction: {sum(f <= 1 for f in fixes) / len(fixes):.1%}")
-    kinds = sorted(t.per_kind().items(), key=lambda kv: kv[1][0] / kv[1][1])
-    print("  per kind (read right / present), worst first:")
-    print("    " + "  ".join(f"{k} {right}/{n}" for k, (right, n) in kinds))
-    print("  most common misreads (true → read): "
-          + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in t.confusions().most_common(10)))
+          f"{sum(r.trial.seconds for r in trials) / len(trials):.3f} s a photo")
+    fixes = errata()
+    print("  as labelled:")
+    _real_tally([r.trial for r in trials])
+    print(f"  with the {len(fixes)} labels of the errata set right:")
+    _real_tally([replace(r.trial, truth=tuple(corrected(p, fixes).kinds))
+                 for p, r in zip(photos, trials, strict=True)])
     with Image.open(photos[0].image) as im:
         big = im.convert("RGB").resize((4000, 3000))
     out = io.BytesIO()
@@ -104,6 +102,20 @@ def real(data: Path) -> None:
         read_tiles(out.getvalue())
     seconds = (time.perf_counter() - start) / 3
     print(f"  a 12-megapixel JPEG ({len(out.getvalue()) // 1000} KB): {seconds:.3f} s")
+
+
+def _real_tally(trials: list[Trial]) -> None:
+    t = tally(trials)
+    fixes = sorted(tr.corrections for tr in trials)
+    print(f"    tiles read right {t.recall:.1%}, precision {t.precision:.1%}, whole hand {t.hands:.1%}, "
+          f"corrections per hand median {statistics.median(fixes):g} (mean {t.corrections:.2f}, "
+          f"worst {fixes[-1]}); hands with at most 1 correction: "
+          f"{sum(f <= 1 for f in fixes) / len(fixes):.1%}")
+    kinds = sorted(t.per_kind().items(), key=lambda kv: kv[1][0] / kv[1][1])
+    print("    per kind (read right / present), worst first:")
+    print("      " + "  ".join(f"{k} {right}/{n}" for k, (right, n) in kinds))
+    print("    most common misreads (true → read): "
+          + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in t.confusions().most_common(10)))
 
 
 if __name__ == "__main__":

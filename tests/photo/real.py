@@ -7,9 +7,10 @@ boxes (flowers too) that some read box overlaps by IoU ≥ 0.5, whatever tile it
 
 from __future__ import annotations
 
+import csv
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.photo import PhotoReading, read_tiles
@@ -19,12 +20,33 @@ from training.yolo import Labelled, photos
 from .measure import Trial
 
 IOU = 0.5
+ERRATA = Path(__file__).with_name("real_errata.csv")
 HAND = range(13, 19)  # tiles of the 34 kinds in a photo that counts as a hand
 
 
 def hands(data: Path, splits: Iterable[str] = ("valid", "test")) -> list[Labelled]:
     """The photos of a hand in the held-out splits of the data set at `data`."""
     return [p for s in splits for p in photos(data / s) if len(p.kinds) in HAND]
+
+
+def errata() -> dict[tuple[str, str, int], tuple[str, str]]:
+    """(split, image name, line of its label file) → (tile labelled, tile the box holds)."""
+    with ERRATA.open(newline="") as f:
+        return {(r["split"], r["image"], int(r["line"])): (r["labelled"], r["seen"])
+                for r in csv.DictReader(f)}
+
+
+def corrected(photo: Labelled, fixes: dict[tuple[str, str, int], tuple[str, str]]) -> Labelled:
+    """The photo with the errata's tiles in place of the wrong labels."""
+    split = photo.image.parent.parent.name
+    tiles = []
+    for line, (kind, box) in enumerate(photo.tiles):
+        fix = fixes.get((split, photo.image.name, line))
+        if fix is not None:
+            assert fix[0] == kind, (photo.image.name, line, kind, fix)
+            kind = fix[1]
+        tiles.append((kind, box))
+    return replace(photo, tiles=tuple(tiles))
 
 
 @dataclass(frozen=True)

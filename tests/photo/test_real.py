@@ -10,7 +10,7 @@ from PIL import Image
 
 from bot.photo.classify import CLASSES, MODEL_PATH, classify, crop
 from tests.photo.measure import tally
-from tests.photo.real import real_trial
+from tests.photo.real import corrected, errata, real_trial
 from training.yolo import FLOWER, KINDS, NAMES, kind_of, photos
 
 REAL = Path(__file__).with_name("real")
@@ -26,6 +26,25 @@ def test_the_data_sets_classes_map_to_our_34_tiles_and_flowers() -> None:
     assert KINDS.count(FLOWER) == 8
     assert [kind_of(n) for n in ("sc4", "sd2", "sb1", "hwe", "hwn", "hdw", "hdg", "hdr", "bf3")] == [
         "4m", "2p", "1s", "1z", "4z", "5z", "6z", "7z", FLOWER]
+
+
+def test_the_errata_name_real_tiles_and_change_each_label() -> None:
+    fixes = errata()
+    assert len(fixes) == 83
+    for (split, image, line), (labelled, seen) in fixes.items():
+        assert split in ("valid", "test") and image.endswith(".jpg") and line >= 0
+        assert labelled in CLASSES[:34] and seen in CLASSES[:34] and seen != labelled
+
+
+def test_an_erratum_replaces_the_label_of_its_box_only() -> None:
+    photo = next(iter(photos(REAL)))
+    split = photo.image.parent.parent.name
+    kind = photo.tiles[2][0]
+    other = "5z" if kind != "5z" else "6z"
+    fixed = corrected(photo, {(split, photo.image.name, 2): (kind, other)})
+    assert fixed.tiles[2] == (other, photo.tiles[2][1])
+    assert fixed.tiles[:2] == photo.tiles[:2] and fixed.tiles[3:] == photo.tiles[3:]
+    assert corrected(photo, errata()) == photo  # none of the errata is in the suite's four photos
 
 
 def test_the_classifier_ships_small() -> None:
