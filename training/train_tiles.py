@@ -27,7 +27,7 @@ import torch
 from PIL import Image
 from torch import nn
 
-from bot.photo.boxes import iou, same_tile
+from bot.photo.boxes import Box, iou, same_tile
 from bot.photo.classify import CLASSES, CROP_PX, NONE, crop
 from bot.photo.locator import locate
 from training.yolo import for_tuning, photos
@@ -52,34 +52,39 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
         with Image.open(photo.image) as im:
             image = im.convert("RGB")
         w, h = image.size
-        boxes = [(x1 * w, y1 * h, x2 * w, y2 * h) for _, (x1, y1, x2, y2) in photo.tiles]
-        kinds = [kind for kind, _ in photo.tiles]
-        for kind, box in zip(kinds, boxes, strict=True):
-            xs.append(crop(image, box))
-            ys.append(CLASSES.index(kind))
-        # The locator's places, as the reader crops them: off by a little from a labelled box
-        # (read as its tile), or on the table, a tile's edge or between two tiles (none).
-        for box, _ in locate(image, peak=HARD_PEAK):
-            best = max(range(len(boxes)), key=lambda i: iou(box, boxes[i]), default=None)
-            overlap = iou(box, boxes[best]) if best is not None else 0.0
-            if overlap >= MATCH:
-                xs.append(crop(image, box))
-                ys.append(CLASSES.index(kinds[best]))
-            elif overlap < APART and not any(same_tile(box, b) for b in boxes):
-                xs.append(crop(image, box))
-                ys.append(CLASSES.index(NONE))
-        if boxes:  # one piece of table (or of a tile's edge) the size of a tile, off every box
-            bw = float(np.median([b[2] - b[0] for b in boxes]))
-            bh = float(np.median([b[3] - b[1] for b in boxes]))
-            for _ in range(20):
-                x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-                box = (x, y, x + bw, y + bh)
-                if all(_overlap(box, b) < 0.25 for b in boxes):
-                    xs.append(crop(image, box))
-                    ys.append(CLASSES.index(NONE))
-                    break
+        labelled = [((x1 * w, y1 * h, x2 * w, y2 * h), kind) for kind, (x1, y1, x2, y2) in photo.tiles]
+        pairs = labelled + _places(image, labelled) + _table(image, labelled, rng)
+        xs += [crop(image, box) for box, _ in pairs]
+        ys += [CLASSES.index(kind) for _, kind in pairs]
     print(f"{len(xs)} crops; {skipped} train photos left out (their source is held out or kept for tuning)")
     return np.stack(xs), np.array(ys, dtype=np.int64)
+
+
+def _places(image: Image.Image, labelled: list[tuple[Box, str]]) -> list[tuple[Box, str]]:
+    """The locator's places, as the reader crops them: off by a little from a labelled box (that
+    box's tile), or on the table, a tile's edge or between two tiles (NONE); the doubtful left out."""
+    out = []
+    for box, _ in locate(image, peak=HARD_PEAK):
+        overlap, kind = max(((iou(box, b), k) for b, k in labelled), default=(0.0, NONE))
+        if overlap >= MATCH:
+            out.append((box, kind))
+        elif overlap < APART and not any(same_tile(box, b) for b, _ in labelled):
+            out.append((box, NONE))
+    return out
+
+
+def _table(image: Image.Image, labelled: list[tuple[Box, str]], rng: random.Random) -> list[tuple[Box, str]]:
+    """One piece of table (or of a tile's edge) the size of a tile, off every box, if one is found."""
+    if not labelled:
+        return []
+    bw = float(np.median([b[2] - b[0] for b, _ in labelled]))
+    bh = float(np.median([b[3] - b[1] for b, _ in labelled]))
+    for _ in range(20):
+        x, y = rng.uniform(0, image.width - bw), rng.uniform(0, image.height - bh)
+        box = (x, y, x + bw, y + bh)
+        if all(_overlap(box, b) < 0.25 for b, _ in labelled):
+            return [(box, NONE)]
+    return []
 
 
 def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
