@@ -75,16 +75,16 @@ async def test_a_photo_is_fetched_from_the_configured_server_and_its_hint_goes_o
         bot: object, tg: FakeTelegram) -> None:
     table = await seated(tg, "photo")
     alice = table.players[0]
-    # taken from further away: the detector reads the 6m as a 5m (it is deterministic)
-    data = render(Scene(GUIYANG_HAND, tile_width=44, margin=3.0))
+    # the reader takes both birds (1s) of these Japanese-style faces for 6s, unsure of each (it is
+    # deterministic)
+    data = render(Scene(GUIYANG_HAND, tile_width=52, margin=2.0))
     reading = detect.read_tiles(data)
     await tg.send_photo(table.chat, alice, data, caption="/hu S self-draw")
     wiz = await answer(tg, table)
     assert "Tiles of South Bob" in wiz.text, wiz.text
     [(path, status)] = tg.downloads
     assert status == 200 and path == tg.requests_for("getFile")[0].result["file_path"]
-    # the hint names the tiles read with low confidence only (the 1s here, and the second 1s
-    # misread as a 6s; the misread 6m scored 0.93: confidence cannot tell it)
+    # the hint names the tiles read with low confidence only (the two 6s that are 1s)
     assert reading.uncertain and all(reading.tiles[i].confidence < detect.UNCERTAIN
                                      for i in reading.uncertain)
     hint = "The photo was unsure of: " + " ".join(reading.names[i] for i in reading.uncertain)

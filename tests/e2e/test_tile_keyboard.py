@@ -202,7 +202,8 @@ async def test_a_photo_opens_the_keyboard_and_a_misread_tile_is_corrected(
     table = Table(tg, tg.group("photo"), players(tg, "en"))
     alice = table.players[0]
     await seat(table, "guiyang")
-    # taken from further away: the detector reads the 6m as a 5m (the detector is deterministic)
+    # taken from further away: the reader misses both birds (1s) of these Japanese-style faces
+    # (it is deterministic)
     data = render(Scene(GUIYANG_HAND, tile_width=44, margin=3.0))
     reading = read_tiles(data)
     detected = reading.names
