@@ -28,7 +28,7 @@ from PIL import Image
 from torch import nn
 
 from bot.photo.locator import GREY, SIZE, STRIDE, letterbox
-from training.yolo import for_tuning, photos
+from training.yolo import for_tuning, held_out_sources, photos
 
 SEED = 24
 Boxes = list[tuple[float, float, float, float]]  # x1, y1, x2, y2, relative to the square
@@ -37,7 +37,7 @@ Boxes = list[tuple[float, float, float, float]]  # x1, y1, x2, y2, relative to t
 def load(data: Path) -> tuple[torch.Tensor, list[Boxes]]:
     """The train photos as SIZE×SIZE RGB (uint8) and their tiles' boxes, flowers included (a
     flower is a tile on the table: the classifier leaves it out)."""
-    held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
+    held_out = held_out_sources(data)
     images, boxes = [], []
     for photo in photos(data / "train"):
         if photo.source in held_out or for_tuning(photo.source) or not photo.tiles:

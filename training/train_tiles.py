@@ -30,7 +30,7 @@ from torch import nn
 from bot.photo.boxes import Box, iou, same_tile
 from bot.photo.classify import CLASSES, CROP_PX, NONE, crop
 from bot.photo.locator import locate
-from training.yolo import for_tuning, photos
+from training.yolo import for_tuning, held_out_sources, photos
 
 SEED = 24
 SHIFT = 3  # pixels a crop moves either way in training, as a detector's box does
@@ -40,7 +40,7 @@ APART = 0.1  # a place overlapping every labelled box less than this holds none
 
 
 def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
-    held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
+    held_out = held_out_sources(data)
     rng = random.Random(SEED)
     xs: list[np.ndarray] = []
     ys: list[int] = []

@@ -67,10 +67,17 @@ def photos(split_dir: Path) -> Iterator[Labelled]:
             yield Labelled(images[0], tuple(tiles))
 
 
-TUNE_SHARE = 7  # one train source photo in this many is kept from the locator's training
+def held_out_sources(data: Path) -> set[str]:
+    """The source photos of the valid/ and test/ splits: their copies in train/ are never trained
+    on (Roboflow exported some sources into both)."""
+    return {p.source for s in ("valid", "test") for p in photos(data / s)}
+
+
+TUNE_SHARE = 7  # one train source photo in this many is kept from the models' training
 
 
 def for_tuning(source: str) -> bool:
-    """Whether a train photo's source is kept out of the locator's training, to choose the
-    reader's settings on photos no model has seen (the same few always: a hash of the name)."""
+    """Whether a train photo's source is kept out of the locator's and the classifier's training,
+    to choose the reader's settings on photos no model has seen (the same few always: a hash of
+    the name)."""
     return zlib.crc32(source.encode()) % TUNE_SHARE == 0

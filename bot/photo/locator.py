@@ -24,7 +24,6 @@ MODEL_PATH = Path(__file__).with_name("locator.onnx")
 PEAK = 0.5
 
 
-
 def letterbox(image: Image.Image) -> tuple[Image.Image, float]:
     """The image shrunk to fit SIZE×SIZE at the top left of a GREY square (as the network was
     trained: training/train_locator.py), and the factor it was shrunk by."""

@@ -87,14 +87,14 @@ def real(data: Path) -> None:
     print(f"  boxes found (any tile): {sum(r.found for r in trials) / sum(r.boxes for r in trials):.1%}; "
           f"{sum(r.trial.seconds for r in trials) / len(trials):.3f} s a photo")
     fixes = errata()
+    truths = [tuple(corrected(p, fixes).kinds) for p in photos]
     print("  as labelled:")
     _real_tally([r.trial for r in trials])
     print(f"  with the {len(fixes)} labels of the errata set right:")
-    _real_tally([replace(r.trial, truth=tuple(corrected(p, fixes).kinds))
-                 for p, r in zip(photos, trials, strict=True)])
+    _real_tally([replace(r.trial, truth=truth) for r, truth in zip(trials, truths, strict=True)])
     for turn, name in ((Image.Transpose.ROTATE_90, "a quarter"), (Image.Transpose.ROTATE_180, "upside down")):
-        turned = [replace(real_trial(p, lambda data, t=turn: read_tiles(_turned(data, t))).trial,
-                          truth=tuple(corrected(p, fixes).kinds)) for p in photos]
+        turned = [replace(real_trial(p, lambda data, t=turn: read_tiles(_turned(data, t))).trial, truth=truth)
+                  for p, truth in zip(photos, truths, strict=True)]
         t = tally(turned)
         print(f"  every photo turned {name} (errata set right): tiles read right {t.recall:.1%}, "
               f"precision {t.precision:.1%}, corrections per hand mean {t.corrections:.2f}")

@@ -22,15 +22,15 @@ from typing import Any
 from bot.photo import classify, detect, locator, row
 from tests.photo.measure import tally
 from tests.photo.real import RealTrial, hands, real_trial
-from training.yolo import Labelled, for_tuning, photos
+from training.yolo import Labelled, for_tuning, held_out_sources
 
 _MODULES = (detect, row, locator, classify)
 
 
 def train_hands(data: Path, tuning: bool = False) -> list[Labelled]:
     """The train split's hands, less the held-out sources; `tuning`: only the sources kept out of
-    the locator's training (training/yolo.py: for_tuning), whose places no model has learned."""
-    held_out = {p.source for s in ("valid", "test") for p in photos(data / s)}
+    the models' training (training/yolo.py: for_tuning), which no model has learned."""
+    held_out = held_out_sources(data)
     return [p for p in hands(data, ("train",))
             if p.source not in held_out and (not tuning or for_tuning(p.source))]
 
@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("variants", nargs="*", default=[""])
     parser.add_argument("--every", type=int, default=1, help="take every n-th photo (1: all)")
     parser.add_argument("--tuning", action="store_true",
-                        help="only the sources the locator was not trained on (choose its settings there)")
+                        help="only the sources no model was trained on (choose the settings there)")
     parser.add_argument("--cache", type=Path, help="keep the detector's boxes in this file for the next run")
     args = parser.parse_args()
     pictures = train_hands(args.data, args.tuning)[::args.every]
