@@ -27,7 +27,7 @@ from scoring.settlement import format_cents
 
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
 from .commands import greeting, hands, ledger, sessions, standings
-from .entry.oneline import features_help
+from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits

@@ -21,16 +21,16 @@ from scoring import ScoringError, get_variant, score
 from ..chat.miniapp import mini_app_rows
 from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
 from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
-from ..entry import wizard_reading
+from ..entry.controls import FormError
 from ..entry.ctx import Ctx
-from ..entry.forms import FormError
-from ..entry.hu_line import parse_wins
-from ..entry.oneline import TILES, LineError
-from ..entry.ready_line import read_ready, ready_note
-from ..entry.ready_line import refusal as tiles_refusal
-from ..entry.tiles_line import read_tiles
-from ..entry.wizard import hand_state, new_draft, photo_draft, press, screen
-from ..entry.wizard_tiles import KeyRefused, ReadRefused, refusal_text
+from ..entry.hu import parse_wins
+from ..entry.hu.ready import read_ready, ready_note
+from ..entry.hu.ready import refusal as tiles_refusal
+from ..entry.hu.tiles import read_tiles
+from ..entry.hu.words import TILES, LineError
+from ..entry.wizard import reading
+from ..entry.wizard.flow import hand_state, new_draft, photo_draft, press, screen
+from ..entry.wizard.keyboard import KeyRefused, ReadRefused, refusal_text
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip
@@ -140,7 +140,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     # how the hand went on. The reading taken stays in the draft: every screen names it.
     draft = new_draft(events, step="preview" if ended else "main")
     if read:
-        draft["reads"] = wizard_reading.reads_from(read, typed)
+        draft["reads"] = reading.reads_from(read, typed)
     await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready), ctx)
 
 
@@ -477,7 +477,7 @@ async def on_key(update: Update, context: Context) -> None:
     op, arg = parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
     draft["error"] = None
     try:
-        wizard_reading.key_press(draft, ctx, op, arg)
+        reading.key_press(draft, ctx, op, arg)
     except FormError:
         view = screen(draft, ctx, draft["rev"])
         await throttle_of(context).show_now(context.bot, saved.chat_id, saved.message_id,

@@ -20,7 +20,7 @@ from scoring.stats import PlayerStats, merge
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
 from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, people_of, settlement
 from ..chat.table import last_session, seat_names
-from ..entry.oneline import parse_seat
+from ..entry.hu.words import parse_seat
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.export import ImportError_, parse_import, session_files

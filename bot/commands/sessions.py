@@ -21,8 +21,8 @@ from ..chat.scope import (
     stale_button,
 )
 from ..chat.table import seat_names
-from ..entry import forms
-from ..entry.forms import Kind
+from ..entry import controls
+from ..entry.controls import Kind
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, clip, parse_amount, visible_name
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import LANG_NAMES, LANGS, N_
@@ -55,7 +55,7 @@ INT_PRESETS = {"cap": (0, 20, 40, 100), "level_points": (100, 200), "false_win_p
 
 # -- rules as a keyboard ------------------------------------------------------------------------
 
-def rule_choices(spec: forms.Spec) -> list[Any]:
+def rule_choices(spec: controls.Spec) -> list[Any]:
     if spec.kind is Kind.BOOL:
         return [False, True]
     if spec.kind is Kind.CHOICE:
@@ -65,7 +65,7 @@ def rule_choices(spec: forms.Spec) -> list[Any]:
     return sorted({base, *presets})
 
 
-def next_rule_value(spec: forms.Spec, current: Any) -> Any:
+def next_rule_value(spec: controls.Spec, current: Any) -> Any:
     choices = rule_choices(spec)
     idx = choices.index(current) if current in choices else -1
     return choices[(idx + 1) % len(choices)]
@@ -75,7 +75,7 @@ def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
     variant = get_variant(variant_name)
     full = variant.Rules.model_validate(rules).model_dump()
     out = []
-    for spec in forms.fields_of(variant.Rules):
+    for spec in controls.fields_of(variant.Rules):
         value = full[spec.name]
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
@@ -89,7 +89,7 @@ def rules_rows(t: Any, session: Any) -> list[list[Button]]:
     variant = get_variant(session.variant)
     full = variant.Rules.model_validate(session.rules).model_dump()
     rows = []
-    for i, spec in enumerate(forms.fields_of(variant.Rules)):
+    for i, spec in enumerate(controls.fields_of(variant.Rules)):
         value = full[spec.name]
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
@@ -254,7 +254,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
         await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
         return
     variant = get_variant(session.variant)
-    specs = forms.fields_of(variant.Rules)
+    specs = controls.fields_of(variant.Rules)
     idx = int(parts[2])
     if idx >= len(specs):
         await stale_button(query, t)

@@ -26,11 +26,12 @@ from scoring.tiles import analyze
 from ..chat.scope import refusal
 from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
-from ..entry import forms, wizard_reading
+from ..entry import controls
 from ..entry.ctx import Ctx
-from ..entry.oneline import TILES, LineError
-from ..entry.tiles_line import read_tiles
-from ..entry.wizard import hand_state, missing, new_draft, prune, screen
+from ..entry.hu.tiles import read_tiles
+from ..entry.hu.words import TILES, LineError
+from ..entry.wizard import reading
+from ..entry.wizard.flow import hand_state, missing, new_draft, prune, screen
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, wind
@@ -246,13 +247,13 @@ def _read(ctx: Ctx, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[st
     words when the hand is not whole or scoring refuses it."""
     t = ctx.t
     events = _events(body, t)
-    known = set(forms.event_types(ctx.variant.events)) - {"win"}
+    known = set(controls.event_types(ctx.variant.events)) - {"win"}
     for i, event in enumerate(events):
         if event.get("type") not in known:  # a win, or a type scoring will refuse
             continue
         # as the wizard stores it: the page sends its whole form, defaults dropped; a field left
         # empty named in the wizard's words
-        events[i] = prune(forms.event_model(ctx.variant.events, event["type"]), event)
+        events[i] = prune(controls.event_model(ctx.variant.events, event["type"]), event)
         name = missing(ctx, events[i], events[:i])
         if name is not None:
             raise Refused(422, t("Choose “{field}” first.", field=name))
@@ -273,7 +274,7 @@ def _read(ctx: Ctx, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[st
         raise Refused(422, t("Anything else to add? Else preview the hand."), incomplete=True)
     draft = new_draft(events, step="preview")
     if read:
-        draft["reads"] = wizard_reading.reads_from(read, typed)
+        draft["reads"] = reading.reads_from(read, typed)
     return events, draft
 
 

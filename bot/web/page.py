@@ -1,7 +1,7 @@
 """The page: index.html, app.js and app.css (bot/web/static, package data) at /app/, the tile
 faces, and the hand's form as data — the fields, choices and labels the wizard builds from the
-variant's models (bot/entry/forms.py, bot/entry/wizard_form.py) and the tile keyboard's tiles
-and jokers (bot/entry/wizard_tiles.py), so the page keeps no list of its own.
+variant's models (bot/entry/controls.py, bot/entry/screens.py) and the tile keyboard's tiles
+and jokers (bot/entry/wizard/keyboard.py), so the page keeps no list of its own.
 
 The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and Hainan's
 eight flowers drawn on that set's blank tile (its README says where they come from and how they
@@ -16,12 +16,12 @@ from typing import Any
 from aiohttp import web
 
 from ..chat.table import wizard_ctx
-from ..entry import forms
+from ..entry import controls
+from ..entry.controls import Kind
 from ..entry.ctx import Ctx
-from ..entry.forms import Kind
-from ..entry.wizard import AFTER_END, BLOOD_BATTLE, extras
-from ..entry.wizard_form import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
-from ..entry.wizard_tiles import FLOWERS, KeySpec, jokers
+from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
+from ..entry.wizard.flow import AFTER_END, BLOOD_BATTLE, extras
+from ..entry.wizard.keyboard import FLOWERS, KeySpec, jokers
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
 from .auth import HEADER
@@ -37,7 +37,7 @@ PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT, Kind.SEATS, Kind.SEAT
 NO_STORE = {"Cache-Control": "no-cache"}
 
 
-def _field(ctx: Ctx, spec: forms.Spec, event: str) -> dict[str, Any]:
+def _field(ctx: Ctx, spec: controls.Spec, event: str) -> dict[str, Any]:
     """One field as the page draws it: its kind, label, bounds and choices; a per-seat map says
     what one seat holds (`value`), a nested hand its own fields and the words that may stand
     for it (`words`: Luzhou's 花猫 in place of a ready hand)."""
@@ -61,15 +61,15 @@ def _field(ctx: Ctx, spec: forms.Spec, event: str) -> dict[str, Any]:
 
 
 def _fields(ctx: Ctx, model: type[Any], event: str, skip: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    return [_field(ctx, s, event) for s in forms.fields_of(model)
+    return [_field(ctx, s, event) for s in controls.fields_of(model)
             if s.kind in PAGE_KINDS and s.name not in ("type", *skip)]
 
 
 def _event_form(ctx: Ctx, type_name: str) -> dict[str, Any]:
     """An event other than the win: its title, its blank values and its fields."""
-    model = forms.event_model(ctx.variant.events, type_name)
+    model = controls.event_model(ctx.variant.events, type_name)
     return {"type": type_name, "title": heading(ctx, type_name), "after_end": type_name in AFTER_END,
-            "blank": forms.blank(model), "fields": _fields(ctx, model, type_name)}
+            "blank": controls.blank(model), "fields": _fields(ctx, model, type_name)}
 
 
 def hand_form(ctx: Ctx) -> dict[str, Any]:
@@ -78,9 +78,9 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     hand's end marked), the wall's end with its ready hands, and the tile keyboard's tiles,
     labels and jokers."""
     variant = ctx.variant
-    win = forms.event_model(variant.events, "win")
-    by = forms.spec_named(win, "by")
-    winners = forms.spec_named(win, "winners").model
+    win = controls.event_model(variant.events, "win")
+    by = controls.spec_named(win, "by")
+    winners = controls.spec_named(win, "winners").model
     assert winners is not None
     spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
     codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
@@ -88,7 +88,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         wild = {x: sorted(jokers({"indicator": x}, spec)) for x in (*SUITED, *HONOURS)}
     else:
         wild = {"": sorted(jokers({}, spec))}
-    types = forms.event_types(variant.events)
+    types = controls.event_types(variant.events)
     return {
         "variant": variant.name, "multi_winner": variant.multi_winner,
         # Luzhou's blood battle: wins follow each other until three have won or the wall ends

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bot.entry.ctx import Ctx
-from bot.entry.oneline import turned_for
-from bot.entry.wizard_form import summarize_event
+from bot.entry.hu.words import turned_for
+from bot.entry.screens import summarize_event
 from bot.view.i18n import translator
 from bot.view.render import FSI, PDI, outcome_lines, seat_label, shown_name, totals_block
 from bot.view.tiles import notation_text, tile_label

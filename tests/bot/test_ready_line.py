@@ -1,4 +1,4 @@
-"""`/hu 流局 …` read into an exhausted event (bot/entry/ready_line.py): the words for an exhausted
+"""`/hu 流局 …` read into an exhausted event (bot/entry/hu/ready.py): the words for an exhausted
 wall, seats by wind, number or name, tiles read by scoring.tiles.ready_entry, and the words a
 seat may take instead (features, 花猫, 不听)."""
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from bot.entry.ctx import Ctx
-from bot.entry.hu_line import parse_wins
-from bot.entry.oneline import LineError
-from bot.entry.ready_line import SeatTilesError, read_ready, ready_note
+from bot.entry.hu import parse_wins
+from bot.entry.hu.ready import SeatTilesError, read_ready, ready_note
+from bot.entry.hu.words import LineError
 from scoring import get_variant, score
 from scoring.tiles import ready_entry
 

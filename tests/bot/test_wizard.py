@@ -10,15 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.entry import forms, wizard_reading
+from bot.entry import controls
+from bot.entry.controls import FormError
 from bot.entry.ctx import Ctx
-from bot.entry.forms import FormError
-from bot.entry.hu_line import parse_wins
-from bot.entry.oneline import LineError, parse_hu
-from bot.entry.wizard import hand_state, new_draft, press, screen
-from bot.entry.wizard_form import label as field_label
-from bot.entry.wizard_form import value_label
-from bot.entry.wizard_tiles import KeyRefused, ReadRefused
+from bot.entry.hu import parse_wins
+from bot.entry.hu.words import LineError, parse_hu
+from bot.entry.screens import label as field_label
+from bot.entry.screens import value_label
+from bot.entry.wizard import reading
+from bot.entry.wizard.flow import hand_state, new_draft, press, screen
+from bot.entry.wizard.keyboard import KeyRefused, ReadRefused
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -32,10 +33,10 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
 
 
 def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
-    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/wizard_tiles.py)
+    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/wizard/keyboard.py)
         _, op, *arg = data.split(":")
         try:
-            wizard_reading.key_press(draft, ctx, op, *arg[:1])
+            reading.key_press(draft, ctx, op, *arg[:1])
         except (KeyRefused, ReadRefused) as exc:
             raise FormError(op) from exc  # refused: the draft is as it was
         return None
@@ -622,7 +623,7 @@ def test_cixi_pure_reads_with_or_without_dragons() -> None:
 
 def _specs(model: type, seen: set) -> list:
     out = []
-    for spec in forms.fields_of(model):
+    for spec in controls.fields_of(model):
         out.append(spec)
         if spec.model is not None and spec.model not in seen:
             seen.add(spec.model)
@@ -638,7 +639,7 @@ def test_no_field_or_value_reaches_a_screen_by_its_key(variant: str, lang: str) 
     v = get_variant(variant)
     ctx = make_ctx(variant, lang=lang)
     for ev in v.events:
-        event = forms.spec_named(ev, "type").choices[0]
+        event = controls.spec_named(ev, "type").choices[0]
         shown = [field_label(ctx, event)]
         for spec in _specs(ev, set()):
             if spec.name in ("type", "by", "winners"):

@@ -1,4 +1,4 @@
-"""查叫 by tiles in the wizard without Telegram (bot/entry/wizard_ready.py): the exhausted wall's form
+"""查叫 by tiles in the wizard without Telegram (bot/entry/wizard/ready.py): the exhausted wall's form
 offers a tiles button per seat still in; the keyboard's 13 tiles become that seat's ready entry
 as scoring.tiles.ready_entry reads them."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.entry import wizard_reading
-from bot.entry.forms import FormError
-from bot.entry.wizard import new_draft, press, screen
-from bot.entry.wizard_tiles import KeyRefused
+from bot.entry.controls import FormError
+from bot.entry.wizard import reading
+from bot.entry.wizard.flow import new_draft, press, screen
+from bot.entry.wizard.keyboard import KeyRefused
 from scoring import score
 from scoring.tiles import ready_entry
 
@@ -20,8 +20,8 @@ PUNGS = "111m222m333p44p55p"
 
 def enter(draft: dict, ctx: object, tiles: list[str]) -> None:
     for tile in tiles:
-        wizard_reading.key_press(draft, ctx, "t", tile)
-    wizard_reading.key_press(draft, ctx, "d")
+        reading.key_press(draft, ctx, "t", tile)
+    reading.key_press(draft, ctx, "d")
 
 
 def split(tiles: str) -> list[str]:
@@ -58,7 +58,7 @@ def test_the_keyboard_opens_again_with_the_tiles_and_a_hand_tap_hides_the_readin
     enter(d, ctx, split(PUNGS))
     press(d, ctx, "rt", "2")  # to correct: the keyboard holds the 13 tiles of before
     assert len(d["keys"]["state"]["hand"]) == 13
-    wizard_reading.key_press(d, ctx, "b")
+    reading.key_press(d, ctx, "b")
     tap(d, ctx, find(d, ctx, "West Carol"))  # a tap by hand: the entry is no longer the tiles'
     assert "West Carol: ready" not in screen(d, ctx, 1).text
 
@@ -78,13 +78,13 @@ def test_refusals_leave_the_keyboard_as_it_was() -> None:
     press(d, ctx, "x")
     press(d, ctx, "rt", "3")
     for tile in split("123m456p789s"):
-        wizard_reading.key_press(d, ctx, "t", tile)
+        reading.key_press(d, ctx, "t", tile)
     with pytest.raises(KeyRefused):
-        wizard_reading.key_press(d, ctx, "d")  # 9 tiles: not a hand
+        reading.key_press(d, ctx, "d")  # 9 tiles: not a hand
     assert len(d["keys"]["state"]["hand"]) == 9 and d["step"] == "keys"
     for tile in split("1122m"):
-        wizard_reading.key_press(d, ctx, "t", tile)
-    wizard_reading.key_press(d, ctx, "d")  # three suits: 花猫
+        reading.key_press(d, ctx, "t", tile)
+    reading.key_press(d, ctx, "d")  # three suits: 花猫
     assert d["pending"]["ready"]["3"] == "flower_cat"
 
 

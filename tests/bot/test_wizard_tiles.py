@@ -1,4 +1,4 @@
-"""The tile keyboard's state machine (bot/entry/wizard_tiles.py): taps, set keys, melds, backspace,
+"""The tile keyboard's state machine (bot/entry/wizard/keyboard.py): taps, set keys, melds, backspace,
 take-out, refusals that change nothing, the notation scoring reads, and the screen's limits."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.entry.wizard_tiles import (
+from bot.entry.wizard.keyboard import (
     KeyRefused,
     KeySpec,
     count,
@@ -262,9 +262,9 @@ def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, st
 def _entered(variant: str, tiles: list[str], events: list[dict[str, Any]] | None = None
              ) -> tuple[Any, dict[str, Any]]:
     """South's self-drawn win, its tiles (and keys) entered on the keyboard and Done."""
-    from bot.entry import wizard_reading
     from bot.entry.ctx import Ctx
-    from bot.entry.wizard import new_draft, press
+    from bot.entry.wizard import reading
+    from bot.entry.wizard.flow import new_draft, press
     from scoring import get_variant
 
     ctx = Ctx(variant=get_variant(variant), lang="en", names=["A", "B", "C", "D"],
@@ -273,16 +273,16 @@ def _entered(variant: str, tiles: list[str], events: list[dict[str, Any]] | None
     press(draft, ctx, "wz", "1")
     press(draft, ctx, "kt", "0")
     for key in tiles:  # tiles, and set keys ("c") among them
-        wizard_reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
-            wizard_reading.key_press(draft, ctx, key)
-    wizard_reading.key_press(draft, ctx, "d")
+        reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            reading.key_press(draft, ctx, key)
+    reading.key_press(draft, ctx, "d")
     return ctx, draft
 
 
 def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
     """What a reading is worth depends on how the hand was won: changed on the "how" screen
     (Back, then a discard), the tiles are valued again."""
-    from bot.entry.wizard import press
+    from bot.entry.wizard.flow import press
 
     tiles = "111m234m567m888m9m+9m"
     ctx, draft = _entered("hainan", ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m",
@@ -300,7 +300,7 @@ def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
 def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -> None:
     """Guiyang's 平胡 may not win off a plain discard: changed to one, the reading goes, the
     refusal is shown, and the tiles stay for the keyboard."""
-    from bot.entry.wizard import press
+    from bot.entry.wizard.flow import press
 
     tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
     ctx, draft = _entered("guiyang", tiles)
@@ -315,8 +315,8 @@ def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -
 def test_a_kong_added_from_the_tiles_goes_when_the_tiles_are_corrected_without_it() -> None:
     """A concealed kong among a winner's tiles is entered before the win; the tiles corrected
     (Correct the tiles) to hold none, it is taken out again; put back, it is entered once."""
-    from bot.entry import wizard_reading
-    from bot.entry.wizard import press
+    from bot.entry.wizard import reading
+    from bot.entry.wizard.flow import press
 
     kong = {"type": "kong", "seat": 1, "kind": "concealed"}
     ctx, draft = _entered("guiyang", ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
@@ -325,10 +325,10 @@ def test_a_kong_added_from_the_tiles_goes_when_the_tiles_are_corrected_without_i
     def correct(presses: list[str]) -> None:
         press(draft, ctx, "kt", "0")
         while draft["keys"]["state"]["log"]:
-            wizard_reading.key_press(draft, ctx, "x")
+            reading.key_press(draft, ctx, "x")
         for p in [*presses, "d"]:
-            wizard_reading.key_press(draft, ctx, "t", p) if len(p) == 2 else \
-                wizard_reading.key_press(draft, ctx, p)
+            reading.key_press(draft, ctx, "t", p) if len(p) == 2 else \
+                reading.key_press(draft, ctx, p)
 
     correct(["2m", "c", "5m", "c", "9m", "2", "8m", "3", "1m", "3"])
     assert draft["events"] == []
@@ -358,7 +358,7 @@ def _two_kongs(hand_kong: bool) -> tuple[Any, dict[str, Any], list[dict[str, Any
 def test_kongs_added_from_the_tiles_go_with_a_win_taken_back_with_back(hand_kong: bool) -> None:
     """Back from the win's form, then Back from "how": the win is not entered, and neither are
     the kongs its tiles added; one entered by hand stays. The tiles wait for the next try."""
-    from bot.entry.wizard import press
+    from bot.entry.wizard.flow import press
 
     ctx, draft, typed = _two_kongs(hand_kong)
     tiles = draft["reads"]["1"]["state"]["hand"]
@@ -370,8 +370,8 @@ def test_kongs_added_from_the_tiles_go_with_a_win_taken_back_with_back(hand_kong
     press(draft, ctx, "wz", "1")  # the same win again: the kongs come back once
     press(draft, ctx, "kt", "0")
     assert draft["keys"]["state"]["hand"] == tiles
-    from bot.entry import wizard_reading
-    wizard_reading.key_press(draft, ctx, "d")
+    from bot.entry.wizard import reading
+    reading.key_press(draft, ctx, "d")
     kong = {"type": "kong", "seat": 1, "kind": "concealed"}
     assert draft["events"] == [*typed, *[kong] * (2 - len(typed))]
 
@@ -380,7 +380,7 @@ def test_kongs_added_from_the_tiles_go_with_a_win_taken_back_with_back(hand_kong
 def test_kongs_added_from_the_tiles_go_with_the_win_on_remove_last(hand_kong: bool) -> None:
     """"Remove last" on the entered win takes the kongs its tiles added too, not one entered
     by hand."""
-    from bot.entry.wizard import press
+    from bot.entry.wizard.flow import press
 
     ctx, draft, typed = _two_kongs(hand_kong)
     press(draft, ctx, "d")  # the win entered
@@ -393,9 +393,9 @@ def test_kongs_added_from_the_tiles_go_with_the_win_on_remove_last(hand_kong: bo
 def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> None:
     """Guiyang: South's tiles (a concealed kong among them) off North's discard; back on "how",
     West is added and South taken off: South's kong goes, the win stays pending for West."""
-    from bot.entry import wizard_reading
     from bot.entry.ctx import Ctx
-    from bot.entry.wizard import new_draft, press
+    from bot.entry.wizard import reading
+    from bot.entry.wizard.flow import new_draft, press
     from scoring import get_variant
 
     ctx = Ctx(variant=get_variant("guiyang"), lang="en", names=["A", "B", "C", "D"],
@@ -405,9 +405,9 @@ def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> No
     press(draft, ctx, "hd", "3")
     press(draft, ctx, "kt", "0")
     for key in ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"]:
-        wizard_reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
-            wizard_reading.key_press(draft, ctx, key)
-    wizard_reading.key_press(draft, ctx, "d")
+        reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            reading.key_press(draft, ctx, key)
+    reading.key_press(draft, ctx, "d")
     assert draft["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"}], draft["error"]
     press(draft, ctx, "b")  # to "how"
     press(draft, ctx, "ha", "2")  # West won off the same discard

@@ -18,9 +18,9 @@ from scoring import IncompleteHand, ScoringError
 from scoring.model import StrictModel
 from scoring.variant import Variant
 
-from ..plumbing.messages import Button
-from ..view.i18n import N_
-from ..view.render import (
+from ...plumbing.messages import Button
+from ...view.i18n import N_
+from ...view.render import (
     colon,
     deltas_text,
     esc,
@@ -32,11 +32,11 @@ from ..view.render import (
     wind,
     with_unit,
 )
-from . import forms, wizard_reading, wizard_ready
-from .ctx import Ctx
-from .forms import FormError, Kind, Spec
-from .oneline import TILES
-from .wizard_form import (
+from .. import controls
+from ..controls import FormError, Kind, Spec
+from ..ctx import Ctx
+from ..hu.words import TILES
+from ..screens import (
     BY_LABELS,
     Screen,
     form_rows,
@@ -47,6 +47,7 @@ from .wizard_form import (
     summarize_event,
     tile_label,
 )
+from . import reading, ready
 
 TILE_SUITS = (("m", N_("Characters")), ("p", N_("Dots")), ("s", N_("Bamboo")))
 # Variants where a win does not end the hand: the others play on until three have won (血战)
@@ -92,11 +93,11 @@ def photo_draft(ctx: Any, events: list[dict[str, Any]], tiles: list[str],
         extra = {k: v for k, v in w.items() if k != "seat"}
         if extra:
             words[str(w["seat"])] = extra
-        winners.append({**forms.blank(ctx.variant.Winner, seat=w["seat"]), **extra})
-    pending = forms.blank(forms.event_model(ctx.variant.events, "win"), winners=winners)
+        winners.append({**controls.blank(ctx.variant.Winner, seat=w["seat"]), **extra})
+    pending = controls.blank(controls.event_model(ctx.variant.events, "win"), winners=winners)
     pending.update({k: v for k, v in event.items() if k not in ("type", "winners")})
     draft.update(pending=pending, step="form", words=words)
-    wizard_reading.open_photo(draft, ctx)
+    reading.open_photo(draft, ctx)
     if draft["step"] == "keys" and indicator is not None:
         draft["keys"]["state"]["indicator"] = indicator
     return draft
@@ -111,11 +112,11 @@ def _upgrade(draft: dict[str, Any]) -> None:
 # -- models of the variant ----------------------------------------------------------------------
 
 def _event_types(v: Variant) -> list[str]:
-    return forms.event_types(v.events)
+    return controls.event_types(v.events)
 
 
 def _model(v: Variant, type_name: str) -> type[StrictModel]:
-    return forms.event_model(v.events, type_name)
+    return controls.event_model(v.events, type_name)
 
 
 def _won(events: list[dict[str, Any]]) -> set[int]:
@@ -128,13 +129,13 @@ def _current(v: Variant, draft: dict[str, Any]) -> tuple[type[StrictModel], dict
     model = _model(v, draft["pending"]["type"])
     obj, path, i = draft["pending"], draft["path"], 0
     while i < len(path):
-        spec = forms.spec_named(model, path[i])
+        spec = controls.spec_named(model, path[i])
         if spec.kind is Kind.TILE:
             return model, obj, spec
         if spec.kind is Kind.SEAT_MAP and spec.model is not None:
             obj, i = obj[spec.name][path[i + 1]], i + 2
         elif spec.kind is Kind.OBJECT and spec.model is not None:
-            obj, i = obj.setdefault(spec.name, forms.blank(spec.model)), i + 1
+            obj, i = obj.setdefault(spec.name, controls.blank(spec.model)), i + 1
         else:
             raise FormError(path[i])
         model = spec.model
@@ -155,8 +156,8 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
         return _press_main(draft, ctx, op, a)
     if step == "how":
         _press_how(draft, ctx, op, a)
-        wizard_reading.open_photo(draft, ctx)  # a photo's tiles: straight to the keyboard
-        wizard_reading.reread(draft, ctx)  # tiles read under another way of winning
+        reading.open_photo(draft, ctx)  # a photo's tiles: straight to the keyboard
+        reading.reread(draft, ctx)  # tiles read under another way of winning
     elif step in ("form", "tile"):
         return _press_form(draft, ctx, op, a, b)
     elif step == "preview":
@@ -173,16 +174,16 @@ def press(draft: dict[str, Any], ctx: Ctx, op: str, a: str = "", b: str = "") ->
 def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
     v, events = ctx.variant, draft["events"]
     if op in ("wh", "wz"):  # the winner; wz: self-drawn, straight to his features
-        seat = forms._seat(a)
+        seat = controls._seat(a)
         if seat in _won(events) or not _may_win(ctx, events):
             raise FormError(a)
-        win = forms.blank(_model(v, "win"), winners=[forms.blank(v.Winner, seat=seat)])
+        win = controls.blank(_model(v, "win"), winners=[controls.blank(v.Winner, seat=seat)])
         draft.update(pending=win, step="how", path=[])
         if op == "wz":
             _press_how(draft, ctx, "hs", "")
-            wizard_reading.open_photo(draft, ctx)
+            reading.open_photo(draft, ctx)
     elif op == "x" and "exhausted" in _event_types(v):
-        pending = forms.blank(_model(v, "exhausted"))
+        pending = controls.blank(_model(v, "exhausted"))
         if "ready" in pending:
             won = _won(events)
             pending["ready"] = {str(s): None for s in range(4) if s not in won}
@@ -193,10 +194,10 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
         if not a.isdigit() or int(a) >= len(offered):
             raise FormError(a)
         type_name = offered[int(a)]
-        draft.update(pending=forms.blank(_model(v, type_name)), step="form", path=[])
+        draft.update(pending=controls.blank(_model(v, type_name)), step="form", path=[])
         _at_once(draft, ctx)
     elif op == "u" and events:
-        wizard_reading.forget(draft, events.pop())
+        reading.forget(draft, events.pop())
     elif op == "p":
         if not events:
             draft["error"] = ctx.t("Nothing entered yet: add what happened first.")
@@ -219,7 +220,7 @@ def _at_once(draft: dict[str, Any], ctx: Ctx) -> None:
     """An event with nothing to fill in (a wall run out, where nobody's hand is checked) is
     added as soon as it is tapped, not through an empty form."""
     model = _model(ctx.variant, draft["pending"]["type"])
-    if any(spec.name != "type" for spec in forms.fields_of(model)):
+    if any(spec.name != "type" for spec in controls.fields_of(model)):
         return
     _commit(draft, ctx)
     if draft["error"]:
@@ -234,18 +235,18 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
     pending, events = draft["pending"], draft["events"]
     winners = [w["seat"] for w in pending["winners"]]
     if op == "b":
-        wizard_reading.forget(draft, pending)  # with the kongs its tiles added
+        reading.forget(draft, pending)  # with the kongs its tiles added
         draft.update(pending=None, step="main", path=[])
         return
     if op == "ha" and ctx.variant.multi_winner:
-        seat = forms._seat(a)
+        seat = controls._seat(a)
         if seat in _won(events) or winners == [seat]:
             raise FormError(a)  # one winner stays: Back starts over
         if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
-            wizard_reading.forget_seat(draft, seat)
+            reading.forget_seat(draft, seat)
         else:
-            new = forms.blank(ctx.variant.Winner, seat=seat)
+            new = controls.blank(ctx.variant.Winner, seat=seat)
             pending["winners"] = sorted([*pending["winners"], new], key=lambda w: w["seat"])
         return
     if op == "hk" and _robbed_mode(ctx):
@@ -311,27 +312,27 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
             raise FormError(op)
         return None
     if op in ("t", "c", "i", "s", "m", "k", "n", "f"):
-        forms.apply(model, obj, op, a, b)
+        controls.apply(model, obj, op, a, b)
         pending = draft["pending"]
         if not draft["path"] and "from" in _skipped(pending) and pending["type"] != "win":
             pending["from"] = None  # a kong that is no longer exposed has no discarder
     elif op == "kt" and a.isdigit() and not draft["path"] and draft["pending"]["type"] == "win":
-        wizard_reading.open_keys(draft, ctx, int(a))  # the tile keyboard (wizard_tiles)
+        reading.open_keys(draft, ctx, int(a))  # the tile keyboard (wizard/keyboard.py)
     elif op == "kr" and not draft["path"]:
-        wizard_reading.choose_reading(draft, ctx, a, b)
+        reading.choose_reading(draft, ctx, a, b)
     elif op == "rt":
-        wizard_ready.open_keys(draft, ctx, a)  # a seat's tiles at the exhausted wall (查叫)
+        ready.open_keys(draft, ctx, a)  # a seat's tiles at the exhausted wall (查叫)
     elif op == "o":
         if "." in a:  # sub-forms open from the top level of a form only
             raise FormError(a)
-        spec, _ = forms.resolve(model, obj, a)
+        spec, _ = controls.resolve(model, obj, a)
         if spec.kind is Kind.SEAT_MAP and spec.model is not None:
-            entry = (obj.get(spec.name) or {}).get(str(forms._seat(b)))
+            entry = (obj.get(spec.name) or {}).get(str(controls._seat(b)))
             if entry is None:
                 raise FormError(b)
             draft["path"] += [spec.name, str(int(b))]
         elif spec.kind is Kind.OBJECT:
-            obj.setdefault(spec.name, forms.blank(spec.model))  # type: ignore[arg-type]
+            obj.setdefault(spec.name, controls.blank(spec.model))  # type: ignore[arg-type]
             draft["path"].append(spec.name)
         elif spec.kind is Kind.TILE:
             draft["path"].append(spec.name)
@@ -380,7 +381,7 @@ def missing(ctx: Ctx, pending: dict[str, Any], events: list[dict[str, Any]]) -> 
     an exposed kong's discarder), so the refusal says what to tap rather than "got None";
     `events` are those entered before it."""
     skip = _skipped(pending, ctx, events)
-    for spec in forms.fields_of(_model(ctx.variant, pending["type"])):
+    for spec in controls.fields_of(_model(ctx.variant, pending["type"])):
         if spec.name in skip or pending.get(spec.name) is not None:
             continue
         needed = spec.required and not spec.optional
@@ -410,7 +411,7 @@ def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
 def prune(model: type[StrictModel], obj: dict[str, Any]) -> dict[str, Any]:
     """Drop fields left at their defaults, so stored records read like hand-written ones."""
     out: dict[str, Any] = {}
-    for spec in forms.fields_of(model):
+    for spec in controls.fields_of(model):
         if spec.name not in obj:
             continue
         value = obj[spec.name]
@@ -493,8 +494,8 @@ def screen(draft: dict[str, Any], ctx: Ctx, version: int) -> Screen:
     elif step == "preview":
         s = _preview_screen(draft, ctx, cb)
     elif step == "keys":
-        s = (wizard_ready.keys_view if wizard_ready.is_ready_keys(draft)
-             else wizard_reading.keys_view)(draft, ctx)
+        s = (ready.keys_view if ready.is_ready_keys(draft)
+             else reading.keys_view)(draft, ctx)
     else:
         s = _form_screen(draft, ctx, cb)
     if draft.get("error"):
@@ -529,7 +530,7 @@ def _header(draft: dict[str, Any], ctx: Ctx) -> str:
         lines.append("")
         for i, ev in enumerate(draft["events"], 1):
             lines.append(f"{i}. {summarize_event(ctx, ev)}")
-    reads = wizard_reading.reading_lines(draft, ctx)  # which reading of the tiles was taken
+    reads = reading.reading_lines(draft, ctx)  # which reading of the tiles was taken
     return "\n".join([*lines, *(["", *reads] if reads else [])])
 
 
@@ -646,7 +647,7 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     hint = esc(t("Tap what applies; the payments below follow.") if whole
                else t("Tap to change; Done when it is right."))
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
-    text += "".join("\n" + line for line in wizard_ready.lines(draft, ctx))  # 查叫 by tiles
+    text += "".join("\n" + line for line in ready.lines(draft, ctx))  # 查叫 by tiles
     if whole is not None:
         text += "\n\n" + "\n".join(_outcome_block(ctx, whole, [*draft["events"], pending]))
     skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
@@ -655,8 +656,8 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     rows = form_rows(ctx, model, obj, cb, skip=skip, hidden=hidden, by=pending.get("by"),
                      event=pending["type"])
     if pending["type"] == "win" and not path:
-        rows = wizard_reading.winner_rows(draft, ctx, cb) + rows
-    rows += wizard_ready.rows(draft, ctx, cb)  # 查叫 by tiles: a seat's 13 tiles
+        rows = reading.winner_rows(draft, ctx, cb) + rows
+    rows += ready.rows(draft, ctx, cb)  # 查叫 by tiles: a seat's 13 tiles
     nav = [Button("◀ " + t("Back"), cb("b"))]
     if whole is not None:
         nav.append(_ok(t("Confirm"), cb("ok")))

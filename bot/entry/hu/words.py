@@ -8,11 +8,11 @@ winner feature of the variant by any name the screens show, in any of the three 
 `pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
-Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/tiles_line.py): `/hu 南 自摸
+Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/hu/tiles.py): `/hu 南 自摸
 123m456m789p11s 中中中`; Cixi and Feibao need the turned tile, `翻=5m` (`turned=5m`), or their
 joker itself: Cixi's `龙=6m` (the turned tile is then 5m), Feibao's `精=5m` (the 正精 is the turned
 tile).
-An exhausted wall, with 查叫 by tiles (bot/entry/ready_line.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
+An exhausted wall, with 查叫 by tiles (bot/entry/hu/ready.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from scoring.tiles import parse_tiles
 from scoring.tiles.notation import N_TILES, next_tile, tile_name
 from scoring.variant import Variant, all_variants, term_name
 
-from ..view.i18n import LANGS, translator
-from . import forms
-from .forms import Kind
-from .wizard_form import COMMON_LABELS  # the labels the form buttons show
+from ...view.i18n import LANGS, translator
+from .. import controls
+from ..controls import Kind
+from ..screens import COMMON_LABELS  # the labels the form buttons show
 
 SEAT_WORDS = {"e": 0, "s": 1, "w": 2, "n": 3, "east": 0, "south": 1, "west": 2, "north": 3,
               "东": 0, "南": 1, "西": 2, "北": 3, "東": 0, "东家": 0, "南家": 1, "西家": 2, "北家": 3,
@@ -46,7 +46,7 @@ COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
 TURNED = {"turned", "indicator", "翻", "翻牌", "指示牌"}  # 翻=5m: the tile turned up
 JOKER = {"joker", "龙", "龍", "精", "正精"}  # 龙=6m: the joker itself, named by its own name
-TILES = "_tiles"  # a winner's tile tokens, until bot/entry/tiles_line.py reads them
+TILES = "_tiles"  # a winner's tile tokens, until bot/entry/hu/tiles.py reads them
 
 
 class LineError(ValueError):
@@ -114,7 +114,7 @@ def _vocabulary(variant: Variant) -> Words:
             if lang and name not in words.shown.setdefault(lang, []):
                 words.shown[lang].append(name)
 
-    for spec in forms.fields_of(variant.Winner):
+    for spec in controls.fields_of(variant.Winner):
         if spec.name == "seat":
             continue
         if spec.kind is Kind.BOOL:
@@ -222,7 +222,7 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
             names: list[str | None] | None) -> dict[str, Any]:
     seat = parse_seat(tokens[0], names)
     winner: dict[str, Any] = {"seat": seat}
-    specs = {s.name: s for s in forms.fields_of(variant.Winner)}
+    specs = {s.name: s for s in controls.fields_of(variant.Winner)}
     rest = iter(tokens[1:])
     for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
@@ -313,7 +313,7 @@ def unknown(words: Words, raw: str, after: str = "") -> LineError:
     return LineError("Unknown word “{word}”: /help lists the words for this game.", word=raw)
 
 
-def _value(spec: forms.Spec, text: str, names: list[str | None] | None = None) -> Any:
+def _value(spec: controls.Spec, text: str, names: list[str | None] | None = None) -> Any:
     low = text.strip().lower()
     if spec.kind is Kind.BOOL and low in ("1", "true", "yes", "0", "false", "no"):
         return low in ("1", "true", "yes")

@@ -14,9 +14,9 @@ from ..plumbing.messages import Button
 from ..view import tiles
 from ..view.i18n import N_
 from ..view.render import colon, comma, esc, listing, seat_label, semicolon, term, wind
-from . import forms
+from . import controls
+from .controls import Kind, Spec
 from .ctx import Ctx
-from .forms import Kind, Spec
 
 Callbacks = Callable[..., str]  # (op, a, b) → callback data
 
@@ -121,7 +121,7 @@ def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callb
     rows: list[list[Button]] = []
     own = toggles is None
     toggles = [] if toggles is None else toggles
-    for idx, spec in enumerate(forms.fields_of(model)):
+    for idx, spec in enumerate(controls.fields_of(model)):
         if spec.name in skip or (spec.win_by and by is not None and by not in spec.win_by):
             continue
         ref = f"{prefix}{idx}"
@@ -226,13 +226,13 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
             summary = summarize(ctx, spec.model, entry, named=ready_names(spec)) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
         row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
-        counter = forms.first_counter(spec.model)
+        counter = controls.first_counter(spec.model)
         if counter is not None and (entry is None or isinstance(entry, dict)):
             count = (entry or {}).get(counter.name) or 0
             name = label(ctx, counter.name, event)
             row = ([Button("−", cb("f", ref, f"{s}-"))] if count else []) + row
             row.append(Button("+" + name, cb("f", ref, f"{s}+")))
-        if isinstance(entry, dict) and spec.model is not None and forms.fields_of(spec.model):
+        if isinstance(entry, dict) and spec.model is not None and controls.fields_of(spec.model):
             row.append(Button("✎", cb("o", ref, s)))
         rows.append(row)
     return rows
@@ -247,7 +247,7 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
         return str(obj)
     t = ctx.t
     parts = []
-    for spec in forms.fields_of(model):
+    for spec in controls.fields_of(model):
         value = obj.get(spec.name, spec.default)
         if spec.name in ("type", "seat", "by", "winners") or (
                 value == spec.default and spec.name not in named):
@@ -318,7 +318,7 @@ def summarize_event(ctx: Ctx, ev: dict[str, Any]) -> str:
             text += " · " + esc(t(COMMON_LABELS[key]) if key in COMMON_LABELS
                                 else label(ctx, "after_kong"))
         return text
-    model = forms.event_model(ctx.variant.events, ev["type"])
+    model = controls.event_model(ctx.variant.events, ev["type"])
     head = esc(heading(ctx, ev["type"]))
     who = (f"<b>{seat_label(t, ev['seat'], ctx.names)}</b>"
            if isinstance(ev.get("seat"), int) else "")

@@ -1,6 +1,6 @@
 """Tiles typed on a /hu line (`/hu 南 自摸 123m456m789p11s 中中中`): each winner's tiles are read
 by `scoring.tiles.analyze` and the best reading's features fill the winner; words on the same
-line add what tiles cannot show (杠上花, 天胡 …). bot/entry/oneline.py collects the tile words."""
+line add what tiles cannot show (杠上花, 天胡 …). bot/entry/hu/words.py collects the tile words."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from scoring.tiles import analyze
 from scoring.variant import Variant
 
-from ..view.render import esc, seat_label
-from ..view.tiles import notation_text
-from .oneline import TILES, LineError
+from ...view.render import esc, seat_label
+from ...view.tiles import notation_text
+from .words import TILES, LineError
 
 JOKER_VARIANTS = {"cixi": "翻=5m", "feibao": "翻=5m"}  # turn a tile to know their jokers
 

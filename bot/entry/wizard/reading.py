@@ -1,4 +1,4 @@
-"""The /hand wizard's tiles: the tile keyboard (wizard_tiles) opened for a winner, its analysis
+"""The /hand wizard's tiles: the tile keyboard (wizard/keyboard.py) opened for a winner, its analysis
 filling the winner's features, the other readings one tap away, and the reading named on every
 later screen (preview included). Also the readings of tiles typed on a /hu line.
 
@@ -21,13 +21,14 @@ from typing import Any
 from scoring import ScoringError
 from scoring.tiles import analyze
 
-from ..plumbing.messages import Button
-from ..view.render import esc, seat_label
-from ..view.tiles import notation_text
-from . import forms, wizard_ready
-from .tiles_line import set_text
-from .wizard_form import Screen
-from .wizard_tiles import (
+from ...plumbing.messages import Button
+from ...view.render import esc, seat_label
+from ...view.tiles import notation_text
+from .. import controls
+from ..hu.tiles import set_text
+from ..screens import Screen
+from . import ready
+from .keyboard import (
     KeyRefused,
     KeySpec,
     ReadRefused,
@@ -53,7 +54,7 @@ def open_keys(draft: dict[str, Any], ctx: Any, index: int) -> None:
     photo waits, else with what was entered for that seat before (to correct it), else empty."""
     winners = draft["pending"]["winners"]
     if not 0 <= index < len(winners):
-        raise forms.FormError(str(index))
+        raise controls.FormError(str(index))
     seat = str(winners[index]["seat"])
     photo = draft.pop("photo", None)
     before = ((draft.get("held") or {}).get(seat)  # left with Back, not read yet
@@ -119,9 +120,9 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     KeyRefused for a key that does not fit; FormError when no keyboard is open."""
     keys = draft.get("keys")
     if draft.get("step") != "keys" or not keys or keys.get("use", "win") not in KEY_USES:
-        raise forms.FormError(op)
+        raise controls.FormError(op)
     if "ready" in keys:  # a seat's 13 tiles at an exhausted wall (查叫)
-        wizard_ready.key_press(draft, ctx, op, arg)
+        ready.key_press(draft, ctx, op, arg)
         return
     use = KEY_USES[keys.get("use", "win")]
     state = keys["state"]
@@ -180,7 +181,7 @@ def reread(draft: dict[str, Any], ctx: Any) -> None:
                 draft["reads"].pop(str(w["seat"]))
                 _auto_kongs(draft, w["seat"], 0)
                 draft.setdefault("held", {})[str(w["seat"])] = read["state"]
-                pending["winners"][i] = forms.blank(ctx.variant.Winner, seat=w["seat"])
+                pending["winners"][i] = controls.blank(ctx.variant.Winner, seat=w["seat"])
                 draft["error"] = exc.text
 
 
@@ -228,7 +229,7 @@ def _apply(draft: dict[str, Any], ctx: Any, seat: int, i: int) -> None:
     winners = draft["pending"]["winners"]
     at = next(k for k, w in enumerate(winners) if w["seat"] == seat)
     words = (draft.get("words") or {}).get(str(seat), {})  # 杠上花 … from a photo's caption
-    winners[at] = {**forms.blank(ctx.variant.Winner, seat=seat), **features, **words}
+    winners[at] = {**controls.blank(ctx.variant.Winner, seat=seat), **features, **words}
 
 
 def choose_reading(draft: dict[str, Any], ctx: Any, seat: str, i: str) -> None:
@@ -237,7 +238,7 @@ def choose_reading(draft: dict[str, Any], ctx: Any, seat: str, i: str) -> None:
     pending = draft.get("pending") or {}
     if (read is None or not i.isdigit() or int(i) >= len(read["readings"])
             or int(seat) not in [w["seat"] for w in pending.get("winners", [])]):
-        raise forms.FormError(i)
+        raise controls.FormError(i)
     _apply(draft, ctx, int(seat), int(i))
 
 
@@ -260,7 +261,7 @@ def forget_seat(draft: dict[str, Any], seat: int) -> None:
 
 def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | None = None
                ) -> dict[str, Any]:
-    """The draft's `reads` for tiles typed on a /hu line (tiles_line.read_tiles' result)."""
+    """The draft's `reads` for tiles typed on a /hu line (hu.tiles.read_tiles' result)."""
     out = {}
     for seat, result in read:
         out[str(seat)] = {"tiles": (tiles or {}).get(seat, ""), "chosen": 0,

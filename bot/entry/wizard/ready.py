@@ -1,5 +1,5 @@
 """查叫 by tiles in the /hand wizard: on the exhausted wall's form each seat still in may enter
-its 13 tiles on the tile keyboard (bot/entry/wizard_tiles.py); `scoring.tiles.ready_entry` decides
+its 13 tiles on the tile keyboard (bot/entry/wizard/keyboard.py); `scoring.tiles.ready_entry` decides
 ready or not and fills that seat's entry of the ready map with the wait 查叫 values highest.
 
 Draft keys (plain JSON): `keys` = {"ready": seat, "state": keyboard state} while a seat's
@@ -15,11 +15,11 @@ from typing import Any
 from scoring import ScoringError
 from scoring.tiles import has_ready_check, ready_entry, ready_value
 
-from ..plumbing.messages import Button
-from ..view.render import esc, seat_label, wind
-from . import forms
-from .ready_line import seat_text
-from .wizard_tiles import (
+from ...plumbing.messages import Button
+from ...view.render import esc, seat_label, wind
+from .. import controls
+from ..hu.ready import seat_text
+from .keyboard import (
     KeyRefused,
     KeySpec,
     ReadRefused,
@@ -48,7 +48,7 @@ def offered(draft: dict[str, Any], ctx: Any) -> bool:
 def open_keys(draft: dict[str, Any], ctx: Any, seat: str) -> None:
     """Open the keyboard for a seat still in: with its tiles of before (to correct), else empty."""
     if not offered(draft, ctx) or seat not in draft["pending"]["ready"]:
-        raise forms.FormError(seat)
+        raise controls.FormError(seat)
     before = (draft.get("ready_reads") or {}).get(seat, {}).get("state")
     draft["keys"] = {"ready": int(seat), "state": before or new_state()}
     draft["step"] = "keys"
@@ -64,7 +64,7 @@ def key_press(draft: dict[str, Any], ctx: Any, op: str, arg: str = "") -> None:
     import copy
 
     if draft.get("step") != "keys" or not is_ready_keys(draft):
-        raise forms.FormError(op)
+        raise controls.FormError(op)
     keys = draft["keys"]
     state = keys["state"]
     before = copy.deepcopy(state)

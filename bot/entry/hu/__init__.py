@@ -1,5 +1,6 @@
-"""A /hu line: its parts between semicolons, each a win (oneline) or an exhausted wall with its
-查叫 by tiles (ready_line)."""
+"""The /hu line, typed in the players' own words: its parts between semicolons, each a win
+(`words`: seats, ways of winning, feature words; `tiles`: tiles in place of feature words) or an
+exhausted wall with its 查叫 by tiles (`ready`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 
 from scoring.variant import Variant
 
-from .oneline import parse_hu
-from .ready_line import is_exhausted, parse_exhausted
+from .ready import is_exhausted, parse_exhausted
+from .words import parse_hu
 
 THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 自摸; 西 点炮 北"
 

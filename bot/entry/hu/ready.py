@@ -16,10 +16,10 @@ from scoring import ScoringError
 from scoring.tiles import has_ready_check, ready_entry, ready_value
 from scoring.variant import Variant
 
-from ..view.render import esc, reason, seat_label, unit, with_unit
-from . import forms
-from .oneline import TILES, LineError, norm, parse_seat, parse_winner, split_tokens, tile_token, vocabulary
-from .wizard_form import summarize, tile_label, value_label
+from ...view.render import esc, reason, seat_label, unit, with_unit
+from .. import controls
+from ..screens import summarize, tile_label, value_label
+from .words import TILES, LineError, norm, parse_seat, parse_winner, split_tokens, tile_token, vocabulary
 
 EXHAUSTED = {"流局", "黄庄", "黃莊", "荒牌", "荒庄", "荒莊", "查叫", "黄庄查叫", "黃莊查叫",
              "流局查叫", "exhausted", "wallexhausted", "exhaustedwall", "draw", "drawn",
@@ -105,7 +105,7 @@ def _entry(variant: Variant, words: Any, seat: int, said: str, group: list[str],
         return None if norm(marks[0]) in NOT_READY else "flower_cat"
     entry = parse_winner(variant, words, [str(seat), *group], names)
     entry.pop("seat")
-    model = forms.spec_named(forms.event_model(variant.events, "exhausted"), "ready").model
+    model = controls.spec_named(controls.event_model(variant.events, "exhausted"), "ready").model
     allowed = set(model.model_fields) if model is not None else set()
     for tok in group:  # 天胡, 手把一 …: features of a win, not of a ready hand
         alone = parse_winner(variant, words, [str(seat), tok], names)
@@ -201,7 +201,7 @@ def seat_text(ctx: Any, seat: int, result: dict[str, Any]) -> str:
         return t("{seat}: 花猫 — the tiles still hold all three suits.", seat=who)
     if hand is None:
         return t("{seat}: not ready — no tile completes these tiles.", seat=who)
-    model = forms.spec_named(forms.event_model(ctx.variant.events, "exhausted"), "ready").model
+    model = controls.spec_named(controls.event_model(ctx.variant.events, "exhausted"), "ready").model
     plain = not any(hand.get(k) for k in ("form", "pure", "quads"))
     shown = " ".join(filter(None, (value_label(ctx, "standard") if plain else "",
                                    summarize(ctx, model, hand))))
