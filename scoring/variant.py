@@ -20,6 +20,12 @@ from .model import Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from .outcome import Outcome
 
 Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
+TERM_LANGS = ("en", "zh-Hans", "zh-Hant")  # the order of a Term's names
+
+
+def in_lang(names: Term, lang: str) -> str:
+    """A term's name in a language (en, zh-Hans, zh-Hant); English for any other."""
+    return names[TERM_LANGS.index(lang)] if lang in TERM_LANGS else names[0]
 
 
 class Variant:
@@ -163,7 +169,7 @@ def term_name(terms: dict[str, Term], term: str, lang: str = "zh-Hans") -> str:
     names = terms.get(key)
     if names is None:
         return term
-    name = names[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 1)]
+    name = in_lang(names, lang)
     return f"{name}×{count}" if count else name
 
 

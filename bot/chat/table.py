@@ -7,7 +7,7 @@ from typing import Any
 
 from db import SessionView, Store
 from scoring import get_variant
-from scoring.variant import Variant
+from scoring.variant import Variant, in_lang
 
 from ..entry.ctx import Ctx
 from ..view.render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
@@ -111,7 +111,7 @@ async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str
     base = await table_state(store, session)
     totals = await session_totals(store, session)
     variant = get_variant(session.variant)
-    title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+    title = in_lang(variant.title, lang)
     lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await standing_hands(store, session))), ""]
     lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
                           unit(variant, lang))

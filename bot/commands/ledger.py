@@ -16,6 +16,7 @@ from db import AlreadyHandled, HandToImport, StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
+from scoring.variant import in_lang
 
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
 from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, people_of, settlement
@@ -232,7 +233,7 @@ async def cmd_stats(update: Update, context: Context) -> None:
                          per=with_unit(t, f"{total.points_per_hand:.1f}".replace("-", MINUS), u)))]
         for variant_name, st in sorted(stats[pid].items()):
             variant = get_variant(variant_name)
-            title = variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
+            title = in_lang(variant.title, sc.lang)
             patterns = listing(t).join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
             lines.append("  " + esc(title) + colon(t) + esc(t(
                 "{wins} wins of {hands} ({rate}%), self-drawn {sd}%, dealt in {di}, biggest +{big}",
@@ -259,7 +260,7 @@ async def cmd_chart(update: Update, context: Context) -> None:
     # Running totals from the aggregates: every hand, or a few thousand points of a long session.
     chart = await store_of(context).chart_series(session.id)
     series = {without_bidi_controls(names[s]): [totals[s] for totals in chart.totals] for s in range(4)}
-    title = get_variant(session.variant).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(sc.lang, 0)]
+    title = in_lang(get_variant(session.variant).title, sc.lang)
     from ..view.charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),

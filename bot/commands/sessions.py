@@ -9,6 +9,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import StoreError
 from scoring import all_variants, get_variant
+from scoring.variant import in_lang
 
 from ..chat.scope import (
     ChatScope,
@@ -102,7 +103,7 @@ def rules_rows(t: Any, session: Any) -> list[list[Button]]:
 # -- the lobby message ------------------------------------------------------------------------
 
 def variant_title(name: str, lang: str) -> str:
-    return get_variant(name).title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+    return in_lang(get_variant(name).title, lang)
 
 
 async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, list[list[Button]]]:

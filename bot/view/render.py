@@ -11,7 +11,7 @@ from typing import Any
 from db import without_bidi_controls
 from scoring.errors import ScoringError, seat_params
 from scoring.settlement import format_cents
-from scoring.variant import Variant, term_name
+from scoring.variant import Variant, in_lang, term_name
 
 from .i18n import N_
 
@@ -167,7 +167,7 @@ def term(variant: Variant, key: str, lang: str) -> str:
 
 
 def unit(variant: Variant, lang: str) -> str:
-    return variant.unit[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)]
+    return in_lang(variant.unit, lang)
 
 
 def deltas_text(t: Tr, deltas: Sequence[int]) -> str:

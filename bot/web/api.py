@@ -22,6 +22,7 @@ from db import StoreError, TableChanged
 from scoring import ScoringError, all_variants, get_variant, score
 from scoring.settlement import Transfer
 from scoring.tiles import analyze
+from scoring.variant import in_lang
 
 from ..chat.scope import refusal
 from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, settlement
@@ -137,17 +138,16 @@ async def state(request: web.Request) -> web.Response:
     /history's lines, and the table mark a preview is computed on."""
     caller, _ = await caller_and_body(request)
     store, t, lang = request.app[STORE_KEY], translator(caller.lang), caller.lang
-    title = {"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(lang, 0)
     out: dict[str, Any] = {
         "lang": lang, "may_book": caller.may_book, "local": caller.local,
         "strings": page_strings(lang), "winds": [wind(t, seat) for seat in range(4)],
-        "variants": [{"name": v, "title": get_variant(v).title[title]} for v in all_variants()],
+        "variants": [{"name": v, "title": in_lang(get_variant(v).title, lang)} for v in all_variants()],
         "session": None}
     session = await store.running_session(caller.chat_id)
     if session is not None:
         ctx = await wizard_ctx(store, session, lang)
         out["session"] = {
-            "id": session.id, "variant": session.variant, "title": ctx.variant.title[title],
+            "id": session.id, "variant": session.variant, "title": in_lang(ctx.variant.title, lang),
             "names": ctx.names, "seated": None not in session.seats,
             "totals": list(await session_totals(store, session)),
             "stake_cents": session.stake_cents, "hand_no": ctx.hand_no,

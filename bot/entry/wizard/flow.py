@@ -16,7 +16,7 @@ from typing import Any
 
 from scoring import IncompleteHand, ScoringError
 from scoring.model import StrictModel
-from scoring.variant import Variant
+from scoring.variant import Variant, in_lang
 
 from ...plumbing.messages import Button
 from ...view.i18n import N_
@@ -535,7 +535,7 @@ def _header(draft: dict[str, Any], ctx: Ctx) -> str:
 
 
 def term_title(ctx: Ctx) -> str:
-    return ctx.variant.title[{"en": 0, "zh-Hans": 1, "zh-Hant": 2}.get(ctx.lang, 0)]
+    return in_lang(ctx.variant.title, ctx.lang)
 
 
 def _seat_rows(buttons: list[Button]) -> list[list[Button]]:
