@@ -447,3 +447,18 @@ async def test_the_booked_notice_covers_nothing_tapped_next(browser: Any, site: 
     assert await page.is_visible("#preview")
     assert await page.evaluate(COVERED) == []  # shown still, and over no button
     assert not page.errors
+
+
+async def test_the_bare_address_opens_the_page_with_its_icon(browser: Any, site: str) -> None:
+    """Host and port typed alone open the page; the browser fetches its icon, and nothing it
+    asks for is refused (no /favicon.ico 404 in its console)."""
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    answers: list[tuple[int, str]] = []
+    page.on("response", lambda r: answers.append((r.status, r.url)))
+    await page.goto(site.removesuffix("app/"))
+    await page.wait_for_selector("nav button")
+    await page.wait_for_load_state("networkidle")
+    assert page.url == site
+    assert [a for a in answers if a[0] >= 400] == []
+    assert (200, site + "faces/7z.svg") in answers, answers
