@@ -479,9 +479,8 @@ async def on_key(update: Update, context: Context) -> None:
     try:
         reading.key_press(draft, ctx, op, arg)
     except FormError:
-        view = screen(draft, ctx, draft["rev"])
-        await throttle_of(context).show_now(context.bot, saved.chat_id, saved.message_id,
-                                            view.text, view.rows)
+        view = screen(draft, ctx, draft["rev"])  # not sent again if on screen already
+        await _edit(query, context, view.text, view.rows)
         await query.answer(t("That screen was out of date; here is the current one."),
                            show_alert=True)
         return

@@ -181,14 +181,20 @@ async def cmd_paid(update: Update, context: Context) -> None:
                                            "at most {max}.", max=format_cents(MAX_PAYMENT_CENTS))))
         return
     payer, payee = (target, sc.person_id) if received else (sc.person_id, target)
-    await store.record_payment(sc.chat_id, payer, payee, cents, recorded_by=sc.person_id,
-                               confirmed=received)
-    text, rows = await _settle_view(context, sc, None)
-    if received:
-        head = t("Payment of {amount} recorded.", amount=format_cents(cents))
+    amount, name = format_cents(cents), shown_name(people[target].name, None)
+    try:
+        await store.record_payment(sc.chat_id, payer, payee, cents, recorded_by=sc.person_id,
+                                   confirmed=received)
+    except AlreadyHandled:  # delivered again after a crash: booked the first time, say what
+        head = (t("That was already done: payment of {amount} from {name} recorded.",
+                  amount=amount, name=name) if received else
+                t("That was already done: payment of {amount} to {name} noted; it counts once "
+                  "{name} confirms it.", amount=amount, name=name))
     else:
-        head = t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
-                 amount=format_cents(cents), name=shown_name(people[payee].name, None))
+        head = (t("Payment of {amount} recorded.", amount=amount) if received else
+                t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
+                  amount=amount, name=name))
+    text, rows = await _settle_view(context, sc, None)
     await reply(update, context, "✅ " + esc(head) + "\n\n" + text, rows)
 
 

@@ -35,6 +35,7 @@ HONOURS = tuple(f"{n}z" for n in range(1, 8))
 PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT, Kind.SEATS, Kind.SEAT_MAP, Kind.TILE,
               Kind.OBJECT)
 NO_STORE = {"Cache-Control": "no-cache"}
+ICON = "7z.svg"  # 中, the page's icon (index.html names it too)
 
 
 def _field(ctx: Ctx, spec: controls.Spec, event: str) -> dict[str, Any]:
@@ -137,6 +138,12 @@ async def face(request: web.Request) -> web.Response:
 
 async def to_page(_: web.Request) -> web.Response:
     raise web.HTTPFound("/app/")
+
+
+async def icon(_: web.Request) -> web.Response:
+    """/favicon.ico, for a browser that asks before (or without) reading the page's own link."""
+    return web.Response(body=(STATIC / "faces" / ICON).read_bytes(), content_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
 
 
 def add_page_routes(app: web.Application) -> None:

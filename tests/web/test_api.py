@@ -8,9 +8,11 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +27,8 @@ from bot.view.i18n import translator
 from bot.web.local import LOCAL_CHAT_ID, local_app
 from db import Store
 from scoring import score
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NAMES = ["Alice", "Bob", "Carol", "Dave"]
 SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
@@ -160,7 +164,8 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+           "PYTHONPATH": str(ROOT)}  # this checkout's bot, whatever the environment installed
     proc = subprocess.Popen([sys.executable, "-m", "bot", "--port", str(port)], env=env,
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True)
@@ -177,6 +182,9 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
         else:
             raise AssertionError("the page never answered")
         assert (tmp_path / "mjledger.sqlite3").exists()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as resp:  # the bare address
+            assert resp.status == 200 and resp.url.endswith("/app/")
+            assert "<title>Mahjong Ledger</title>" in resp.read().decode()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -217,6 +225,21 @@ async def test_the_page_and_its_files(client: TestClient) -> None:
     assert flower.status == 200 and "竹" in await flower.text()
     assert (await client.get("/app/faces/9f.svg")).status == 404
     assert (await client.get("/app", allow_redirects=False)).status == 302
+
+
+async def test_the_bare_address_leads_to_the_page_which_names_its_icon(client: TestClient) -> None:
+    """Someone who types the host and port alone is sent to the page; the page names its icon (a
+    tile face), and a browser that asks for /favicon.ico anyway gets that face."""
+    bare = await client.get("/", allow_redirects=False)
+    assert bare.status == 302 and bare.headers["Location"] == "/app/"
+    html = await (await client.get("/app/")).text()
+    icon = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html)
+    assert icon is not None, html
+    face = await client.get("/app/" + icon.group(1))
+    assert face.status == 200 and face.content_type == "image/svg+xml"
+    favicon = await client.get("/favicon.ico")
+    assert favicon.status == 200 and favicon.content_type == "image/svg+xml"
+    assert await favicon.read() == await face.read()
 
 
 async def test_the_form_is_the_wizards(client: TestClient, store: Store) -> None:
