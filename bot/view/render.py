@@ -175,7 +175,7 @@ def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
 
 
 # Variants whose discarder (or robbed kong's owner) pays half the hand's value, not all of it
-# (shared/rules/luzhou.md: ⌊V/2⌋): the line says so, else "大对子 10颗" beside −5 reads wrong.
+# (docs/rules/luzhou.md: ⌊V/2⌋): the line says so, else "大对子 10颗" beside −5 reads wrong.
 HALF_ON_DISCARD = frozenset({"luzhou"})
 HALF_NOTES = {"discard": N_("the discarder pays half"),
               "robbed_kong": N_("the kong's owner pays half")}

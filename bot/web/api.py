@@ -213,7 +213,7 @@ async def end_session(request: web.Request) -> web.Response:
 # -- a hand ---------------------------------------------------------------------------------------
 
 def _events(body: dict[str, Any], t: Any) -> list[dict[str, Any]]:
-    """The hand's events as the record has them (shared/spec/hand-format.md); a winner may
+    """The hand's events as the record has them (docs/hand-format.md); a winner may
     carry `tiles` (and the turned tile as `indicator`) in place of features, read as /hu reads
     typed tiles."""
     events = body.get("events")

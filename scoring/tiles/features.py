@@ -1,4 +1,4 @@
-"""Per variant: what a reading is, in the winner features of shared/rules/<variant>.md.
+"""Per variant: what a reading is, in the winner features of docs/rules/<variant>.md.
 
 Only what the tiles show is set; features that need the story of the hand (天胡, 报牌, 飞宝,
 杠上花 …) stay for the player to add.

@@ -1,4 +1,4 @@
-"""Reading an `analyze` or `waits` request (shared/spec/tiles.md): the fields, the variant's
+"""Reading an `analyze` or `waits` request (docs/tiles.md): the fields, the variant's
 rules and jokers, the tiles parsed and checked, each bracketed meld resolved — every refusal
 named before any reading is searched."""
 

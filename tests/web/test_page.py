@@ -296,7 +296,7 @@ async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, si
 
 async def test_a_wall_run_out_with_ready_hands(browser: Any, site: str, store: Store) -> None:
     """Luzhou, the wall runs out with no win: South is ready for all pungs, the others not;
-    the three not-ready seats pay the ready one (rules/luzhou.md)."""
+    the three not-ready seats pay the ready one (docs/rules/luzhou.md)."""
     page = await open_page(browser, site)
     await start_in_page(page, "luzhou")
     await page.click("nav button[data-screen=hand]")

@@ -52,7 +52,7 @@ from . import reading, ready
 TILE_SUITS = (("m", N_("Characters")), ("p", N_("Dots")), ("s", N_("Bamboo")))
 # Variants where a win does not end the hand: the others play on until three have won (血战)
 BLOOD_BATTLE = frozenset({"luzhou"})
-# End-of-hand accounting that may follow the win (hand-format.md): the form of a hand-ending
+# End-of-hand accounting that may follow the win (docs/hand-format.md): the form of a hand-ending
 # win offers "More" for these before Confirm
 AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
                        "ghost_bonus"})
@@ -430,7 +430,7 @@ def prune(model: type[StrictModel], obj: dict[str, Any]) -> dict[str, Any]:
 def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
     """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
     that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
-    goes on until three seats have won or the wall runs out (hand-format.md)."""
+    goes on until three seats have won or the wall runs out (docs/hand-format.md)."""
     try:
         ctx.score(events)
     except IncompleteHand:
