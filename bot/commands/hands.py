@@ -28,9 +28,9 @@ from ..entry.hu.ready import read_ready, ready_note
 from ..entry.hu.ready import refusal as tiles_refusal
 from ..entry.hu.tiles import read_tiles
 from ..entry.hu.words import TILES, LineError
+from ..entry.keyboard import KeyRefused, ReadRefused, refusal_text
 from ..entry.wizard import reading
 from ..entry.wizard.flow import hand_state, new_draft, photo_draft, press, screen
-from ..entry.wizard.keyboard import KeyRefused, ReadRefused, refusal_text
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip

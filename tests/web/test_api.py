@@ -18,8 +18,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.controls import event_model, fields_of, spec_named
+from bot.entry.record import AFTER_END, extras
 from bot.entry.screens import label
-from bot.entry.wizard.flow import AFTER_END, extras, new_draft, screen
+from bot.entry.wizard.flow import new_draft, screen
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
 from bot.view.i18n import translator
 from bot.web.local import LOCAL_CHAT_ID, local_app
