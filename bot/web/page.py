@@ -20,8 +20,8 @@ from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
 from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.record import AFTER_END, BLOOD_BATTLE, extras
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
-from ..entry.wizard.flow import AFTER_END, BLOOD_BATTLE, extras
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
 from .auth import HEADER
