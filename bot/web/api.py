@@ -25,13 +25,10 @@ from scoring.settlement import Transfer
 from scoring.tiles import analyze
 from scoring.variant import in_lang
 
+from ..books import sessions
 from ..books.hands import Hand, book_hand, check_hand
 from ..books.payments import confirm_received, mark_paid
 from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, TableMoved
-from ..books.sessions import end_session as end_books_session
-from ..books.sessions import running as running_session
-from ..books.sessions import seated
-from ..books.sessions import start_session as start_books_session
 from ..chat.settle import settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
 from ..entry import preview as drawn
@@ -141,11 +138,11 @@ async def caller_and_body(request: web.Request) -> tuple[Caller, dict[str, Any]]
 async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Any:
     """The chat's running session; with `book`, one the caller may book hands in."""
     try:
-        session = await running_session(request.app[STORE_KEY], caller.chat_id)
+        session = await sessions.running(request.app[STORE_KEY], caller.chat_id)
         if book and not caller.may_book:
             raise not_allowed(caller)
         if book:
-            seated(session)
+            sessions.seated(session)
     except Refusal as exc:
         raise refused(exc, caller) from None
     return session
@@ -187,9 +184,9 @@ async def start_session(request: web.Request) -> web.Response:
     if not caller.local:
         raise not_allowed(caller)
     try:
-        await start_books_session(request.app[STORE_KEY], caller.chat_id, body.get("variant"),
-                                  by=caller.person_id, names=body.get("names") or [],
-                                  stake=body.get("stake"))
+        await sessions.start_session(request.app[STORE_KEY], caller.chat_id, body.get("variant"),
+                                     by=caller.person_id, names=body.get("names") or [],
+                                     stake=body.get("stake"))
     except (Refusal, StoreError) as exc:
         raise refused(exc, caller) from None
     return await state(request)
@@ -200,7 +197,7 @@ async def end_session(request: web.Request) -> web.Response:
     caller, _ = await caller_and_body(request)
     if not caller.local:
         raise not_allowed(caller)
-    await end_books_session(request.app[STORE_KEY], await running(request, caller))
+    await sessions.end_session(request.app[STORE_KEY], await running(request, caller))
     return await state(request)
 
 
@@ -294,7 +291,7 @@ async def confirm(request: web.Request) -> web.Response:
     try:
         booked = await book_hand(store, caller.chat_id, session, ctx, hand,
                                  shown_at=body.get("mark"), mark=mark, by=caller.person_id)
-    except TableMoved as exc:  # before booking the preview drawn afresh, to confirm again
+    except TableMoved as exc:  # the fresh preview, to confirm again (the store refused: the mark)
         fresh = {} if exc.late else {"html": drawn.text(ctx, hand.events, hand.reads)}
         raise refused(exc, caller, ctx, **fresh, mark=exc.mark) from None
     except (Refusal, StoreError) as exc:
