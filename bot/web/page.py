@@ -1,7 +1,7 @@
 """The page: index.html, app.js and app.css (bot/web/static, package data) at /app/, the tile
 faces, and the hand's form as data — the fields, choices and labels the wizard builds from the
 variant's models (bot/entry/controls.py, bot/entry/screens.py) and the tile keyboard's tiles
-and jokers (bot/entry/wizard/keyboard.py), so the page keeps no list of its own.
+and jokers (bot/entry/keyboard.py), so the page keeps no list of its own.
 
 The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and Hainan's
 eight flowers drawn on that set's blank tile (its README says where they come from and how they
@@ -19,9 +19,9 @@ from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
+from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.record import AFTER_END, BLOOD_BATTLE, extras
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
-from ..entry.wizard.flow import AFTER_END, BLOOD_BATTLE, extras
-from ..entry.wizard.keyboard import FLOWERS, KeySpec, jokers
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
 from .auth import HEADER

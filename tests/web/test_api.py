@@ -20,10 +20,13 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.controls import event_model, fields_of, spec_named
+from bot.entry.record import AFTER_END, extras
 from bot.entry.screens import label
-from bot.entry.wizard.flow import AFTER_END, extras, new_draft, screen
+from bot.entry.wizard.flow import new_draft, screen
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
+from bot.plumbing.limits import MAX_STAKE_CENTS
 from bot.view.i18n import translator
+from bot.view.render import money
 from bot.web.local import LOCAL_CHAT_ID, local_app
 from db import Store
 from scoring import score
@@ -285,3 +288,25 @@ async def test_the_other_events_are_the_wizards(client: TestClient, store: Store
     en = await wizard_ctx(store, session, "en")
     assert refused["error"] == en.t("Choose “{field}” first.", field=label(en, "kind", "kong"))
     assert await store.standing_hands(session.id) == 1
+
+
+async def test_a_refusal_has_a_code_and_the_pages_words(client: TestClient, store: Store) -> None:
+    """The page's refusals name their kind, and say it without the chat's commands (no /new,
+    /guest, /stake, /table): the page has buttons for those."""
+    zh = translator("zh-Hans")
+    none = await post(client, "preview", {"events": SELF_DRAW}, 409, lang="zh-Hans")
+    assert none == {"error": zh("No session is running."), "code": "no_session"}
+    names = await post(client, "session", {"variant": "guiyang", "names": ["A", "A", "B", "C"]}, 422)
+    stake = await post(client, "session", {"variant": "guiyang", "names": NAMES, "stake": "x"}, 422)
+    assert (names["code"], stake["code"]) == ("bad_names", "bad_stake")
+    assert "64" in names["error"] and money(MAX_STAKE_CENTS) in stake["error"]
+    await start(client)
+    running = await post(client, "session", {"variant": "hainan", "names": NAMES}, 409)
+    assert running["code"] == "already_running" and "already running" in running["error"]
+    kong = await post(client, "preview", {"events": [{"type": "kong", "seat": 1}, *SELF_DRAW]}, 422)
+    assert kong["code"] == "field_missing"
+    moved = await post(client, "confirm", {"events": SELF_DRAW, "mark": "0:0:x"}, 409)
+    assert moved["code"] == "table_moved" and "Payments" in moved["html"]
+    for refusal in (none, names, stake, running, kong, moved):
+        assert not re.search(r"/(new|guest|stake|table|end)\b", refusal["error"]), refusal
+    assert await store.standing_hands((await store.running_session(LOCAL_CHAT_ID)).id) == 0
