@@ -1,13 +1,26 @@
-"""Money changing hands after the game: an open transfer marked paid (by the payer's word it
-waits for the payee; by the payee's it counts at once), a waiting payment confirmed received.
+"""Money changing hands after the game: a payment of any amount recorded (/paid), an open
+transfer marked paid (by the payer's word it waits for the payee; by the payee's it counts at
+once), a waiting payment confirmed received.
 Who pays whom is bot/chat/settle.py's `settlement` (the fewest transfers)."""
 
 from __future__ import annotations
 
-from db import PaymentNotPending, Store, StoreError
+from db import AlreadyHandled, PaymentNotPending, Store, StoreError
 from scoring.settlement import Transfer, settle
 
 from .refusals import PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
+
+
+async def record_payment(store: Store, chat_id: int, payer: int, payee: int, cents: int, *,
+                         by: int | None, confirmed: bool) -> bool:
+    """A payment between two people of the chat, by the payee's word (`confirmed`: counts at
+    once) or the payer's (waits for the payee). False when this very update booked it already
+    (delivered again after a crash): it counts once, and the answer says what was booked."""
+    try:
+        await store.record_payment(chat_id, payer, payee, cents, recorded_by=by, confirmed=confirmed)
+    except AlreadyHandled:
+        return False
+    return True
 
 
 async def mark_paid(store: Store, chat_id: int, transfer: Transfer, *, session_id: int | None,

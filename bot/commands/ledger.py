@@ -18,7 +18,7 @@ from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
 from scoring.variant import in_lang
 
-from ..books.payments import confirm_received, mark_paid
+from ..books.payments import confirm_received, mark_paid, record_payment
 from ..books.refusals import AlreadyImported, PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
 from ..books.sessions import import_session
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
@@ -189,10 +189,8 @@ async def cmd_paid(update: Update, context: Context) -> None:
         return
     payer, payee = (target, sc.person_id) if received else (sc.person_id, target)
     amount, name = format_cents(cents), shown_name(people[target].name, None)
-    try:
-        await store.record_payment(sc.chat_id, payer, payee, cents, recorded_by=sc.person_id,
-                                   confirmed=received)
-    except AlreadyHandled:  # delivered again after a crash: booked the first time, say what
+    if not await record_payment(store, sc.chat_id, payer, payee, cents, by=sc.person_id,
+                                confirmed=received):  # delivered again after a crash: say what
         head = (t("That was already done: payment of {amount} from {name} recorded.",
                   amount=amount, name=name) if received else
                 t("That was already done: payment of {amount} to {name} noted; it counts once "
