@@ -1,24 +1,24 @@
 """A copy of the whole database taken while the bot runs, and its restore into an empty one.
 
 SQLite: SQLite's online backup API reads the live file in one read transaction (a snapshot:
-the bot's writes go on meanwhile), never a file copy, into a plain SQLite file that carries a
-CRC-32 of itself in its header (`user_version`; `application_id` marks it), so a copy damaged
-in storage is refused even where SQLite's own check would not notice. PostgreSQL: `pg_dump
---format=custom` (one snapshot; its data blocks are zlib-checked) and `pg_restore` in one
-transaction. A restore reads the whole backup before it touches anything, goes only into an
-empty database, and brings the schema up to the newest migration.
+the bot's writes go on meanwhile), never a file copy, into a plain SQLite file. PostgreSQL:
+`pg_dump --format=custom` (one snapshot) and `pg_restore` in one transaction. Beside each copy
+its SHA-256 as `sha256sum` writes it (NAME.sha256): neither format checks all of itself (SQLite
+not a row's bytes, pg_dump not its table definitions), so a copy damaged in storage is known by
+its checksum. A restore reads the whole backup and checks it before it touches anything, goes
+only into an empty database, and brings the schema up to the newest migration.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 import shutil
 import sqlite3
 import struct
 import time
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,9 +31,6 @@ from .config import async_url, database_url, make_engine
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_MAGIC = b"PGDMP"
-# the SQLite header's application_id of a file `backup` wrote ("MJLG"); its CRC is in user_version
-APPLICATION_ID = 0x4D4A4C47
-_USER_VERSION, _APPLICATION_ID = slice(60, 64), slice(68, 72)
 DATED = re.compile(r"mjledger-\d{8}T\d{6}Z\.(sqlite3|dump)")
 _CHUNK = 1 << 20
 
@@ -92,6 +89,7 @@ async def backup(path: str | Path, url: str | None = None, *, keep: int | None =
         await asyncio.to_thread(_publish, partial, target)
     finally:
         partial.unlink(missing_ok=True)
+        checksum_file(partial).unlink(missing_ok=True)
     removed = _prune(target.parent, keep, target.suffix) if keep is not None else ()
     return Written(target, target.stat().st_size, time.monotonic() - began, removed)
 
@@ -118,7 +116,6 @@ def _sqlite_backup(source: Path, partial: Path, target: Path) -> None:
             # whenever the bot wrote between them.
             src.backup(dst, pages=-1)
             dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal
-            dst.execute(f"PRAGMA application_id={APPLICATION_ID}")
             problems = [r[0] for r in dst.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
                 raise BackupFailed(f"the copy of {source} fails SQLite's check: {problems[0]}")
@@ -128,21 +125,19 @@ def _sqlite_backup(source: Path, partial: Path, target: Path) -> None:
         raise BackupFailed(f"cannot read {source}: {e}") from None
     finally:
         src.close()
-    with open(partial, "r+b") as f:
-        f.seek(_USER_VERSION.start)
-        f.write(struct.pack(">I", _file_crc(partial)))
 
 
-def _file_crc(path: Path) -> int:
-    """CRC-32 of the file with its user_version (where the CRC itself is kept) read as zero."""
-    crc = 0
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
     with open(path, "rb") as f:
-        head = bytearray(f.read(100))
-        head[_USER_VERSION] = bytes(4)
-        crc = zlib.crc32(head, crc)
         while block := f.read(_CHUNK):
-            crc = zlib.crc32(block, crc)
-    return crc
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksum_file(path: Path) -> Path:
+    """Where the copy's checksum is kept: beside it, as `sha256sum` names it."""
+    return path.with_name(path.name + ".sha256")
 
 
 async def _pg_dump(u: URL, partial: Path) -> None:
@@ -155,11 +150,20 @@ async def _pg_dump(u: URL, partial: Path) -> None:
                 "pg_dump wrote an archive pg_restore cannot read")
 
 
-def _publish(partial: Path, target: Path) -> None:
-    """Make the finished copy durable, then give it its name in one step."""
+def _publish(partial: Path, target: Path, *, checksum: bool = True) -> None:
+    """Make the finished copy durable, give it its name in one step, then its checksum (a
+    copy cut off from its checksum by a crash is still restored, checked by its format only;
+    never one with another copy's checksum)."""
+    digest = _sha256(partial) if checksum else ""
     with open(partial, "rb") as f:
         os.fsync(f.fileno())
+    if checksum:
+        checksum_file(target).unlink(missing_ok=True)
     os.replace(partial, target)
+    if checksum:
+        side = checksum_file(partial)
+        side.write_text(f"{digest}  {target.name}\n")
+        os.replace(side, checksum_file(target))
     folder = os.open(target.parent, os.O_RDONLY)
     try:
         os.fsync(folder)
@@ -173,6 +177,7 @@ def _prune(folder: Path, keep: int, suffix: str) -> tuple[Path, ...]:
     old = dated[:-keep] if keep > 0 else dated
     for p in old:
         p.unlink(missing_ok=True)
+        checksum_file(p).unlink(missing_ok=True)
     return tuple(old)
 
 
@@ -191,6 +196,7 @@ async def restore(source: str | Path, url: str | None = None) -> Restored:
     if kind is None:
         raise BackupRefused(f"{path} is not a backup: neither a SQLite database nor a pg_dump "
                             "custom-format archive")
+    await asyncio.to_thread(_check_sum, path)
     backend = u.get_backend_name()
     if (kind == "sqlite") != (backend == "sqlite"):
         made = "SQLite" if kind == "sqlite" else "PostgreSQL"
@@ -215,6 +221,15 @@ def _kind(path: Path) -> str | None:
     return "postgresql" if head.startswith(PG_MAGIC) else None
 
 
+def _check_sum(path: Path) -> None:
+    side = checksum_file(path)
+    if not side.exists():
+        return  # a copy made otherwise (pg_dump by hand, a stopped bot's file): its format's checks
+    expected = side.read_text(errors="replace").split(maxsplit=1)[:1]
+    if expected != [_sha256(path)]:
+        raise BackupRefused(f"{path} is damaged: it does not match its checksum in {side.name}")
+
+
 def _check_sqlite_backup(path: Path) -> str:
     """The backup's schema revision, once the file proved whole and sound."""
     with open(path, "rb") as f:
@@ -227,11 +242,6 @@ def _check_sqlite_backup(path: Path) -> str:
     size = path.stat().st_size
     if changes == valid_for and pages and size < pages * page_size:
         raise BackupRefused(f"{path} is truncated: {size} of its {pages * page_size} bytes")
-    if struct.unpack(">I", header[_APPLICATION_ID])[0] == APPLICATION_ID:
-        stored = struct.unpack(">I", header[_USER_VERSION])[0]
-        if _file_crc(path) != stored:
-            raise BackupRefused(f"{path} is damaged: its checksum does not match (changed "
-                                "since the backup was written)")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
         problems = [r[0] for r in conn.execute("PRAGMA integrity_check(1)")]
@@ -280,15 +290,8 @@ async def _restore_sqlite(path: Path, u: URL) -> None:
     work = target.with_name(f".{target.name}.restoring-{os.getpid()}")
     try:
         await asyncio.to_thread(shutil.copyfile, path, work)
-        conn = sqlite3.connect(work)
-        try:  # the restored file is the bot's own again, no longer a marked backup
-            conn.execute("PRAGMA application_id=0")
-            conn.execute("PRAGMA user_version=0")
-            conn.commit()
-        finally:
-            conn.close()
         await _migrate(str(u.set(database=str(work))))  # migrated before it takes the name
-        await asyncio.to_thread(_publish, work, target)
+        await asyncio.to_thread(_publish, work, target, checksum=False)
     finally:
         for leftover in (work, work.with_name(work.name + "-wal"), work.with_name(work.name + "-shm")):
             leftover.unlink(missing_ok=True)
@@ -429,7 +432,8 @@ async def _tool(name: str, args: Sequence[str], env: dict[str, str],
 def describe(value: Written | Restored) -> str:
     """A one-line account of a backup written or restored, for the command line."""
     if isinstance(value, Written):
-        line = f"wrote {value.path} ({value.size / 1e6:.1f} MB) in {value.seconds:.1f} s"
+        line = (f"wrote {value.path} ({value.size / 1e6:.1f} MB; its SHA-256 beside it in "
+                f"{checksum_file(value.path).name}) in {value.seconds:.1f} s")
         if value.removed:
             line += f"; removed {len(value.removed)} older: " + ", ".join(p.name for p in value.removed)
         return line

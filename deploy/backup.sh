@@ -4,13 +4,14 @@
 # libpq's variables (PGHOST, PGUSER, PGPASSWORD, PGDATABASE). See docs/backups.md.
 #
 #   backup.sh               a copy now, then one every BACKUP_INTERVAL seconds (default 86400):
-#                           BACKUP_DIR/mjledger-<UTC time>.dump (pg_dump --format=custom), the
-#                           newest BACKUP_KEEP (default 14) kept; a failure is logged as FAILED
-#                           (on stderr) and tried again at the next interval
+#                           BACKUP_DIR/mjledger-<UTC time>.dump (pg_dump --format=custom) and its
+#                           SHA-256 beside it (.dump.sha256, as sha256sum writes it); the newest
+#                           BACKUP_KEEP (default 14) kept; a failure is logged as FAILED (on
+#                           stderr) and tried again at the next interval
 #   backup.sh check         succeeds while the newest copy is younger than twice the interval
 #   backup.sh restore FILE  FILE into the database PGDATABASE, which must hold no tables, in one
-#                           transaction; FILE is read whole first, and a damaged one is refused
-#                           (exit 2) with nothing written
+#                           transaction; FILE is checked first (its checksum, when beside it, and
+#                           read whole), and a damaged one is refused (exit 2) with nothing written
 set -u
 
 dir=${BACKUP_DIR:-/backups}
@@ -34,7 +35,7 @@ whole() {  # $1 names the setting, $2 is its value: a whole number of at least 1
 prune() {  # dated names sort by time: all but the newest $keep go
     ls "$dir" | grep -E '^mjledger-[0-9]{8}T[0-9]{6}Z\.dump$' | sort -r | tail -n +"$((keep + 1))" |
         while read -r old; do
-            rm -f "$dir/$old" && log "removed $old (the newest $keep are kept)"
+            rm -f "$dir/$old" "$dir/$old.sha256" && log "removed $old (the newest $keep are kept)"
         done
 }
 
@@ -45,8 +46,11 @@ backup_once() {
     # written under another name, read back, then named: a copy with its name is whole
     if pg_dump --format=custom --file="$partial" 2>"$work/errors" &&
         pg_restore --list "$partial" >/dev/null 2>"$work/errors" && sync "$partial"; then
+        sum=$(sha256sum <"$partial" | cut -d ' ' -f 1)
         mv "$partial" "$dir/$name"
-        log "wrote $name ($(wc -c <"$dir/$name") bytes)"
+        echo "$sum  $name" >"$dir/.$name.sha256.partial" &&
+            mv "$dir/.$name.sha256.partial" "$dir/$name.sha256"
+        log "wrote $name ($(wc -c <"$dir/$name") bytes, SHA-256 $sum)"
         prune
     else
         fail "FAILED: no copy at $stamp: $(why "$work/errors")"
@@ -80,6 +84,11 @@ check() {
 restore() {
     file=$1
     [ -f "$file" ] || { fail "there is no file $file"; exit 2; }
+    if [ -f "$file.sha256" ] &&
+        [ "$(sha256sum <"$file" | cut -d ' ' -f 1)" != "$(cut -d ' ' -f 1 "$file.sha256")" ]; then
+        fail "$file is damaged, nothing was restored: it does not match its checksum in $file.sha256"
+        exit 2
+    fi
     if ! pg_restore --list "$file" >"$work/list" 2>"$work/errors" ||
         ! pg_restore --file=/dev/null "$file" 2>"$work/errors"; then
         fail "$file is damaged, nothing was restored: $(why "$work/errors")"

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from db import Store
 from tests.databases import PG_URL, Drop, new_pg_database
+from tests.db.helpers import add_hand, seated_session
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,13 +27,19 @@ class Ran:
     err: str
 
 
-async def run(*argv: str, env: dict[str, str] | None = None, timeout: float = 180) -> Ran:
-    """A command in its own process, from the repository root, without blocking the event
+async def run(*argv: str, env: dict[str, str] | None = None, cwd: Path = ROOT,
+              timeout: float = 180) -> Ran:
+    """A command in its own process (from the repository root), without blocking the event
     loop (the bot may be serving in this one)."""
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=ROOT, env={**os.environ, **(env or {})},
+        *argv, cwd=cwd, env={**os.environ, **(env or {})},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()  # never left running behind a failed test
+        await proc.wait()
+        raise
     assert proc.returncode is not None
     return Ran(proc.returncode, out.decode(), err.decode())
 
@@ -62,3 +70,18 @@ async def new_database(tmp_path: Path) -> AsyncIterator[Callable[[str], Awaitabl
     yield make
     for drop in drops:
         await drop()
+
+
+async def books(url: str) -> None:
+    """A small ledger: two chats, a few hands, one undone."""
+    store = await Store.open(url)
+    try:
+        for chat in (-1001, -1002):
+            session = await seated_session(store, chat, stake_cents=50)
+            for n in range(3):
+                await add_hand(store, session.id, f"{chat}:{n}", 3, -1, -1, -1)
+        last = await store.last_hand(session.id)
+        assert last is not None
+        await store.void_hand(last.id, by=None, reason="typo")
+    finally:
+        await store.close()
