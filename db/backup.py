@@ -433,10 +433,10 @@ def describe(value: Written | Restored) -> str:
     """A one-line account of a backup written or restored, for the command line."""
     if isinstance(value, Written):
         line = (f"wrote {value.path} ({value.size / 1e6:.1f} MB; its SHA-256 beside it in "
-                f"{checksum_file(value.path).name}) in {value.seconds:.1f} s")
+                f"{checksum_file(value.path).name}) in {value.seconds:.2f} s")
         if value.removed:
             line += f"; removed {len(value.removed)} older: " + ", ".join(p.name for p in value.removed)
         return line
     return (f"restored {value.chats} chats, {value.sessions} sessions, {value.hands} hands "
             f"(schema {value.revision}" + (f", migrated to {value.head}" if value.head != value.revision
-                                           else "") + f") in {value.seconds:.1f} s")
+                                           else "") + f") in {value.seconds:.2f} s")

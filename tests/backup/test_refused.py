@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import inspect, text
+from sqlalchemy.engine import make_url
 
 from db.config import make_engine
-from tests.databases import BACKENDS, PG_URL
+from tests.databases import BACKENDS, PG_URL, fresh_database
 from tests.faults.drive import db_snapshot
 
 from .conftest import Ran, books, mjledger, run
@@ -238,3 +239,25 @@ async def test_a_folder_keeps_its_newest_dated_copies(new_database: Any, tmp_pat
     with closing(sqlite3.connect(folder / new[0])) as conn:  # a whole database, no -wal beside it
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
         assert conn.execute("SELECT count(*) FROM hands").fetchone()[0] == 6
+
+
+@pytest.mark.skipif(not PG_URL, reason="TEST_DATABASE_URL is not set")
+async def test_a_copy_of_one_schema_restores_into_that_schema(new_database: Any, tmp_path: Path) -> None:
+    """A bot whose URL names a schema (?search_path=): its copy holds that schema alone, and
+    goes back into the same schema of an empty database."""
+    async with fresh_database("postgres", tmp_path) as source:  # a schema of the shared database
+        await books(source)
+        copy = tmp_path / "schema.dump"
+        assert (await mjledger("backup", str(copy), "--database", source)).code == 0
+        schema = make_url(source).query["search_path"]
+        before = await db_snapshot(source)
+    target = await new_database("postgres")
+    refused(await mjledger("restore", str(copy), "--database", target),
+            f"holds schema '{schema}'", f"?search_path={schema}")
+    assert await tables_in(target) == []
+    into = make_url(target).update_query_dict({"search_path": schema}).render_as_string(
+        hide_password=False)
+    ran = await mjledger("restore", str(copy), "--database", into)
+    assert ran.code == 0 and "restored 2 chats" in ran.out, ran
+    assert await db_snapshot(into) == before
+    assert await tables_in(target) == []  # nothing in public
