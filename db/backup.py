@@ -54,6 +54,7 @@ class Written:
 
 @dataclass(frozen=True)
 class Restored:
+    target: str  # the database's URL, without its password
     revision: str  # the backup's schema revision
     head: str  # the schema revision after the restore
     chats: int
@@ -291,10 +292,21 @@ async def _restore_sqlite(path: Path, u: URL) -> None:
     try:
         await asyncio.to_thread(shutil.copyfile, path, work)
         await _migrate(str(u.set(database=str(work))))  # migrated before it takes the name
+        await asyncio.to_thread(_fold_wal, work)
         await asyncio.to_thread(_publish, work, target, checksum=False)
     finally:
         for leftover in (work, work.with_name(work.name + "-wal"), work.with_name(work.name + "-shm")):
             leftover.unlink(missing_ok=True)
+
+
+def _fold_wal(path: Path) -> None:
+    """Everything in the main file before it is renamed (its -wal would not follow it); the bot
+    switches it back to WAL when it opens it."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        conn.close()
 
 
 def _sqlite_tables(path: Path) -> list[str]:
@@ -381,7 +393,7 @@ async def _migrated(u: URL, revision: str, began: float) -> Restored:
             chats, sessions, hands = [await count(t) for t in ("chats", "sessions", "hands")]
     finally:
         await engine.dispose()
-    return Restored(revision, head, chats, sessions, hands, time.monotonic() - began)
+    return Restored(_shown(u), revision, head, chats, sessions, hands, time.monotonic() - began)
 
 
 # -- PostgreSQL's tools ----------------------------------------------------------------------------
@@ -437,6 +449,6 @@ def describe(value: Written | Restored) -> str:
         if value.removed:
             line += f"; removed {len(value.removed)} older: " + ", ".join(p.name for p in value.removed)
         return line
-    return (f"restored {value.chats} chats, {value.sessions} sessions, {value.hands} hands "
-            f"(schema {value.revision}" + (f", migrated to {value.head}" if value.head != value.revision
-                                           else "") + f") in {value.seconds:.2f} s")
+    migrated = f", migrated to {value.head}" if value.head != value.revision else ""
+    return (f"restored {value.chats} chats, {value.sessions} sessions, {value.hands} hands into "
+            f"{value.target} (schema {value.revision}{migrated}) in {value.seconds:.2f} s")
