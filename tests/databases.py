@@ -38,9 +38,20 @@ async def new_database(backend: str, directory: Path, prefix: str = "test") -> t
     return url, lambda: execute_ddl(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-async def execute_ddl(statement: str) -> None:
-    """One statement on the PostgreSQL of TEST_DATABASE_URL, outside any test schema."""
-    engine = make_engine(PG_URL or "")
+async def new_pg_database(prefix: str = "test") -> tuple[str, Drop]:
+    """A new, empty PostgreSQL database (not a schema) on the server of TEST_DATABASE_URL, and
+    how to drop it: for what works on whole databases, as pg_dump and pg_restore do."""
+    assert PG_URL is not None, "postgres needs TEST_DATABASE_URL"
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    await execute_ddl(f'CREATE DATABASE "{name}"', autocommit=True)
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    return url, lambda: execute_ddl(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', autocommit=True)
+
+
+async def execute_ddl(statement: str, *, autocommit: bool = False) -> None:
+    """One statement on the PostgreSQL of TEST_DATABASE_URL, outside any test schema
+    (`autocommit`: outside a transaction too, as CREATE DATABASE must be)."""
+    engine = make_engine(PG_URL or "", **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}))
     try:
         async with engine.begin() as conn:
             await conn.execute(text(statement))

@@ -117,8 +117,10 @@ async def build(url: str, sizes: list[int]) -> None:
         await engine.dispose()
 
 
-async def add_session(conn: Any, variant: str, size: int, pool: list[Any], level: list[Any]) -> None:
-    cid, now = chat_id(variant, size), datetime.now(UTC)
+async def add_session(conn: Any, variant: str, size: int, pool: list[Any], level: list[Any],
+                      cid: int | None = None) -> None:
+    """A chat (`cid`, by default one per variant and size) with one session of `size` hands."""
+    cid, now = cid if cid is not None else chat_id(variant, size), datetime.now(UTC)
     await conn.execute(insert(M.Chat).values(id=cid, language="en", house_rules={}, created_at=now))
     people = []
     for seat in range(4):

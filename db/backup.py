@@ -1,0 +1,454 @@
+"""A copy of the whole database taken while the bot runs, and its restore into an empty one.
+
+SQLite: SQLite's online backup API reads the live file in one read transaction (a snapshot:
+the bot's writes go on meanwhile), never a file copy, into a plain SQLite file. PostgreSQL:
+`pg_dump --format=custom` (one snapshot) and `pg_restore` in one transaction. Beside each copy
+its SHA-256 as `sha256sum` writes it (NAME.sha256): neither format checks all of itself (SQLite
+not a row's bytes, pg_dump not its table definitions), so a copy damaged in storage is known by
+its checksum. A restore reads the whole backup and checks it before it touches anything, goes
+only into an empty database, and brings the schema up to the newest migration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import URL
+
+from .config import async_url, database_url, make_engine
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+PG_MAGIC = b"PGDMP"
+DATED = re.compile(r"mjledger-\d{8}T\d{6}Z\.(sqlite3|dump)")
+_CHUNK = 1 << 20
+
+
+class BackupRefused(Exception):
+    """Bad input: a damaged backup, a target that is not empty, a path that cannot be used.
+    Nothing was changed."""
+
+
+class BackupFailed(Exception):
+    """The database or a tool failed (unreachable server, pg_dump missing or refusing)."""
+
+
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    size: int
+    seconds: float
+    removed: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Restored:
+    target: str  # the database's URL, without its password
+    revision: str  # the backup's schema revision
+    head: str  # the schema revision after the restore
+    chats: int
+    sessions: int
+    hands: int
+    seconds: float
+
+
+# -- backup --------------------------------------------------------------------------------------
+
+async def backup(path: str | Path, url: str | None = None, *, keep: int | None = None) -> Written:
+    """Copy the database of `url` (default $DATABASE_URL) to `path`: a file, or a folder that
+    gets a dated copy (mjledger-<UTC time>.sqlite3 or .dump), keeping its newest `keep`."""
+    began = time.monotonic()
+    u = async_url(database_url(url))
+    sqlite = u.get_backend_name() == "sqlite"
+    target = Path(path)
+    if target.is_dir():
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = target / f"mjledger-{stamp}.{'sqlite3' if sqlite else 'dump'}"
+    elif keep is not None:
+        raise BackupRefused(f"--keep needs a folder, and {path} is not one")
+    if not target.parent.is_dir():
+        raise BackupRefused(f"there is no folder {target.parent}")
+    if target.exists() and _kind(target) is None:
+        raise BackupRefused(f"{target} exists and is not a backup: give a new name or a folder")
+    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    try:
+        if sqlite:
+            await asyncio.to_thread(_sqlite_backup, _sqlite_path(u), partial, target)
+        else:
+            await _pg_dump(u, partial)
+        await asyncio.to_thread(_publish, partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+        checksum_file(partial).unlink(missing_ok=True)
+    removed = _prune(target.parent, keep, target.suffix) if keep is not None else ()
+    return Written(target, target.stat().st_size, time.monotonic() - began, removed)
+
+
+def _sqlite_path(u: URL) -> Path:
+    if u.database in (None, "", ":memory:"):
+        raise BackupRefused("an in-memory database has nothing to back up")
+    return Path(u.database)
+
+
+def _sqlite_backup(source: Path, partial: Path, target: Path) -> None:
+    if not source.is_file():
+        raise BackupRefused(f"there is no SQLite database at {source}")
+    if target.exists() and target.resolve() == source.resolve():
+        raise BackupRefused(f"{target} is the database itself: write the backup elsewhere")
+    if _kind(source) != "sqlite":
+        raise BackupRefused(f"{source} is not a SQLite database")
+    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            # pages=-1: every page in one step, within one read transaction of the source: a
+            # snapshot, while the bot keeps writing (WAL). A copy in steps would start again
+            # whenever the bot wrote between them.
+            src.backup(dst, pages=-1)
+            dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal
+            problems = [r[0] for r in dst.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise BackupFailed(f"the copy of {source} fails SQLite's check: {problems[0]}")
+        finally:
+            dst.close()
+    except sqlite3.DatabaseError as e:
+        raise BackupFailed(f"cannot read {source}: {e}") from None
+    finally:
+        src.close()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksum_file(path: Path) -> Path:
+    """Where the copy's checksum is kept: beside it, as `sha256sum` names it."""
+    return path.with_name(path.name + ".sha256")
+
+
+async def _pg_dump(u: URL, partial: Path) -> None:
+    conninfo, env = _libpq(u)
+    args = ["--format=custom", f"--file={partial}", f"--dbname={conninfo}"]
+    if schema := _search_path(u):  # the bot's tables live in a schema of their own
+        args.append('--schema="{}"'.format(schema.replace('"', '""')))
+    await _tool("pg_dump", args, env, BackupFailed, f"pg_dump of {_shown(u)} failed")
+    await _tool("pg_restore", ["--list", str(partial)], {}, BackupFailed,
+                "pg_dump wrote an archive pg_restore cannot read")
+
+
+def _publish(partial: Path, target: Path, *, checksum: bool = True) -> None:
+    """Make the finished copy durable, give it its name in one step, then its checksum (a
+    copy cut off from its checksum by a crash is still restored, checked by its format only;
+    never one with another copy's checksum)."""
+    digest = _sha256(partial) if checksum else ""
+    with open(partial, "rb") as f:
+        os.fsync(f.fileno())
+    if checksum:
+        checksum_file(target).unlink(missing_ok=True)
+    os.replace(partial, target)
+    if checksum:
+        side = checksum_file(partial)
+        side.write_text(f"{digest}  {target.name}\n")
+        os.replace(side, checksum_file(target))
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def _prune(folder: Path, keep: int, suffix: str) -> tuple[Path, ...]:
+    """Remove the dated copies of this kind beyond the newest `keep` (names sort by time)."""
+    dated = sorted(p for p in folder.iterdir() if DATED.fullmatch(p.name) and p.suffix == suffix)
+    old = dated[:-keep] if keep > 0 else dated
+    for p in old:
+        p.unlink(missing_ok=True)
+        checksum_file(p).unlink(missing_ok=True)
+    return tuple(old)
+
+
+# -- restore -------------------------------------------------------------------------------------
+
+async def restore(source: str | Path, url: str | None = None) -> Restored:
+    """Restore the backup at `source` into the empty database of `url` (default
+    $DATABASE_URL) and migrate it to the newest schema. The backup is read whole and checked
+    first; a refusal changes nothing."""
+    began = time.monotonic()
+    path = Path(source)
+    if not path.is_file():
+        raise BackupRefused(f"there is no file {source}")
+    u = async_url(database_url(url))
+    kind = _kind(path)
+    if kind is None:
+        raise BackupRefused(f"{path} is not a backup: neither a SQLite database nor a pg_dump "
+                            "custom-format archive")
+    await asyncio.to_thread(_check_sum, path)
+    backend = u.get_backend_name()
+    if (kind == "sqlite") != (backend == "sqlite"):
+        made = "SQLite" if kind == "sqlite" else "PostgreSQL"
+        raise BackupRefused(f"{path} is a {made} backup and the target is {_shown(u)}: "
+                            f"restore it into {made}")
+    if kind == "sqlite":
+        revision = await asyncio.to_thread(_check_sqlite_backup, path)
+        await _restore_sqlite(path, u)
+    else:
+        schema = await _check_pg_backup(path)
+        revision = await _pg_revision(path, schema)
+        _check_known(path, revision)
+        await _restore_pg(path, u, schema)
+    return await _migrated(u, revision, began)
+
+
+def _kind(path: Path) -> str | None:
+    with open(path, "rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if head == SQLITE_MAGIC:
+        return "sqlite"
+    return "postgresql" if head.startswith(PG_MAGIC) else None
+
+
+def _check_sum(path: Path) -> None:
+    side = checksum_file(path)
+    if not side.exists():
+        return  # a copy made otherwise (pg_dump by hand, a stopped bot's file): its format's checks
+    expected = side.read_text(errors="replace").split(maxsplit=1)[:1]
+    if expected != [_sha256(path)]:
+        raise BackupRefused(f"{path} is damaged: it does not match its checksum in {side.name}")
+
+
+def _check_sqlite_backup(path: Path) -> str:
+    """The backup's schema revision, once the file proved whole and sound."""
+    with open(path, "rb") as f:
+        header = f.read(100)
+    if len(header) < 100:
+        raise BackupRefused(f"{path} is damaged: it ends inside SQLite's header")
+    page_size = struct.unpack(">H", header[16:18])[0]
+    page_size = 65536 if page_size == 1 else page_size
+    pages, changes, valid_for = (struct.unpack(">I", header[i:i + 4])[0] for i in (28, 24, 92))
+    size = path.stat().st_size
+    if changes == valid_for and pages and size < pages * page_size:
+        raise BackupRefused(f"{path} is truncated: {size} of its {pages * page_size} bytes")
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        problems = [r[0] for r in conn.execute("PRAGMA integrity_check(1)")]
+        if problems != ["ok"]:
+            raise BackupRefused(f"{path} is damaged: {problems[0]}")
+        try:
+            revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        except sqlite3.OperationalError:
+            revision = None
+    except sqlite3.DatabaseError as e:
+        raise BackupRefused(f"{path} is damaged: {e}") from None
+    finally:
+        conn.close()
+    if revision is None:
+        raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no schema revision")
+    _check_known(path, revision[0])
+    return str(revision[0])
+
+
+def _check_known(path: Path, revision: str) -> None:
+    if revision not in revisions():
+        raise BackupRefused(f"{path} holds schema revision {revision}, which this version of "
+                            "Mahjong Ledger does not know: restore it with the version that wrote it")
+
+
+def revisions() -> list[str]:
+    """Every schema revision, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    from .store import alembic_config
+
+    script = ScriptDirectory.from_config(alembic_config())
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+async def _restore_sqlite(path: Path, u: URL) -> None:
+    target = _sqlite_path(u)
+    for extra in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-journal")):
+        if extra.exists() and extra.stat().st_size:
+            raise BackupRefused(f"{extra} is left over from another database: move it away first")
+    if target.exists() and _sqlite_tables(target):
+        raise BackupRefused(f"{target} is not empty: restore only into a new file (move the "
+                            "old one away first)")
+    if not target.parent.is_dir():
+        raise BackupRefused(f"there is no folder {target.parent}")
+    work = target.with_name(f".{target.name}.restoring-{os.getpid()}")
+    try:
+        await asyncio.to_thread(shutil.copyfile, path, work)
+        await _migrate(str(u.set(database=str(work))))  # migrated before it takes the name
+        await asyncio.to_thread(_fold_wal, work)
+        await asyncio.to_thread(_publish, work, target, checksum=False)
+    finally:
+        for leftover in (work, work.with_name(work.name + "-wal"), work.with_name(work.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+
+
+def _fold_wal(path: Path) -> None:
+    """Everything in the main file before it is renamed (its -wal would not follow it); the bot
+    switches it back to WAL when it opens it."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        conn.close()
+
+
+def _sqlite_tables(path: Path) -> list[str]:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+    except sqlite3.DatabaseError:
+        return ["(a file that is not a database)"]
+    finally:
+        conn.close()
+
+
+async def _check_pg_backup(path: Path) -> str:
+    """The schema the archive's tables are in, once every block of it read back whole."""
+    listing = await _tool("pg_restore", ["--list", str(path)], {}, BackupRefused,
+                          f"{path} is damaged")
+    await _tool("pg_restore", [f"--file={os.devnull}", str(path)], {}, BackupRefused,
+                f"{path} is damaged")
+    found = re.search(r"^\d+; \d+ \d+ TABLE (\S+) alembic_version(?: |$)", listing, re.MULTILINE)
+    if found is None:
+        raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no alembic_version table")
+    return found.group(1)
+
+
+async def _pg_revision(path: Path, schema: str) -> str:
+    script = await _tool("pg_restore", ["--data-only", f"--schema={schema}",
+                                        "--table=alembic_version", "--file=-", str(path)],
+                         {}, BackupRefused, f"{path} is damaged")
+    found = re.search(r"^COPY \S+ \(version_num\) FROM stdin;\n([^\n\\]+)\n", script, re.MULTILINE)
+    if found is None:
+        raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no schema revision")
+    return found.group(1)
+
+
+async def _restore_pg(path: Path, u: URL, schema: str) -> None:
+    target_schema = _search_path(u) or "public"
+    if schema != target_schema:
+        fix = "without search_path" if schema == "public" else f"with ?search_path={schema}"
+        raise BackupRefused(f"{path} holds schema {schema!r}, the target's is {target_schema!r}: "
+                            f"restore it into a URL {fix}")
+    engine = make_engine(u)
+    try:
+        async with engine.connect() as conn:
+            exists = (await conn.execute(text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"),
+                                         {"s": schema})).scalar_one()
+            tables = (await conn.execute(text("SELECT count(*) FROM pg_tables WHERE schemaname = :s"),
+                                         {"s": schema})).scalar_one()
+    except OSError as e:
+        raise BackupFailed(f"cannot reach {_shown(u)}: {e}") from None
+    except Exception as e:
+        raise BackupFailed(f"cannot reach {_shown(u)}: {_first_line(str(e))}") from None
+    finally:
+        await engine.dispose()
+    if tables:
+        raise BackupRefused(f"{_shown(u)} already holds {tables} tables in schema {schema}: restore "
+                            "only into an empty database")
+    conninfo, env = _libpq(u)
+    args = ["--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges",
+            f"--dbname={conninfo}", str(path)]
+    if exists:  # the archive's CREATE SCHEMA would fail on the schema that is there
+        args.insert(0, f"--schema={schema}")
+    await _tool("pg_restore", args, env, BackupFailed,
+                f"pg_restore into {_shown(u)} failed, nothing was restored")
+
+
+async def _migrate(url: str) -> None:
+    from .store import Store
+
+    store = await Store.open(url)
+    await store.close()
+
+
+async def _migrated(u: URL, revision: str, began: float) -> Restored:
+    url = u.render_as_string(hide_password=False)
+    await _migrate(url)
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            async def count(table: str) -> int:
+                return int((await conn.execute(text(f"SELECT count(*) FROM {table}"))).scalar_one())
+
+            head = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one()
+            chats, sessions, hands = [await count(t) for t in ("chats", "sessions", "hands")]
+    finally:
+        await engine.dispose()
+    return Restored(_shown(u), revision, head, chats, sessions, hands, time.monotonic() - began)
+
+
+# -- PostgreSQL's tools ----------------------------------------------------------------------------
+
+def _search_path(u: URL) -> str | None:
+    value = u.query.get("search_path") or ""
+    first = (value[0] if isinstance(value, tuple) else value).split(",")[0].strip()
+    return first or None
+
+
+def _libpq(u: URL) -> tuple[str, dict[str, str]]:
+    """The URL as libpq takes it (plain scheme, sslmode, no search_path), and its password
+    apart, for PGPASSWORD: never on a command line others can read."""
+    query = {k: v for k, v in u.query.items() if k != "search_path"}
+    if "ssl" in query:
+        query["sslmode"] = query.pop("ssl")
+    plain = u.set(drivername="postgresql", password=None, query=query)
+    return plain.render_as_string(hide_password=False), (
+        {"PGPASSWORD": str(u.password)} if u.password else {})
+
+
+def _shown(u: URL) -> str:
+    return u.set(drivername=u.get_backend_name()).render_as_string(hide_password=True)
+
+
+def _first_line(message: str) -> str:
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "no message"
+
+
+async def _tool(name: str, args: Sequence[str], env: dict[str, str],
+                error: type[Exception], what: str) -> str:
+    """Run pg_dump or pg_restore; its output. Fails as `error` with the tool's first error line."""
+    program = shutil.which(name)
+    if program is None:
+        raise BackupFailed(f"{name} is not installed (Debian/Ubuntu: apt-get install "
+                           "postgresql-client, the server's major version or newer)")
+    proc = await asyncio.create_subprocess_exec(
+        program, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **env})
+    out, err = await proc.communicate()
+    if proc.returncode != 0:
+        errors = [line for line in err.decode(errors="replace").splitlines() if "error" in line]
+        raise error(f"{what}: {_first_line(errors[0] if errors else err.decode(errors='replace'))}")
+    return out.decode(errors="replace")
+
+
+def describe(value: Written | Restored) -> str:
+    """A one-line account of a backup written or restored, for the command line."""
+    if isinstance(value, Written):
+        line = (f"wrote {value.path} ({value.size / 1e6:.1f} MB; its SHA-256 beside it in "
+                f"{checksum_file(value.path).name}) in {value.seconds:.2f} s")
+        if value.removed:
+            line += f"; removed {len(value.removed)} older: " + ", ".join(p.name for p in value.removed)
+        return line
+    migrated = f", migrated to {value.head}" if value.head != value.revision else ""
+    return (f"restored {value.chats} chats, {value.sessions} sessions, {value.hands} hands into "
+            f"{value.target} (schema {value.revision}{migrated}) in {value.seconds:.2f} s")
