@@ -63,6 +63,18 @@ class TileSet:
     # 缺一门: a hand must lack one of the three suits. The word is what the ready map of an
     # exhausted wall takes for a hand still holding all three (花猫); None: no such rule
     missing_suit: str | None = None
+    # what a /hu line may call that hand at an exhausted wall ("花猫", "flower cat")
+    missing_suit_words: tuple[str, ...] = ()
     # the winner features ask whether the hand before the winning tile waited on one tile only
     # (单张和): the waits are then worked out for every winning hand, which costs a search
     single_wait: bool = False
+
+    @property
+    def indicator(self) -> bool:
+        """The jokers follow a tile turned up before play, which a hand's tiles must name."""
+        return self.jokers is not None and bool(self.jokers.turned)
+
+    @property
+    def fixed(self) -> tuple[str, ...]:
+        """The jokers that are the same at every table."""
+        return self.jokers.fixed if self.jokers is not None else ()

@@ -59,11 +59,17 @@ class Variant:
     # names of hand features, events, rules' values and line items, in each language: how the
     # screens, the lines and the /hu words name them
     terms: ClassVar[dict[str, Term]] = {}
+    # a flag's term while a count of the winner is 0, as the screens name it: (flag, count) →
+    # the term ("pure" reads "clean_pure", 无龙清一色, while the winner holds no 龙)
+    terms_without: ClassVar[dict[tuple[str, str], str]] = {}
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
     # 血战 (blood battle): a win does not end the hand; play goes on until three seats have won
     # or the wall runs out, so the wizard asks for the next win
     blood_battle: ClassVar[bool] = False
+    # the events of the accounting that may follow the hand's end (chickens, 精 …): the form of
+    # a hand-ending win offers them before it is confirmed
+    after_end: ClassVar[frozenset[str]] = frozenset()
     # the discarder (or a robbed kong's owner) pays half the hand's value, not all of it: the
     # line says so beside the value, which would otherwise read wrong beside the payment
     discard_pays_half: ClassVar[bool] = False

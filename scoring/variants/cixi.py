@@ -157,6 +157,8 @@ class Cixi(Variant):
                     jokers=Jokers(names=(("Dragon", "龙", "龍"),), turned=(1,),
                                   words=("龙", "龍"),
                                   example=("龙=6m in Cixi", "慈溪写 龙=6m", "慈溪寫 龍=6m")))
+    # 清一色 is 有龙清一色 with 龙 and 无龙清一色 without
+    terms_without = {("pure", "jokers"): "clean_pure"}
     terms = {
         "jokers": ("joker", "龙", "龍"),
         "no_joker": ("no joker", "无龙会", "無龍會"),

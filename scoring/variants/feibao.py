@@ -145,6 +145,7 @@ class Feibao(Variant):
     Winner = Winner
     events = (FeibaoWin, FeibaoKong, FeiBaoEvent, JingBonusEvent, ExhaustedEvent)
     multi_winner = True  # 一杠多抢: any number may rob a kong; a discard has one winner
+    after_end = frozenset({"fei_bao", "jing_bonus"})
     # every honour; the turned tile is the 正精 and the next one the 副精
     tiles = TileSet(shapes=Shapes(honor_chows=True, orphans=True, waves=True, keep="win"),
                     jokers=Jokers(names=(("Jing", "正精", "正精"), ("Next jing", "副精", "副精")),

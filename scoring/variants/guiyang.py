@@ -191,6 +191,7 @@ class Guiyang(Variant):
     events = (WinEvent[Winner], KongEvent, ReadyEvent, ChickensEvent, FollowEvent,
               DeadHandEvent, Exhausted)
     multi_winner = True
+    after_end = frozenset({"ready", "chickens", "follow", "dead_hand"})
     ready_fields = ("form", "pure", "quads")  # 报听 the tiles do not show
     tiles = TileSet(honours=False, chows=False, shapes=Shapes(keep="plain"))  # the three suits
     terms = {

@@ -181,13 +181,15 @@ class Luzhou(Variant):
     events = (WinEvent[Winner], LuzhouExhausted, GhostBonusEvent)
     multi_winner = True
     blood_battle = True
+    after_end = frozenset({"ghost_bonus"})
     discard_pays_half = True  # ⌊V/2⌋
     ready_fields = ("form", "pure", "quads", "no_ghost")
     # the three suits and 红中, the ghosts (as many as rule ghosts says), which always stand in
     tiles = TileSet(honours=False, chows=False, shapes=Shapes(keep="plain"),
                     jokers=Jokers(names=(("Ghost", "鬼", "鬼"),), fixed=(GHOST,),
                                   as_themselves=False),
-                    missing_suit=FLOWER_CAT)
+                    missing_suit=FLOWER_CAT,
+                    missing_suit_words=("花猫", "花貓", "花猪", "花豬", "flowercat", "flower_cat"))
     terms = {
         "standard": ("plain", "平胡", "平胡"),
         "all_pungs": ("all pungs", "大对子", "大對子"),

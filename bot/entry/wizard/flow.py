@@ -5,13 +5,12 @@ save drafts through the store, so a restart in the middle of a hand loses nothin
 Steps: main (who won, or what else happened) → how (self-drawn, whose discard, whose kong)
 → form (features, sub-forms, tile picker; once the hand is whole it shows the payments and
 Confirm) → back to main for what else happened … → preview → confirm. A hand is confirmed
-only when it is whole: scoring says it has ended (Luzhou's blood battle after its third win
-or an exhausted wall).
+only when it is whole: scoring says it has ended (a blood battle after its third win or an
+exhausted wall).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from scoring import IncompleteHand, ScoringError
@@ -50,16 +49,6 @@ from ..screens import (
 from . import reading, ready
 
 TILE_SUITS = (("m", N_("Characters")), ("p", N_("Dots")), ("s", N_("Bamboo")))
-# Variants where a win does not end the hand: the others play on until three have won (血战)
-BLOOD_BATTLE = frozenset({"luzhou"})
-# End-of-hand accounting that may follow the win (hand-format.md): the form of a hand-ending
-# win offers "More" for these before Confirm
-AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
-                       "ghost_bonus"})
-# Events that exist only under some house rules (喜钱 needs the 8-ghost set and the rule on)
-OFFERED_IF: dict[str, Callable[[Any], bool]] = {
-    "ghost_bonus": lambda r: getattr(r, "ghosts", 8) == 8 and getattr(r, "ghost_bonus", "") != "off",
-}
 
 
 def _ok(text: str, data: str) -> Button:
@@ -429,8 +418,8 @@ def prune(model: type[StrictModel], obj: dict[str, Any]) -> dict[str, Any]:
 
 def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
     """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
-    that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
-    goes on until three seats have won or the wall runs out (hand-format.md)."""
+    that ends it: scoring says so by not raising IncompleteHand, and a blood battle goes on
+    until three seats have won or the wall runs out (hand-format.md)."""
     try:
         ctx.score(events)
     except IncompleteHand:
@@ -446,7 +435,7 @@ def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
     exhausted = any(e.get("type") == "exhausted" for e in events)
     if not exhausted and not _won(events):
         return True
-    return v.name in BLOOD_BATTLE and len(_won(events)) < 3 and not exhausted
+    return v.blood_battle and len(_won(events)) < 3 and not exhausted
 
 
 def _may_win(ctx: Ctx, events: list[dict[str, Any]]) -> bool:
@@ -464,7 +453,7 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
 
 def _after_end_offered(ctx: Ctx) -> bool:
     """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
-    return any(name in AFTER_END for name in extras(ctx))
+    return any(name in ctx.variant.after_end for name in extras(ctx))
 
 
 def extras(ctx: Ctx) -> list[str]:
@@ -472,7 +461,7 @@ def extras(ctx: Ctx) -> list[str]:
     end): not one its house rules switch off. The page offers the same (bot/web/page.py)."""
     rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
     return [name for name in _event_types(ctx.variant) if name not in ("win", "exhausted")
-            and OFFERED_IF.get(name, lambda _: True)(rules)]
+            and ctx.variant.offers(name, rules)]
 
 
 # -- drawing the screen -----------------------------------------------------------------------
@@ -549,7 +538,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     if not events:
         ask = t("Who won? Tap the winner's name, or Self-draw beside it. Anything before the "
                 "win (a kong) first.")
-    elif may_win and v.name in BLOOD_BATTLE:
+    elif may_win and v.blood_battle:
         ask = t("The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
                 exhausted=heading(ctx, "exhausted"))
     elif ended:
@@ -573,7 +562,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
             e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
     for i, name in enumerate(extras(ctx)):
-        if not ended or name in AFTER_END:
+        if not ended or name in ctx.variant.after_end:
             extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):
         rows.append(extra_row[i:i + 3])
