@@ -141,6 +141,18 @@ RULE_LABELS = {
     "concealed_kong_keeps_menqing": N_("A concealed kong keeps 门清"),
     "kongs_on_exhausted": N_("Kongs on an exhausted wall"),
 }
+
+
+def rule_label(t: Tr, variant: Variant, key: str) -> str:
+    """A house rule's name as /rules shows it: the shared label, else the variant's own term
+    for it, else its key."""
+    if key in RULE_LABELS:
+        return t(RULE_LABELS[key])
+    if key in variant.terms:
+        return term(variant, key, str(getattr(t, "lang", "en")))
+    return key
+
+
 RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
 
 
