@@ -5,9 +5,10 @@ Each style answers with its own features in `Variant.tile_features` (scoring/var
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .reading import Group, Reading
+if TYPE_CHECKING:  # the styles' modules import these questions without the engine's modules
+    from .reading import Group, Reading
 
 DRAGONS = (31, 32, 33)
 

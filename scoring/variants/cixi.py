@@ -8,7 +8,7 @@ holds; the level ends when a seat reaches 0. A hand's value is V = 12 + 2·L, L 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -17,9 +17,11 @@ from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, W
 from ..outcome import Ledger, Outcome, Transfer
 from ..rotation import pass_deal
 from ..tiles import features as tf
-from ..tiles.features import Context
-from ..tiles.reading import Reading
 from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 BASE = 12  # 12点起底
 PER_DRAGON = 2  # 一龙加2点

@@ -8,7 +8,7 @@ for each one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -30,9 +30,11 @@ from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
 from ..tiles import features as tf
-from ..tiles.features import Context
-from ..tiles.reading import Reading
 from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 Form = Literal["standard", "seven_pairs", "all_pungs", "orphans", "thirteen_waves"]
 PAIRS = ("seven_pairs", "all_pungs")  # 对和

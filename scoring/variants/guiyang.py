@@ -8,7 +8,7 @@ paid by the dealer; an exhausted wall is settled by 黄庄查叫 alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -29,9 +29,11 @@ from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays, pays_each
 from ..rotation import first_in_turn
 from ..tiles import features as tf
-from ..tiles.features import Context
-from ..tiles.reading import Reading
 from ..variant import Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 KONG_PAY = {"concealed": 2, "added": 3, "exposed": 1}  # 闷豆 / 转弯豆 / 点豆
 CHICKEN_QUAD = 5  # a concealed kong of a chicken tile, in place of its four tiles

@@ -7,7 +7,7 @@ own. One winner per discard (截胡); the round wind (令) turns as the deal goe
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -17,9 +17,11 @@ from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
 from ..tiles import features as tf
-from ..tiles.features import Context
-from ..tiles.reading import Reading
 from ..variant import Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 KONG_PAY = {"exposed": 1, "added": 2, "concealed": 2}  # 明杠算胡, 暗杠 (and 补杠) 算自摸
 # the boolean 番 sources, in the order lines name them

@@ -6,7 +6,7 @@ Values climb one ladder (2, 5, 10, 20, 40, …); discards and robbed kongs pay h
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
@@ -26,9 +26,11 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
 from ..tiles import features as tf
-from ..tiles.features import Context
-from ..tiles.reading import Reading
 from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 LADDER = (2, 5, 10)  # 平胡 2, 闺自摸 5, then doubling
 ALWAYS_MIN_STEP = 4  # 天胡/地胡: at least 40

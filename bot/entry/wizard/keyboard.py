@@ -4,7 +4,7 @@ Reusable on its own (the /hand wizard's winner step uses it, 查叫 by tiles can
 plain JSON, kept in the caller's draft; three pure functions work on it:
 
     state = new_state(tiles=("1m", "2m"), win=False)   # a blank hand, or one read from a photo
-    spec = KeySpec(variant="…", rules={}, want=14)  # want=13 for a ready hand (no winning tile)
+    spec = KeySpec(variant=session.variant, rules={}, want=14)  # want=13: a ready hand
     press_key(state, spec, op, arg) -> "done" | "back" | None      # raises KeyRefused
     keys_screen(state, spec, t, cb, title="") -> Screen             # t: the chat's translator
     notation(state, spec) -> "123m456p[555s]+7z"                    # what scoring.tiles reads
