@@ -1,4 +1,4 @@
-"""Pure mahjong scoring: hand records in, outcomes out (see shared/spec/hand-format.md).
+"""Pure mahjong scoring: hand records in, outcomes out (see docs/hand-format.md).
 
     >>> from scoring import score
     >>> score({"variant": "luzhou", "events": [...]}).to_dict()

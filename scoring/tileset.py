@@ -3,7 +3,7 @@ the set holds, its jokers and how a turned tile names them, and which winning sh
 The tile analysis (scoring/tiles), the tile keyboard and the page read these and nothing else
 about a style's tiles.
 
-Tiles are named as in the notation (shared/spec/tiles.md): "5m", "7z" (红中), "3f".
+Tiles are named as in the notation (docs/tiles.md): "5m", "7z" (红中), "3f".
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ class Variant:
 
     @staticmethod
     def check_robbed_kong(ev: WinEvent, path: str, kongs: list[tuple[str, KongEvent]]) -> None:
-        """A hand's robbed kong and its win go together (hand-format.md): a kong marked robbed
+        """A hand's robbed kong and its win go together (docs/hand-format.md): a kong marked robbed
         needs the robbed_kong win from its owner, and that win needs the robbed kong, the
         last kong before it (no other kong or win between them). One kong is robbed at most."""
         robbed = [(p, k) for p, k in kongs if k.robbed]

@@ -14,7 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("bot", "db", "scoring")
 # bot's rooms, lowest first: a module imports only its own room or those below it. Modules at
 # bot/'s top (app, runner, __main__: the composition root) are in no room.
-ROOMS = {"plumbing": 0, "view": 1, "entry": 2, "photo": 2, "chat": 3, "commands": 4, "web": 4}
+ROOMS = {"plumbing": 0, "view": 1, "entry": 2, "photo": 2, "chat": 3, "books": 4, "commands": 5,
+         "web": 5}
+# The use cases (bot/books) speak to no front end: no Telegram, no HTTP, no translations.
+FRONT_ENDS = ("telegram", "aiohttp", "bot.view.i18n", "bot.plumbing.messages")
 
 
 def modules(package: str) -> dict[str, Path]:
@@ -128,6 +131,22 @@ def test_bot_imports_run_down_the_rooms() -> None:
                 wrong.append(f"{module} imports the command module {target} (only the root may)")
             elif here is not None and there is not None and here != there and ROOMS[there] > ROOMS[here]:
                 wrong.append(f"{module} ({here}) imports {target} ({there}), a room above it")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_use_cases_know_no_front_end() -> None:
+    known = modules("bot")
+    wrong = [f"{name} imports {target}" for name, path in known.items() if room(name) == "books"
+             for target, _ in imports(name, path, known)
+             if any(target == f or target.startswith(f + ".") for f in FRONT_ENDS)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_page_takes_nothing_from_the_wizard() -> None:
+    """The page books and checks hands through bot/books and bot/entry, not the chat's wizard."""
+    wrong = [f"{module} imports {target}" for module, targets in graph("bot").items()
+             if room(module) == "web" for target in targets
+             if target == "bot.entry.wizard" or target.startswith("bot.entry.wizard.")]
     assert not wrong, "\n".join(wrong)
 
 

@@ -42,7 +42,7 @@ def chat_of_token(bot_token: str, token: str) -> int:
 
 def mini_app_link(context: Context, chat_id: int) -> str | None:
     """The Mini App's direct link opening this chat's books, when the bot has a public address
-    and a registered Mini App (README: the Mini App); else None."""
+    and a registered Mini App (docs/page.md: the Mini App); else None."""
     settings = context.application.bot_data.get("settings")
     if settings is None or not (settings.public_url and settings.mini_app and context.bot.username):
         return None

@@ -1,6 +1,6 @@
 """Settling up, shared by the chat (/settle, /paid and their buttons, bot/commands/ledger.py) and
-the page (bot/web/api.py): who pays whom in money (fewest transfers), the payments that wait
-for their payee, and marking a transfer paid or a payment received."""
+the page (bot/web/api.py): who pays whom in money (fewest transfers) and the payments that wait
+for their payee. Marking a transfer paid or a payment received: bot/books/payments.py."""
 
 from __future__ import annotations
 
@@ -8,26 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from db import PaymentNotPending, Store, StoreError
+from db import Store
 from scoring import get_variant
 from scoring.settlement import Transfer, settle
 
-from ..view.i18n import N_
 from ..view.render import colon, esc, money, name_html, signed, unit
 
 Tr = Callable[..., str]
-
-
-class SettleRefused(Exception):
-    """A payment that cannot be marked; `msgid` says why (translate with t)."""
-
-    def __init__(self, msgid: str) -> None:
-        super().__init__(msgid)
-        self.msgid = msgid
-
-
-class StaleTransfer(Exception):
-    """The transfer names a session the books do not have (an old or forged button)."""
 
 
 @dataclass
@@ -140,34 +127,3 @@ async def close_settled(store: Store, chat_id: int, session_id: int | None) -> N
              if s.ended_at is not None and (session_id is None or s.id == session_id)]
     if ended:
         await store.mark_settled(ended)
-
-
-async def mark_paid(store: Store, chat_id: int, transfer: Transfer, *, session_id: int | None,
-                    by: int | None, confirmed: bool) -> None:
-    """An open transfer was made: by the payee's word (`confirmed`) it counts at once, by the
-    payer's it waits for the payee. A payment already waiting is confirmed by the payee.
-    StoreError passes through (StaleTransfer for the balances of a session not there)."""
-    ids = [session_id] if session_id is not None else None
-    try:
-        balances = await store.money_balances(chat_id, session_ids=ids)
-    except StoreError:
-        raise StaleTransfer(session_id) from None
-    if transfer not in settle({k: v for k, v in balances.items() if v}):
-        raise SettleRefused(N_("This payment is no longer open."))
-    waiting = [p for p in await store.pending_payments(chat_id)
-               if (p.from_person, p.to_person, p.cents) == (transfer.payer, transfer.payee, transfer.cents)]
-    if waiting and not confirmed:
-        raise SettleRefused(N_("This payment already waits for the payee to confirm it."))
-    if waiting:
-        await store.confirm_payment(chat_id, waiting[0].id, by=by)
-    else:
-        await store.record_payment(chat_id, transfer.payer, transfer.payee, transfer.cents,
-                                   session_id=session_id, recorded_by=by, confirmed=confirmed)
-
-
-async def confirm_received(store: Store, chat_id: int, payment_id: int, by: int | None) -> None:
-    """The payee says a waiting payment arrived."""
-    try:
-        await store.confirm_payment(chat_id, payment_id, by=by)
-    except PaymentNotPending:
-        raise SettleRefused(N_("This payment is already confirmed.")) from None

@@ -14,10 +14,13 @@ from telegram.constants import ChatAction
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import DraftClosed, NotFound, StaleDraft, StoreError, TableChanged, crash_point, message_hand_key
+from db import DraftClosed, NotFound, StaleDraft, StoreError, crash_point, message_hand_key
 from db.store import session_mark
-from scoring import ScoringError, get_variant, score
+from scoring import ScoringError, get_variant
 
+from ..books.hands import book_entry, undo_last
+from ..books.refusals import AlreadyBooked, HandRefused, NothingToUndo, NotSeated, NotYours, TableMoved
+from ..books.sessions import seated
 from ..chat.miniapp import mini_app_rows
 from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
 from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
@@ -28,9 +31,11 @@ from ..entry.hu.ready import read_ready, ready_note
 from ..entry.hu.ready import refusal as tiles_refusal
 from ..entry.hu.tiles import read_tiles
 from ..entry.hu.words import TILES, LineError
+from ..entry.keyboard import KeyRefused, ReadRefused, refusal_text
+from ..entry.preview import reads_from
+from ..entry.record import hand_state
 from ..entry.wizard import reading
-from ..entry.wizard.flow import hand_state, new_draft, photo_draft, press, screen
-from ..entry.wizard.keyboard import KeyRefused, ReadRefused, refusal_text
+from ..entry.wizard.flow import new_draft, photo_draft, press, screen
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
 from ..plumbing.limits import clip
@@ -44,7 +49,11 @@ ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its 
 async def _running(update: Update, context: Context, sc: ChatScope) -> Any | None:
     """The running session, if four are seated and the sender may enter hands."""
     session = await require_session(update, context, sc, act=True)
-    if session is not None and None in session.seats:
+    if session is None:
+        return None
+    try:
+        seated(session)
+    except NotSeated:
         await reply(update, context, esc(sc.t("Four players must be seated first (Join, or "
                                               "/guest NAME).")))
         return None
@@ -140,7 +149,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     # how the hand went on. The reading taken stays in the draft: every screen names it.
     draft = new_draft(events, step="preview" if ended else "main")
     if read:
-        draft["reads"] = reading.reads_from(read, typed)
+        draft["reads"] = reads_from(read, typed)
     await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready), ctx)
 
 
@@ -367,29 +376,23 @@ async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> No
 
 async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ctx: Ctx,
                    draft: dict[str, Any], saved: Any, mark: str) -> None:
-    """Record exactly what the preview showed: if the table changed since it was computed,
-    show a fresh preview instead."""
+    """Record exactly what the preview showed (books.hands.book_entry): if the table changed
+    since it was computed, show a fresh preview instead."""
     t, store = sc.t, store_of(context)
-    changed = t("The table changed since this preview (a hand was added or undone). "
-                "Check the new numbers and confirm again.")
-    if draft.get("table") != mark:
-        draft["step"] = "preview"
-        await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)
-        return
-    record = ctx.record(draft["events"])
     try:
-        outcome = score(record).to_dict()
-    except ScoringError as exc:
-        await query.answer(("⚠️ " + ctx.explain(exc))[:190], show_alert=True)
+        booked = await book_entry(store, session, ctx, saved, draft["events"],
+                                  shown_at=draft.get("table"), mark=mark, by=sc.person_id)
+    except TableMoved as moved:
+        if moved.late:  # the store saw it: the table as it is now
+            ctx = await wizard_ctx(store, moved.session, sc.lang)
+        else:
+            draft["step"] = "preview"
+        await _save_and_show(query, context, sc, saved, ctx, draft, moved.mark, t(
+            "The table changed since this preview (a hand was added or undone). "
+            "Check the new numbers and confirm again."))
         return
-    try:
-        hand = await store.confirm_hand(saved, record, outcome, entered_by=sc.person_id,
-                                        table_mark=mark)
-    except TableChanged:
-        session = await store.get_session(session.id)  # fresh: not the update's snapshot
-        mark = await store.table_mark(session.id)
-        ctx = await wizard_ctx(store, session, sc.lang)
-        await _save_and_show(query, context, sc, saved, ctx, draft, mark, changed)
+    except HandRefused as exc:
+        await query.answer(("⚠️ " + ctx.explain(exc.error))[:190], show_alert=True)
         return
     except DraftClosed:
         await _edit(query, context, esc(t("Hand entry cancelled.")))
@@ -402,18 +405,11 @@ async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ct
     except NotFound:
         await query.answer(t("This hand entry is closed."), show_alert=True)
         return
-    crash_point("after_hand_stored")
-    if not hand.created:
-        await query.answer(t("Hand {n} is already recorded.", n=await hand_number(store, hand)),
-                           show_alert=True)
+    except AlreadyBooked as exc:
+        await query.answer(t("Hand {n} is already recorded.", n=exc.number), show_alert=True)
         return
-    if session_mark(session) == mark:  # the snapshot was the table the hand was added to
-        totals = tuple(t + d for t, d in zip(session.totals, outcome["deltas"], strict=True))
-    else:
-        session = await store.get_session(session.id)
-        totals = await store.totals(session.id)
-    await _edit(query, context, "\n".join(recorded_lines(ctx, record["events"], outcome, totals,
-                                                          session.stake_cents)))
+    await _edit(query, context, "\n".join(recorded_lines(
+        ctx, booked.record["events"], booked.outcome, booked.totals, booked.stake_cents)))
     finished = _finished(context)
     finished[(query.message.chat.id, query.message.message_id)] = None
     while len(finished) > FINISHED_KEEP:
@@ -436,27 +432,28 @@ async def cmd_undo(update: Update, context: Context) -> None:
     session = await require_session(update, context, sc)
     if session is None:
         return
-    last = await store.last_hand(session.id)
-    if last is None:
+
+    async def anyone() -> bool:  # a chat admin (a private chat: its owner) undoes any hand
+        return sc.is_private or await is_admin(context, sc.chat_id, update.effective_user.id)
+
+    try:
+        undone = await undo_last(store, session, by=sc.person_id, anyone=anyone,
+                                 reason=" ".join(context.args or []))
+    except NothingToUndo:
         await reply(update, context, esc(t("There is no hand to undo.")))
         return
-    own = sc.person_id is not None and last.entered_by == sc.person_id
-    if not (own or sc.is_private or await is_admin(context, sc.chat_id, update.effective_user.id)):
+    except NotYours:
         await reply(update, context, esc(t("Only whoever entered the hand, or a chat admin, can "
                                            "undo it.")))
         return
-    reason = " ".join(context.args or []).strip() or "undo"
-    try:
-        await store.void_hand(last.id, by=sc.person_id, reason=reason[:200])
     except StoreError as exc:
         await reply(update, context, esc(refusal(t, exc)))
         return
-    session = await store.get_session(session.id)
+    session = undone.session
     names = await seat_names(store, session)
-    number = await store.standing_hands(session.id) + 1  # the number it went by
-    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.", n=number)),
-             ""]
-    lines += totals_block(t, names, await store.totals(session.id), session.stake_cents,
+    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.",
+                          n=undone.number)), ""]
+    lines += totals_block(t, names, undone.totals, session.stake_cents,
                           u=unit(get_variant(session.variant), sc.lang))
     await send(context, sc.chat_id, "\n".join(lines))
 
@@ -479,9 +476,8 @@ async def on_key(update: Update, context: Context) -> None:
     try:
         reading.key_press(draft, ctx, op, arg)
     except FormError:
-        view = screen(draft, ctx, draft["rev"])
-        await throttle_of(context).show_now(context.bot, saved.chat_id, saved.message_id,
-                                            view.text, view.rows)
+        view = screen(draft, ctx, draft["rev"])  # not sent again if on screen already
+        await _edit(query, context, view.text, view.rows)
         await query.answer(t("That screen was out of date; here is the current one."),
                            show_alert=True)
         return

@@ -12,14 +12,17 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import AlreadyHandled, HandToImport, StoreError, without_bidi_controls
+from db import StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
 from scoring.variant import in_lang
 
+from ..books.payments import confirm_received, mark_paid, record_payment
+from ..books.refusals import AlreadyImported, PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
+from ..books.sessions import import_session
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
-from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, people_of, settlement
+from ..chat.settle import people_of, settlement
 from ..chat.table import last_session, seat_names
 from ..entry.hu.words import parse_seat
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
@@ -115,8 +118,12 @@ async def on_paid_button(update: Update, context: Context) -> None:
     except StaleTransfer:
         await stale_button(query, t)
         return
-    except SettleRefused as exc:
-        await query.answer(t(exc.msgid), show_alert=True)
+    except PaymentNotOpen:
+        await query.answer(t("This payment is no longer open."), show_alert=True)
+        return
+    except PaymentWaits:
+        await query.answer(t("This payment already waits for the payee to confirm it."),
+                           show_alert=True)
         return
     except StoreError as exc:
         await query.answer(refusal(t, exc)[:190], show_alert=True)
@@ -150,8 +157,8 @@ async def on_received_button(update: Update, context: Context) -> None:
         return
     try:
         await confirm_received(store, sc.chat_id, payment.id, sc.person_id)
-    except SettleRefused as exc:
-        await query.answer(t(exc.msgid), show_alert=True)
+    except PaymentConfirmed:
+        await query.answer(t("This payment is already confirmed."), show_alert=True)
         return
     text, rows = await _settle_view(context, sc, session_id)
     await edit(query, text, rows)
@@ -181,14 +188,18 @@ async def cmd_paid(update: Update, context: Context) -> None:
                                            "at most {max}.", max=format_cents(MAX_PAYMENT_CENTS))))
         return
     payer, payee = (target, sc.person_id) if received else (sc.person_id, target)
-    await store.record_payment(sc.chat_id, payer, payee, cents, recorded_by=sc.person_id,
-                               confirmed=received)
-    text, rows = await _settle_view(context, sc, None)
-    if received:
-        head = t("Payment of {amount} recorded.", amount=format_cents(cents))
+    amount, name = format_cents(cents), shown_name(people[target].name, None)
+    if not await record_payment(store, sc.chat_id, payer, payee, cents, by=sc.person_id,
+                                confirmed=received):  # delivered again after a crash: say what
+        head = (t("That was already done: payment of {amount} from {name} recorded.",
+                  amount=amount, name=name) if received else
+                t("That was already done: payment of {amount} to {name} noted; it counts once "
+                  "{name} confirms it.", amount=amount, name=name))
     else:
-        head = t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
-                 amount=format_cents(cents), name=shown_name(people[payee].name, None))
+        head = (t("Payment of {amount} recorded.", amount=amount) if received else
+                t("Payment of {amount} to {name} noted; it counts once {name} confirms it.",
+                  amount=amount, name=name))
+    text, rows = await _settle_view(context, sc, None)
     await reply(update, context, "✅ " + esc(head) + "\n\n" + text, rows)
 
 
@@ -374,18 +385,14 @@ async def cmd_import(update: Update, context: Context) -> None:
         await reply(update, context,
                     "⚠️ " + esc(t("Cannot import: {reason}", reason=t(exc.msgid, **kwargs))))
         return
-    players: list[int | str] = [mapping.get(seat, name) for seat, name in enumerate(imported.players)]
-    hands = [HandToImport(h.record, h.outcome, h.voided, h.void_reason) for h in imported.hands]
-    prefix = f"import:{sc.chat_id}:{update.update_id}"  # the same when Telegram delivers it again
+    key = f"import:{sc.chat_id}:{update.update_id}"  # the same when Telegram delivers it again
     try:
-        session = await store.import_session(
-            sc.chat_id, imported.variant, imported.rules, stake_cents=imported.stake_cents,
-            players=players, hands=hands, imported_by=sc.person_id, key_prefix=prefix)
-    except AlreadyHandled:  # delivered again after it was imported: say as what
-        done = await store.session_with_hand(f"{prefix}:1")
+        session = await import_session(store, sc.chat_id, imported, mapping, by=sc.person_id,
+                                       key=key)
+    except AlreadyImported as exc:  # delivered again after it was imported: say as what
         await reply(update, context, esc(
-            t("That was already done: this file was imported as session {n}.", n=done.number)
-            if done is not None else t("That was already done; nothing was changed again.")))
+            t("That was already done: this file was imported as session {n}.", n=exc.number)
+            if exc.number is not None else t("That was already done; nothing was changed again.")))
         return
     except StoreError as exc:
         await reply(update, context, "⚠️ " + esc(t("Cannot import: {reason}",

@@ -11,6 +11,8 @@ from db import StoreError
 from scoring import all_variants, get_variant
 from scoring.variant import in_lang
 
+from ..books.refusals import AlreadyRunning, BadName, BadStake, SeatsTaken
+from ..books.sessions import end_session, guest_name, seat_guest, set_stake, start_session
 from ..chat.scope import (
     ChatScope,
     is_admin,
@@ -24,7 +26,7 @@ from ..chat.scope import (
 from ..chat.table import seat_names
 from ..entry import controls
 from ..entry.controls import Kind
-from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, clip, parse_amount, visible_name
+from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import LANG_NAMES, LANGS, N_
 from ..view.render import (
@@ -158,14 +160,9 @@ async def cmd_new(update: Update, context: Context) -> None:
 
 
 async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> None:
-    store = store_of(context)
-    chat = await store.ensure_chat(sc.chat_id)
-    # the session keeps every rule's value, defaults included: a later change to scoring's
-    # defaults never re-scores its hands (see Variant.resolved_rules)
-    rules = get_variant(name).resolved_rules(dict(chat.house_rules.get(name, {})))
     try:
-        session = await store.start_session(sc.chat_id, name, rules, started_by=sc.person_id)
-    except StoreError:
+        session = await start_session(store_of(context), sc.chat_id, name, by=sc.person_id)
+    except (AlreadyRunning, StoreError):
         await reply(update, context, esc(sc.t("A session is already running here: /table shows "
                                               "it, /end closes it.")))
         return
@@ -287,25 +284,25 @@ async def cmd_rules(update: Update, context: Context) -> None:
 
 async def cmd_guest(update: Update, context: Context) -> None:
     sc = await scope(update, context)
-    t, store = sc.t, store_of(context)
-    name = visible_name(" ".join(context.args or []))
+    t = sc.t
+    name = " ".join(context.args or [])
     session = await require_session(update, context, sc)
     if session is None:
         return
-    if not name or len(name) > MAX_NAME:
+    try:
+        guest_name(name)
+    except BadName:
         await reply(update, context, esc(t("Usage: /guest NAME (up to 64 characters)")))
         return
     if not await may_act(context, sc, session, update.effective_user.id) and \
             sc.person_id is not None and None not in session.seats:
         await reply(update, context, esc(t("Only seated players and chat admins can do that.")))
         return
-    free = [s for s in range(4) if session.seats[s] is None]
-    if not free:
+    try:
+        session = await seat_guest(store_of(context), sc.chat_id, session, name)
+    except SeatsTaken:
         await reply(update, context, esc(t("All four seats are taken.")))
         return
-    guest = await store.add_guest(sc.chat_id, name)
-    try:
-        session = await store.seat_player(session.id, free[0], guest.id)
     except StoreError as exc:
         await reply(update, context, esc(refusal(t, exc)))
         return
@@ -315,19 +312,18 @@ async def cmd_guest(update: Update, context: Context) -> None:
 
 async def cmd_stake(update: Update, context: Context) -> None:
     sc = await scope(update, context)
-    t, store = sc.t, store_of(context)
+    t = sc.t
     session = await require_session(update, context, sc, act=True)
     if session is None:
         return
     try:
-        cents = parse_amount((context.args or [""])[0], MAX_STAKE_CENTS)
-    except ValueError:
+        session = await set_stake(store_of(context), session, (context.args or [""])[0])
+    except BadStake as exc:
         await reply(update, context, esc(t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")
                                          + "\n" + t("At most {max} per point.",
-                                                     max=money(MAX_STAKE_CENTS))))
+                                                     max=money(exc.most))))
         return
-    session = await store.set_stake(session.id, cents)
-    await reply(update, context, esc(t("Stake per point: {stake}", stake=money(cents))))
+    await reply(update, context, esc(t("Stake per point: {stake}", stake=money(session.stake_cents))))
 
 
 async def _may_set_language(context: Context, sc: ChatScope, user_id: int) -> bool:
@@ -373,14 +369,10 @@ async def cmd_end(update: Update, context: Context) -> None:
     if session is None:
         return
     names = await seat_names(store, session)
-    totals = await store.totals(session.id)
-    for draft in await store.drafts_for_session(session.id):
-        await store.delete_draft(draft.chat_id, draft.message_id)
-    session = await store.end_session(session.id)
-    lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · "
-             + esc(hands_count(t, await store.standing_hands(session.id))), ""]
-    lines += totals_block(t, names, totals, session.stake_cents,
-                          u=unit(get_variant(session.variant), sc.lang))
+    ended = await end_session(store, session)
+    lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · " + esc(hands_count(t, ended.hands)), ""]
+    lines += totals_block(t, names, ended.totals, ended.session.stake_cents,
+                          u=unit(get_variant(ended.session.variant), sc.lang))
     lines += ["", esc(t("/settle says who pays whom."))]
     await send(context, sc.chat_id, "\n".join(lines))
 

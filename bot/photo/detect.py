@@ -31,7 +31,7 @@ from .classify import CLASSES, CROP_PX, FLOWER, NONE, classify, crop
 from .locator import locate
 from .row import MAX_TILES, fit_row, propose
 
-# The project's tile names (spec/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
+# The project's tile names (docs/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
 SUITS = "mpsz"
 TILE_KINDS: tuple[str, ...] = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10)) + tuple(
     f"{n}z" for n in range(1, 8))

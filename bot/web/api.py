@@ -1,12 +1,13 @@
 """The page's JSON API under /app/api/: the running session's standings and history, a new
-session with four named players, a hand's preview, the tile analysis, and Confirm.
+session with four named players, a hand's preview, the tile analysis, Confirm, and settling up.
 
 Every answer is built from what the chat uses: /table's and /history's lines
-(bot/chat/table.py), the wizard's preview screen and /hu's tile reading (bot/entry), and the
-wizard's one Confirm transaction (`Store.confirm_hand`, at the table mark the preview was
-computed on). Who asks, in which chat and whether they may book comes from `Authorize`: the
-local mode lets the one user of 127.0.0.1 do everything; Telegram's Mini App checks initData
-(bot/web/auth.py)."""
+(bot/chat/table.py), the preview the wizard shows (bot/entry/preview.py) and /hu's tile reading,
+and the table's use cases (bot/books: the same booking as the wizard's Confirm, at the table
+mark the preview was computed on). A refusal is JSON {"error": its words in the reader's
+language (bot/web/strings.py), "code": its kind}. Who asks, in which chat and whether they may
+book comes from `Authorize`: the local mode lets the one user of 127.0.0.1 do everything;
+Telegram's Mini App checks initData (bot/web/auth.py)."""
 
 from __future__ import annotations
 
@@ -18,25 +19,24 @@ from typing import Any
 
 from aiohttp import web
 
-from db import StoreError, TableChanged
-from scoring import ScoringError, all_variants, get_variant, score
+from db import StoreError
+from scoring import ScoringError, all_variants, get_variant
 from scoring.settlement import Transfer
 from scoring.tiles import analyze
 from scoring.variant import in_lang
 
-from ..chat.scope import refusal
-from ..chat.settle import SettleRefused, StaleTransfer, confirm_received, mark_paid, settlement
+from ..books import sessions
+from ..books.hands import Hand, book_hand, check_hand
+from ..books.payments import confirm_received, mark_paid
+from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, TableMoved
+from ..chat.settle import settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
-from ..entry import controls
+from ..entry import preview as drawn
 from ..entry.ctx import Ctx
-from ..entry.hu.tiles import read_tiles
-from ..entry.hu.words import TILES, LineError
-from ..entry.wizard import reading
-from ..entry.wizard.flow import hand_state, missing, new_draft, prune, screen
-from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
+from ..entry.hu.words import TILES
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, wind
-from .strings import page_strings
+from .strings import INVALID, page_strings, refusal_code, refusal_text
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # a hand is a few hundred bytes
@@ -68,12 +68,28 @@ class Caller:
 
 
 class Refused(web.HTTPException):
-    """An answer with a reason in the caller's words: {"error": text}, as JSON."""
+    """An answer with a reason in the caller's words and its kind: {"error": text, "code":
+    code}, as JSON."""
 
-    def __init__(self, status: int, text: str, **extra: Any) -> None:
+    def __init__(self, status: int, text: str, *, code: str, **extra: Any) -> None:
         self.status_code = status
-        super().__init__(text=json.dumps({"error": text, **extra}, ensure_ascii=False),
+        super().__init__(text=json.dumps({"error": text, "code": code, **extra},
+                                         ensure_ascii=False),
                          content_type="application/json")
+
+
+def refused(exc: Refusal | StoreError, caller: Caller, ctx: Ctx | None = None,
+            **extra: Any) -> Refused:
+    """A use case's refusal (or the store's) as the page's answer: 422 for what was sent, 409
+    for where the table stands."""
+    return Refused(422 if isinstance(exc, INVALID) else 409,
+                   refusal_text(exc, translator(caller.lang), ctx), code=refusal_code(exc),
+                   **extra)
+
+
+def not_allowed(caller: Caller) -> Refused:
+    return Refused(403, translator(caller.lang)("Only seated players and chat admins can do that."),
+                   code="not_allowed")
 
 
 Authorize = Callable[[web.Request, dict[str, Any]], Awaitable[Caller]]
@@ -101,16 +117,16 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if request.method != "POST":
         return {}
     if (request.content_length or 0) > MAX_BODY:
-        raise Refused(413, "too large")
+        raise Refused(413, "too large", code="too_large")
     raw = await request.content.read(MAX_BODY + 1)
     if len(raw) > MAX_BODY:
-        raise Refused(413, "too large")
+        raise Refused(413, "too large", code="too_large")
     try:
         data = json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise Refused(400, "not JSON") from None
+        raise Refused(400, "not JSON", code="not_json") from None
     if not isinstance(data, dict):
-        raise Refused(400, "a JSON object is expected")
+        raise Refused(400, "a JSON object is expected", code="not_an_object")
     return data
 
 
@@ -120,14 +136,15 @@ async def caller_and_body(request: web.Request) -> tuple[Caller, dict[str, Any]]
 
 
 async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Any:
-    t = translator(caller.lang)
-    session = await request.app[STORE_KEY].running_session(caller.chat_id)
-    if session is None:
-        raise Refused(409, t("No session is running. Start one with /new."))
-    if book and not caller.may_book:
-        raise Refused(403, t("Only seated players and chat admins can do that."))
-    if book and None in session.seats:
-        raise Refused(409, t("Four players must be seated first (Join, or /guest NAME)."))
+    """The chat's running session; with `book`, one the caller may book hands in."""
+    try:
+        session = await sessions.running(request.app[STORE_KEY], caller.chat_id)
+        if book and not caller.may_book:
+            raise not_allowed(caller)
+        if book:
+            sessions.seated(session)
+    except Refusal as exc:
+        raise refused(exc, caller) from None
     return session
 
 
@@ -164,69 +181,45 @@ async def start_session(request: web.Request) -> web.Response:
     """The page without Telegram: a session of `variant` with the four `names` seated East to
     North (as /new and four /guest NAME), its stake if given."""
     caller, body = await caller_and_body(request)
-    t, store = translator(caller.lang), request.app[STORE_KEY]
     if not caller.local:
-        raise Refused(403, t("Only seated players and chat admins can do that."))
-    variant = body.get("variant")
-    names = body.get("names")
-    if variant not in all_variants():
-        raise Refused(422, t("Which mahjong do you play?"))
-    if not (isinstance(names, list) and len(names) == 4 and all(isinstance(n, str) for n in names)):
-        raise Refused(422, t("Usage: /guest NAME (up to 64 characters)"))
-    clean = [visible_name(n) for n in names]
-    if not all(0 < len(n) <= MAX_NAME for n in clean) or len(set(clean)) < 4:
-        raise Refused(422, t("Usage: /guest NAME (up to 64 characters)"))
-    stake = 0
-    if body.get("stake") not in (None, "", "0"):
-        try:
-            stake = parse_amount(str(body["stake"]), MAX_STAKE_CENTS)
-        except ValueError:
-            raise Refused(422, t("Usage: /stake AMOUNT — money per point, e.g. /stake 0.5")) from None
-    chat = await store.ensure_chat(caller.chat_id)
-    # every rule's value kept with the session, as /new does (Variant.resolved_rules)
-    rules = get_variant(variant).resolved_rules(dict(chat.house_rules.get(variant, {})))
-    if await store.running_session(caller.chat_id) is not None:
-        raise Refused(409, t("A session is already running here: /table shows it, /end closes it."))
+        raise not_allowed(caller)
     try:
-        session = await store.start_session(caller.chat_id, variant, rules, stake_cents=stake)
-        for seat, name in enumerate(clean):
-            guest = await store.add_guest(caller.chat_id, name)
-            session = await store.seat_player(session.id, seat, guest.id)
-    except StoreError as exc:
-        raise Refused(409, refusal(t, exc)) from None
+        await sessions.start_session(request.app[STORE_KEY], caller.chat_id, body.get("variant"),
+                                     by=caller.person_id, names=body.get("names") or [],
+                                     stake=body.get("stake"))
+    except (Refusal, StoreError) as exc:
+        raise refused(exc, caller) from None
     return await state(request)
 
 
 async def end_session(request: web.Request) -> web.Response:
     """End the running session (the page without Telegram; /end in a chat)."""
     caller, _ = await caller_and_body(request)
-    t, store = translator(caller.lang), request.app[STORE_KEY]
     if not caller.local:
-        raise Refused(403, t("Only seated players and chat admins can do that."))
-    session = await running(request, caller)
-    for draft in await store.drafts_for_session(session.id):
-        await store.delete_draft(draft.chat_id, draft.message_id)
-    await store.end_session(session.id)
+        raise not_allowed(caller)
+    await sessions.end_session(request.app[STORE_KEY], await running(request, caller))
     return await state(request)
 
 
 # -- a hand ---------------------------------------------------------------------------------------
 
-def _events(body: dict[str, Any], t: Any) -> list[dict[str, Any]]:
-    """The hand's events as the record has them (shared/spec/hand-format.md); a winner may
+def _events(body: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
+    """The hand's events as the record has them (docs/hand-format.md); a winner may
     carry `tiles` (and the turned tile as `indicator`) in place of features, read as /hu reads
     typed tiles."""
+    shapeless = Refused(422, translator(caller.lang)("That could not be saved; nothing was changed."),
+                        code="not_a_hand")
     events = body.get("events")
     if not (isinstance(events, list) and 0 < len(events) <= 40
             and all(isinstance(e, dict) for e in events)):
-        raise Refused(422, t("That could not be saved; nothing was changed."))
+        raise shapeless
     out = []
     for event in events:
         event = dict(event)
         winners = event.get("winners")
         if winners is not None:
             if not (isinstance(winners, list) and all(isinstance(w, dict) for w in winners)):
-                raise Refused(422, t("That could not be saved; nothing was changed."))
+                raise shapeless
             event["winners"] = [_winner(dict(w)) for w in winners]
         out.append(event)
     return out
@@ -241,41 +234,15 @@ def _winner(w: dict[str, Any]) -> dict[str, Any]:
     return w
 
 
-def _read(ctx: Ctx, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The hand's events with every winner's tiles read, and the draft the wizard's preview
-    screen draws (its reading named, as /hu's preview names it). Refused (422) with the chat's
-    words when the hand is not whole or scoring refuses it."""
-    t = ctx.t
-    events = _events(body, t)
-    known = set(controls.event_types(ctx.variant.events)) - {"win"}
-    for i, event in enumerate(events):
-        if event.get("type") not in known:  # a win, or a type scoring will refuse
-            continue
-        # as the wizard stores it: the page sends its whole form, defaults dropped; a field left
-        # empty named in the wizard's words
-        events[i] = prune(controls.event_model(ctx.variant.events, event["type"]), event)
-        name = missing(ctx, events[i], events[:i])
-        if name is not None:
-            raise Refused(422, t("Choose “{field}” first.", field=name))
-    typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
-             if isinstance(w.get(TILES), list) and isinstance(w.get("seat"), int)}
+def _hand(ctx: Ctx, body: dict[str, Any], caller: Caller) -> Hand:
+    """The hand sent, checked whole as the booking takes it (books.hands.check_hand); refused
+    (422) when it is not whole or scoring refuses it."""
     try:
-        read = read_tiles(ctx.variant, ctx.base, events)
-    except ScoringError as exc:
-        raise Refused(422, ctx.explain(exc)) from None
-    except LineError as exc:
-        raise Refused(422, t(exc.msgid, **exc.kwargs)) from None
-    except (KeyError, TypeError, ValueError):  # a winner without a seat, and the like
-        raise Refused(422, t("That could not be saved; nothing was changed.")) from None
-    ended, exc = hand_state(ctx, events)
-    if exc is not None:
-        raise Refused(422, ctx.explain(exc))
-    if not ended:
-        raise Refused(422, t("Anything else to add? Else preview the hand."), incomplete=True)
-    draft = new_draft(events, step="preview")
-    if read:
-        draft["reads"] = reading.reads_from(read, typed)
-    return events, draft
+        return check_hand(ctx, _events(body, caller))
+    except NotWhole as exc:
+        raise refused(exc, caller, ctx, incomplete=True) from None
+    except Refusal as exc:
+        raise refused(exc, caller, ctx) from None
 
 
 async def preview(request: web.Request) -> web.Response:
@@ -287,10 +254,10 @@ async def preview(request: web.Request) -> web.Response:
     session = await running(request, caller)
     mark = await store.table_mark(session.id)  # before the reads the preview is computed on
     ctx = await wizard_ctx(store, session, caller.lang)
-    events, draft = _read(ctx, body)
-    outcome = ctx.score(events).to_dict()
-    return web.json_response({"html": screen(draft, ctx, 1).text, "mark": mark,
-                              "deltas": outcome["deltas"], "events": events})
+    hand = _hand(ctx, body, caller)
+    outcome = ctx.score(hand.events).to_dict()
+    return web.json_response({"html": drawn.text(ctx, hand.events, hand.reads), "mark": mark,
+                              "deltas": outcome["deltas"], "events": hand.events})
 
 
 async def tiles(request: web.Request) -> web.Response:
@@ -308,48 +275,37 @@ async def tiles(request: web.Request) -> web.Response:
     try:
         return web.json_response(analyze(request_data))
     except ScoringError as exc:
-        raise Refused(422, ctx.explain(exc)) from None
+        raise Refused(422, ctx.explain(exc), code="hand_refused") from None
 
 
 async def confirm(request: web.Request) -> web.Response:
-    """Book the hand with the wizard's Confirm transaction, only at the table mark its preview
-    was computed on: a hand added or undone since is 409 with the fresh preview, nothing
-    booked. The same Confirm sent twice books once (the mark moved with the first)."""
+    """Book the hand as the wizard's Confirm does (books.hands), only at the table mark its
+    preview was computed on: a hand added or undone since is 409 with the fresh preview,
+    nothing booked. The same Confirm sent twice books once (the mark moved with the first)."""
     caller, body = await caller_and_body(request)
-    store, t = request.app[STORE_KEY], translator(caller.lang)
+    store = request.app[STORE_KEY]
     session = await running(request, caller, book=True)
     mark = await store.table_mark(session.id)
     ctx = await wizard_ctx(store, session, caller.lang)
-    events, draft = _read(ctx, body)
-    changed = t("The table changed since this preview (a hand was added or undone). "
-                "Check the new numbers and confirm again.")
-    if body.get("mark") != mark:
-        raise Refused(409, changed, html=screen(draft, ctx, 1).text, mark=mark)
-    record = ctx.record(events)
-    outcome = score(record).to_dict()
-    draft.update(rev=1, table=mark, web=True)
+    hand = _hand(ctx, body, caller)
     try:
-        # an entry of the page's own, with no message: the wizard's open entry in the chat is
-        # closed by it, as a newer /hand closes an older one
-        saved, replaced = await store.create_draft(caller.chat_id, session_id=session.id, data=draft)
-        try:
-            hand = await store.confirm_hand(saved, record, outcome, entered_by=caller.person_id,
-                                            table_mark=mark)
-        except TableChanged:
-            await store.cancel_draft(saved)
-            raise Refused(409, changed, mark=await store.table_mark(session.id)) from None
-    except StoreError as exc:
-        raise Refused(409, refusal(t, exc)) from None
-    totals = await store.totals(session.id)
-    lines = recorded_lines(ctx, events, outcome, totals, session.stake_cents)
+        booked = await book_hand(store, caller.chat_id, session, ctx, hand,
+                                 shown_at=body.get("mark"), mark=mark, by=caller.person_id)
+    except TableMoved as exc:  # the fresh preview, to confirm again (the store refused: the mark)
+        fresh = {} if exc.late else {"html": drawn.text(ctx, hand.events, hand.reads)}
+        raise refused(exc, caller, ctx, **fresh, mark=exc.mark) from None
+    except (Refusal, StoreError) as exc:
+        raise refused(exc, caller, ctx) from None
+    lines = recorded_lines(ctx, booked.record["events"], booked.outcome, booked.totals,
+                           booked.stake_cents)
     announce = request.app.get(ANNOUNCE_KEY)
     if announce is not None:
         try:
-            await announce(caller, lines, replaced)
+            await announce(caller, lines, booked.replaced)
         except Exception:  # booked: a message that could not be sent is only a missing echo
-            log.warning("could not tell chat %s about hand %s", caller.chat_id, hand.id,
+            log.warning("could not tell chat %s about hand %s", caller.chat_id, booked.hand.id,
                         exc_info=True)
-    return web.json_response({"html": "\n".join(lines), "hand_id": hand.id})
+    return web.json_response({"html": "\n".join(lines), "hand_id": booked.hand.id})
 
 
 # -- settling up ----------------------------------------------------------------------------------
@@ -386,29 +342,27 @@ async def received(request: web.Request) -> web.Response:
     once, or a payment waiting for them ({payment}) is confirmed, as the chat's buttons do."""
     caller, body = await caller_and_body(request)
     store, t = request.app[STORE_KEY], translator(caller.lang)
-    only_payee = t("Only the payee, or a chat admin, can confirm a payment.")
+    only_payee = Refused(403, t("Only the payee, or a chat admin, can confirm a payment."),
+                         code="not_payee")
     try:
         if isinstance(body.get("payment"), int):
             payment = await store.get_payment(body["payment"])
             if payment is None or payment.chat_id != caller.chat_id:
-                raise Refused(409, t("This payment is no longer open."))
+                raise PaymentNotOpen()
             if not await caller.may_confirm(payment.to_person):
-                raise Refused(403, only_payee)
+                raise only_payee
             await confirm_received(store, caller.chat_id, payment.id, caller.person_id)
         else:
             payer, payee, cents = (body.get(k) for k in ("payer", "payee", "cents"))
             if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
                        for n in (payer, payee, cents)):
-                raise Refused(422, t("This payment is no longer open."))
+                raise Refused(422, t("This payment is no longer open."), code="not_a_transfer")
             if not await caller.may_confirm(payee):
-                raise Refused(403, only_payee)
+                raise only_payee
             await mark_paid(store, caller.chat_id, Transfer(payer, payee, cents), session_id=None,
                             by=caller.person_id, confirmed=True)
-    except SettleRefused as exc:
-        raise Refused(409, t(exc.msgid)) from None
-    except (StaleTransfer, StoreError) as exc:
-        raise Refused(409, refusal(t, exc) if isinstance(exc, StoreError)
-                      else t("This payment is no longer open.")) from None
+    except (Refusal, StoreError) as exc:
+        raise refused(exc, caller) from None
     return web.json_response(await _settlement(store, caller))
 
 

@@ -76,7 +76,7 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
             if not isinstance(user_id, int) or isinstance(user_id, bool):
                 raise Forbidden("user id")
         except (Forbidden, ValueError, KeyError, TypeError) as exc:
-            raise Refused(403, translator(request_lang(request))(NOT_YOURS)) from exc
+            raise Refused(403, translator(request_lang(request))(NOT_YOURS), code="not_yours") from exc
         name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip()
         person = await store.upsert_user(user_id, name or str(user_id),
                                          username=user.get("username") or None,
@@ -96,7 +96,7 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
 
         if not (seated or await chat_admin()):
             # not of this table: reading its books is for its players and admins too
-            raise Refused(403, translator(lang)(NOT_YOURS))
+            raise Refused(403, translator(lang)(NOT_YOURS), code="not_yours")
         return Caller(chat_id, person.id, lang, may_book=True, ask_admin=chat_admin)
 
     return authorize

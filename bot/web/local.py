@@ -22,7 +22,7 @@ from db import Store
 
 from ..plumbing.config import LocalSettings
 from .api import Caller, add_routes, request_lang
-from .page import add_page_routes
+from .page import add_page_routes, icon, to_page
 
 log = logging.getLogger(__name__)
 LOCAL_CHAT_ID = 0  # Telegram's chat ids are never 0
@@ -58,6 +58,8 @@ def local_app(store: Store, password: str | None = None) -> web.Application:
 
     add_routes(app, store, authorize_local)
     add_page_routes(app)
+    app.router.add_get("/", to_page)  # someone who typed the host and port alone
+    app.router.add_get("/favicon.ico", icon)
     return app
 
 

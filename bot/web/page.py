@@ -1,7 +1,7 @@
 """The page: index.html, app.js and app.css (bot/web/static, package data) at /app/, the tile
 faces, and the hand's form as data — the fields, choices and labels the wizard builds from the
 variant's models (bot/entry/controls.py, bot/entry/screens.py) and the tile keyboard's tiles
-and jokers (bot/entry/wizard/keyboard.py), so the page keeps no list of its own.
+and jokers (bot/entry/keyboard.py), so the page keeps no list of its own.
 
 The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and the
 eight flowers drawn on that set's blank tile (its README says where they come from and how they
@@ -19,9 +19,9 @@ from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
+from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.record import extras
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
-from ..entry.wizard.flow import extras
-from ..entry.wizard.keyboard import FLOWERS, KeySpec, jokers
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
 from .auth import HEADER
@@ -35,6 +35,7 @@ HONOURS = tuple(f"{n}z" for n in range(1, 8))
 PAGE_KINDS = (Kind.BOOL, Kind.CHOICE, Kind.INT, Kind.SEAT, Kind.SEATS, Kind.SEAT_MAP, Kind.TILE,
               Kind.OBJECT)
 NO_STORE = {"Cache-Control": "no-cache"}
+ICON = "7z.svg"  # 中, the page's icon (index.html names it too)
 
 
 def _field(ctx: Ctx, spec: controls.Spec, event: str) -> dict[str, Any]:
@@ -138,6 +139,12 @@ async def face(request: web.Request) -> web.Response:
 
 async def to_page(_: web.Request) -> web.Response:
     raise web.HTTPFound("/app/")
+
+
+async def icon(_: web.Request) -> web.Response:
+    """/favicon.ico, for a browser that asks before (or without) reading the page's own link."""
+    return web.Response(body=(STATIC / "faces" / ICON).read_bytes(), content_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
 
 
 def add_page_routes(app: web.Application) -> None:

@@ -1,4 +1,4 @@
-"""Tile analysis (shared/spec/tiles.md): read the tiles, find every reading under a variant's
+"""Tile analysis (docs/tiles.md): read the tiles, find every reading under a variant's
 rules, and return the winner features of the most valuable one; list a ready hand's waits.
 
     >>> from scoring.tiles import analyze

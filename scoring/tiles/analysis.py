@@ -1,4 +1,4 @@
-"""`analyze` (shared/spec/tiles.md): from the tiles to the best winner object; every wait of a
+"""`analyze` (docs/tiles.md): from the tiles to the best winner object; every wait of a
 13-tile hand valued (`scored_waits`, what `ready` builds `waits` and 查叫 on).
 
 Each reading's winner features are valued by building a one-win hand record and scoring it with

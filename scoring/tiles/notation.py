@@ -1,4 +1,4 @@
-"""Tile model and the notation parser (shared/spec/tiles.md).
+"""Tile model and the notation parser (docs/tiles.md).
 
 A tile is an index 0–33: 0–8 万 (m), 9–17 筒 (p), 18–26 条 (s), 27–33 东南西北白发中 (z).
 Flowers are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
@@ -198,7 +198,7 @@ class _Reader:
 
 
 def parse_tiles(text: str) -> TileString:
-    """Parse the notation of tiles.md; `ScoringError` on field `tiles` for anything malformed.
+    """Parse the notation of docs/tiles.md; `ScoringError` on field `tiles` for anything malformed.
 
     The winning tile after `+` may be one more tile (`…中+5m`, 13 + 1) or name one of the tiles
     already written (`…77s…+7s`, 14 with it); which one is decided by the count (see

@@ -1,5 +1,5 @@
 """A seat's 13 tiles: its waits (`waits`), and its 查叫 at an exhausted wall → its entry in the
-`exhausted` event's `ready` map (hand-format.md): null when not ready, else the features of its
+`exhausted` event's `ready` map (docs/hand-format.md): null when not ready, else the features of its
 most valuable wait.
 
 "Most valuable" is what the variant's own 查叫 makes a not-ready seat pay. Every reading of

@@ -1,6 +1,6 @@
-"""Reading an `analyze` or `waits` request (shared/spec/tiles.md): the fields, the variant's
-rules and jokers, the tiles parsed and checked against the variant's tile set (`Variant.tiles`),
-each bracketed meld resolved — every refusal named before any reading is searched."""
+"""Reading an `analyze` or `waits` request (docs/tiles.md): the fields, the variant's rules
+and jokers, the tiles parsed and checked against the variant's tile set (`Variant.tiles`), each
+bracketed meld resolved — every refusal named before any reading is searched."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cixi "chongji" mahjong (慈溪冲级麻将) — shared/rules/cixi.md.
+"""Cixi "chongji" mahjong (慈溪冲级麻将) — docs/rules/cixi.md.
 
 A bankroll game: each seat starts a level with `level_points` 点 and never pays more than it
 holds; the level ends when a seat reaches 0. A hand's value is V = 12 + 2·L, L counting every
@@ -83,7 +83,7 @@ class Valuation:
 
 
 def valuation(w: Winner, ev: WinEvent) -> Valuation:
-    """Count the 龙 of a (checked) winner; see the table in cixi.md."""
+    """Count the 龙 of a (checked) winner; see the table in docs/rules/cixi.md."""
     v = Valuation()
     for term, on in (("all_honors", w.all_honors), ("four_jokers", w.jokers == 4),
                      ("heavenly", w.heavenly), ("ten_winds", w.ten_winds),

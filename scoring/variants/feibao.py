@@ -1,4 +1,4 @@
-"""Feibao mahjong (飞宝麻将, Shangrao 九幺) — shared/rules/feibao.md.
+"""Feibao mahjong (飞宝麻将, Shangrao 九幺) — docs/rules/feibao.md.
 
 Self-drawn wins (or robbing a kong), V = base · 2^番 with no cap; kong points and the 精 bonus
 are paid on top and never multiplied by 番. A non-winner who threw away 精 (飞宝) pays double

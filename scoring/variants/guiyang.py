@@ -1,4 +1,4 @@
-"""Guiyang chicken mahjong (贵阳捉鸡麻将) — shared/rules/guiyang.md.
+"""Guiyang chicken mahjong (贵阳捉鸡麻将) — docs/rules/guiyang.md.
 
 A hand ends at its first win (several winners only on one discard). On top of the win come
 豆 (kongs) and 鸡 (chickens), both paid only to seats that are ready when the hand ends; 跟张 is

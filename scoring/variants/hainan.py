@@ -1,4 +1,4 @@
-"""Hainan mahjong (海南麻将) — shared/rules/hainan.md.
+"""Hainan mahjong (海南麻将) — docs/rules/hainan.md.
 
 有番才能胡: a win needs at least one 番, but 番 only opens the gate. The payment is hand points ×
 the win's multiplier from every other seat, the discarder paying one more; kongs pay on their

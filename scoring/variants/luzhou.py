@@ -1,4 +1,4 @@
-"""Luzhou ghost mahjong (泸州鬼麻将) — shared/rules/luzhou.md.
+"""Luzhou ghost mahjong (泸州鬼麻将) — docs/rules/luzhou.md.
 
 Blood battle: the hand goes on after a win until three seats have won or the wall is empty.
 Values climb one ladder (2, 5, 10, 20, 40, …); discards and robbed kongs pay half.

@@ -1,6 +1,6 @@
 """Reading a tile request (issue 13): `read_request` + `split_win`, CPU time per call.
 
-    PYTHONPATH=. /work/venv/bin/python -m tests.bench.bench_request [--old DIR] [--rounds N]
+    PYTHONPATH=. .venv/bin/python -m tests.bench.bench_request [--old DIR] [--rounds N]
 
 Issue 13's target: at least twice as fast as before (this module's first figures, same process:
 old 14.6 / 15.6 µs, new 7.0 / 7.4 µs median for waits / analyze, clock included).

@@ -1,8 +1,8 @@
 """Tile engine speed (issue 13), every figure next to `mahjong` measured in the same process.
 
-    /work/venv/bin/python -m tests.bench.bench_tiles            # the issue's figures
-    /work/venv/bin/python -m tests.bench.bench_tiles --quick    # smaller samples
-    /work/venv/bin/pytest tests/bench/bench_tiles.py --benchmark-enable
+    .venv/bin/python -m tests.bench.bench_tiles            # the issue's figures
+    .venv/bin/python -m tests.bench.bench_tiles --quick    # smaller samples
+    .venv/bin/pytest tests/bench/bench_tiles.py --benchmark-enable
 
 Targets: joker-free agari ≥ 3× faster than `mahjong`'s `Agari.is_agari`; the whole `analyze`
 (every reading, features, values) median < 200 µs. The whole `waits` command (every completing

@@ -4,8 +4,8 @@ jokers, melds, Hainan flowers, every seat, dealer and round wind), each as `anal
 as `waits` and, for Luzhou and Guiyang, as 查叫 (`ready_entry`); errors count as answers.
 
     git stash / checkout the code to compare against, then
-    /work/venv/bin/python -m tests.bench.tiles_corpus make  [FILE]   # answers of that code
-    /work/venv/bin/python -m tests.bench.tiles_corpus check [FILE]   # the code now: differences
+    .venv/bin/python -m tests.bench.tiles_corpus make  [FILE]   # answers of that code
+    .venv/bin/python -m tests.bench.tiles_corpus check [FILE]   # the code now: differences
 
 FILE defaults to /tmp/tiles_corpus.jsonl (about 15 MB, so it is not kept in the repository).
 """

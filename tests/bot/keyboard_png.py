@@ -18,7 +18,7 @@ from pathlib import Path
 import noto_cjk_sans_otc
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.entry.wizard.keyboard import KeySpec, keys_screen, new_state, press_key
+from bot.entry.keyboard import KeySpec, keys_screen, new_state, press_key
 from bot.view.i18n import translator
 
 SCALE = 2

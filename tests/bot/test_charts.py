@@ -123,3 +123,48 @@ def test_first_charts_drawn_at_once_all_find_the_font(monkeypatch):
         release.set()
         cjk_font_family.cache_clear()  # the real font manager again for the other tests
     assert results == [charts.CJK_FAMILY, charts.CJK_FAMILY], results
+
+
+def test_chinese_draws_with_every_system_font_hidden(monkeypatch, tmp_path):
+    """As in the image, which installs no font: matplotlib sees only its own fonts (no system
+    font at all, CJK or not) and a chart with Chinese names still draws every glyph, from the
+    package's file. The chart is kept in test-artefacts/ to look at."""
+    from pathlib import Path
+
+    import matplotlib
+    import noto_cjk_sans_otc
+    from matplotlib import font_manager
+
+    own = matplotlib.get_data_path()
+    manager = font_manager.fontManager
+    monkeypatch.setattr(manager, "ttflist", [f for f in manager.ttflist if f.fname.startswith(own)])
+    monkeypatch.setattr(manager, "afmlist", [f for f in manager.afmlist if f.fname.startswith(own)])
+    # left: no font with Chinese glyphs (matplotlib's Last Resort maps every character to a box)
+    assert not [f.fname for f in manager.ttflist if not f.name.startswith("Last Resort")
+                and ord("张") in font_manager.get_font(f.fname).get_charmap()]
+    font_manager.FontManager._findfont_cached.cache_clear()
+    cjk_font_family.cache_clear()
+    try:
+        series = {"张三": [0, 5, -3, 10], "陳大文": [0, -5, 3, -2], "Bob": [0, 0, 0, -8]}
+        labels = {"title": "贵阳 第 3 局（貴陽）", "x_label": "局數", "y_label": "分数"}
+        chosen = font_manager.findfont(charts._font(), fallback_to_default=False)
+        assert chosen == str(noto_cjk_sans_otc.FONT_PATH)
+        drawn: list[bytes] = []
+        assert missing_glyph_warnings(lambda: drawn.append(render_balance_chart(
+            series, **labels))) == []
+        out = Path(__file__).resolve().parents[2] / "test-artefacts"
+        out.mkdir(exist_ok=True)
+        (out / "chart-without-system-fonts.png").write_bytes(drawn[0])
+    finally:
+        monkeypatch.undo()  # the real font lists again, before the caches forget these
+        font_manager.FontManager._findfont_cached.cache_clear()
+        cjk_font_family.cache_clear()
+
+
+def test_the_image_installs_no_font():
+    """The charts' font comes with the package (noto-cjk-sans-otc), so the Dockerfile installs
+    no system font package that nothing uses."""
+    from pathlib import Path
+
+    dockerfile = (Path(__file__).resolve().parents[2] / "deploy" / "Dockerfile").read_text()
+    assert "fonts-" not in dockerfile and "apt-get install" not in dockerfile

@@ -15,11 +15,12 @@ from bot.entry.controls import FormError
 from bot.entry.ctx import Ctx
 from bot.entry.hu import parse_wins
 from bot.entry.hu.words import LineError, parse_hu
+from bot.entry.keyboard import KeyRefused, ReadRefused
+from bot.entry.record import hand_state
 from bot.entry.screens import label as field_label
 from bot.entry.screens import value_label
 from bot.entry.wizard import reading
-from bot.entry.wizard.flow import hand_state, new_draft, press, screen
-from bot.entry.wizard.keyboard import KeyRefused, ReadRefused
+from bot.entry.wizard.flow import new_draft, press, screen
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -33,7 +34,7 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
 
 
 def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
-    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/wizard/keyboard.py)
+    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/keyboard.py)
         _, op, *arg = data.split(":")
         try:
             reading.key_press(draft, ctx, op, *arg[:1])

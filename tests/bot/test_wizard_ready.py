@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from bot.entry.controls import FormError
+from bot.entry.keyboard import KeyRefused
 from bot.entry.wizard import reading
 from bot.entry.wizard.flow import new_draft, press, screen
-from bot.entry.wizard.keyboard import KeyRefused
 from scoring import score
 from scoring.tiles import ready_entry
 

@@ -1,4 +1,4 @@
-"""The tile keyboard's state machine (bot/entry/wizard/keyboard.py): taps, set keys, melds, backspace,
+"""The tile keyboard's state machine (bot/entry/keyboard.py): taps, set keys, melds, backspace,
 take-out, refusals that change nothing, the notation scoring reads, and the screen's limits."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.entry.wizard.keyboard import (
+from bot.entry.keyboard import (
     KeyRefused,
     KeySpec,
     count,

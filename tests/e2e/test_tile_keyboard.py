@@ -346,3 +346,24 @@ async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
     assert [r.status for r in tg.requests_for("editMessageText")].count(429) == 2
     await table.press(alice, wiz.message_id, "k:d")
     await screen_with(table, wiz.message_id, "Confirm")
+
+
+async def test_tile_keys_on_a_screen_without_the_keyboard_are_answered_and_edit_nothing(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """Stale or forged tile keys tapped on a Luzhou wizard that shows "谁胡了？" (no keyboard
+    open): each tap is answered, and the message, already showing the current screen, is not
+    edited (Telegram refuses an edit to what a message shows: "message is not modified")."""
+    table = Table(tg, tg.group("泸州 stale keys"), players(tg, "zh-hans"))
+    alice = table.players[0]
+    await seat(table, "luzhou")
+    wiz = await table.say(alice, "/hand")
+    shown = table.message(wiz.message_id)
+    assert "谁胡了" in shown.text, shown.text
+    start = len(tg.requests)
+    answers = await keys(table, alice, wiz.message_id, ["t:5m", "d", "t:1f"])
+    assert all(a.get("show_alert") and "当前" in a.get("text", "") for a in answers), answers
+    await asyncio.sleep(1.2)  # past the throttle's interval: an edit queued would have gone
+    refused = [(r.method, r.response) for r in tg.requests[start:] if not r.ok]
+    assert refused == []
+    assert not [r for r in tg.requests[start:] if r.method.startswith("editMessage")]
+    assert table.message(wiz.message_id).text == shown.text

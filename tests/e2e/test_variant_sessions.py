@@ -1,6 +1,7 @@
 """A session of each other variant at a group table, entered only by tapping the wizard's
 buttons, end to end over HTTP. Expected scores are worked out by hand from
-/work/shared/rules/<variant>.md, so a wrong score that the command line repeats still fails."""
+docs/rules/<variant>.md, so a wrong score that the command line repeats still fails; Guiyang's
+hands 2 and 3 are that page's worked examples, read from it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from db import Store
 from scoring import get_variant
+from tests.worked_examples import rules_example
 
 from .table import Table, cli_deltas
 
@@ -144,6 +146,15 @@ async def test_guiyang_session(bot: object, table: Table, store: Store) -> None:
 
     hands = await stored_hands(table, store, [[-6, 15, -1, -8], [12, -12, 17, -17],
                                               [-6, 10, 2, -6]])
+    # hands 2 and 3 are the rules page's worked examples 2 and 3, entered by buttons: the same
+    # events (read by the variant's own models, so defaults and key order do not count) and
+    # the outcome the page gives (包鸡 changes neither: Bob, not ready, holds no chicken)
+    guiyang = get_variant("guiyang")
+    for hand, number in ((hands[1], 2), (hands[2], 3)):
+        example = rules_example("guiyang", number)
+        assert guiyang.read_events(hand.record["events"]) == \
+            guiyang.read_events(example.record["events"])
+        assert hand.outcome["deltas"] == example.outcome["deltas"]
     # the session and its hands keep every rule's value, defaults included
     full = {**get_variant("guiyang").resolved_rules({}), "bao_ji": True}
     assert hands[0].record["rules"] == full

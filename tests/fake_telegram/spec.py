@@ -1,12 +1,11 @@
-"""The Bot API 10.0 specification (machine-readable, from /work/shared) and request validation
-against it: unknown methods and parameters, missing required ones, wrong types, and the shape of
-nested objects such as reply_markup. Also checks the fake's own results, so a malformed answer
-is the fake's bug and never the bot's."""
+"""The Bot API 10.0 specification (machine-readable, in telegram-bot-api/ beside this file) and
+request validation against it: unknown methods and parameters, missing required ones, wrong
+types, and the shape of nested objects such as reply_markup. Also checks the fake's own
+results, so a malformed answer is the fake's bug and never the bot's."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-SPEC_FILE = "telegram-bot-api/bot-api-10.0.min.json"
+SPEC_FILE = Path(__file__).resolve().parent / "telegram-bot-api" / "bot-api-10.0.min.json"
 SCALARS = {"Integer", "Float", "Boolean", "String", "True"}
 _INT = re.compile(r"^[+-]?\d+$")
 # How a subtype names itself: 'Scope type, must be chat', 'The member's status …, always “creator”'.
@@ -42,15 +41,6 @@ class ApiError(Exception):
 
 def bad_request(message: str) -> ApiError:
     return ApiError(400, f"Bad Request: {message}")
-
-
-def shared_dir() -> Path:
-    """/work/shared: a sibling of the repository root, or $MJ_SHARED_DIR."""
-    override = os.environ.get("MJ_SHARED_DIR")
-    if override:
-        return Path(override)
-    repo_root = Path(__file__).resolve().parents[2]
-    return repo_root.parent / "shared"
 
 
 @dataclass(frozen=True)
@@ -265,6 +255,6 @@ def _scalar(t: str, value: Any, path: str) -> Any:
 @lru_cache(maxsize=1)
 def load_spec(path: str | None = None) -> Spec:
     """The parsed spec; cached because every fake server instance shares it."""
-    file = Path(path) if path else shared_dir() / SPEC_FILE
+    file = Path(path) if path else SPEC_FILE
     with open(file, encoding="utf-8") as fh:
         return Spec(json.load(fh))

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.databases import PG_URL, fresh_database
+from tests.databases import PG_SKIP, PG_URL, fresh_database
 from tests.fake_telegram import FakeTelegram
 from tests.fake_telegram.models import RecordedRequest, StoredMessage
 
@@ -134,7 +134,7 @@ class TcpProxy:
 @pytest.fixture
 async def pg_proxy() -> AsyncIterator[TcpProxy]:
     if not PG_URL:
-        pytest.skip("TEST_DATABASE_URL is not set")
+        pytest.skip(PG_SKIP)
     u = make_url(PG_URL)
     proxy = TcpProxy(u.host or "127.0.0.1", u.port or 5432)
     await proxy.open()

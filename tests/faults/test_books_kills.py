@@ -205,3 +205,38 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bot_process: 
         assert await handled(url, table.chat_id) == 1
         await consistent(url, table.chat_id)
         tg.assert_callbacks_answered()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_killed_after_a_payment_committed(tg: FakeTelegram, bot_process: Any,
+                                                tmp_path: Path, backend: str, mode: str) -> None:
+    """/paid from @bob 22.15: booked, then the process died before answering. Telegram delivers
+    it again: the answer says what was booked the first time (as that answer would have, and
+    that it was done already), with the balances; nothing is booked twice."""
+    async with fresh_database(backend, tmp_path) as url:
+        table = make_table(tg)
+        alice = table.players[0]
+        bot = await bot_process(url, mode=mode)
+        await table.seat_everyone("guiyang")
+        await bot.stop()  # seating is booked too: the crash is for the payment alone
+        bot = await bot_process(url, crash_at="after_booked", mode=mode)
+        await tg.send_message(table.chat, alice, "/paid from @bob 22.15")
+        await bot.killed()
+        assert await handled(url, table.chat_id) == 6  # /new, four seats and the payment
+
+        await bot_process(url, mode=mode)
+        answer = await redelivered(tg, table)
+        said = answer.params["text"]
+        assert "That was already done: payment of 22.15 from Bob recorded." in said, said
+        assert "nothing was changed" not in said
+        store = await Store.open(url, migrate=False)
+        try:
+            async with store.engine.connect() as conn:
+                rows = (await conn.execute(text(
+                    "SELECT cents, confirmed FROM payments WHERE chat_id = :c"),
+                    {"c": table.chat_id})).all()
+        finally:
+            await store.close()
+        assert [tuple(r) for r in rows] == [(2215, True)]  # once, counted (the payee's word)
+        tg.assert_callbacks_answered()

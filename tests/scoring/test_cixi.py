@@ -1,5 +1,5 @@
-"""Cixi (shared/rules/cixi.md): worked examples, the seed's values, who pays, 全交, 炸胡, levels'
-bankroll, rule options, properties, invalid records."""
+"""Cixi (docs/rules/cixi.md; its worked examples in test_worked_examples.py): the seed's values,
+who pays, 全交, 炸胡, levels' bankroll, rule options, properties, invalid records."""
 
 from __future__ import annotations
 
@@ -11,15 +11,11 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError, score
 
-from .cli import assert_cli_error, assert_invariants, discard, robbed, run_cli, self_draw
-
-FULL = [100, 100, 100, 100]
+from .cli import assert_cli_error, assert_invariants, discard, robbed, self_draw
 
 
 def rec(events: list[dict], **extra: object) -> dict:
     return {"variant": "cixi", "dealer": 0, "dealer_streak": 1, "events": events, **extra}
-
-
 
 
 def false_win(seat: int) -> dict:
@@ -28,40 +24,6 @@ def false_win(seat: int) -> dict:
 
 def deltas(events: list[dict], **extra: object) -> list[int]:
     return score(rec(events, **extra)).to_dict()["deltas"]
-
-
-# -- worked examples (cixi.md), through the real command line ---------------------------------
-
-def test_example_1_two_dragons_off_a_discard() -> None:
-    code, out, err = run_cli(rec([discard(0, 1, jokers=2)]))
-    assert code == 0, err
-    assert out["deltas"] == [-16, 32, -8, -8]
-    assert out["balances"] == [84, 132, 92, 92]
-    assert out["level_over"] is False
-    assert (out["next_dealer"], out["next_dealer_streak"], out["next_round_wind"]) == (1, 1, 0)
-    assert out["lines"][0]["value"] == 16
-    assert_invariants(out, FULL)
-
-
-def test_example_2_all_pungs_self_drawn() -> None:
-    code, out, _ = run_cli(rec([self_draw(2, jokers=1, all_pungs=True)]))
-    assert code == 0
-    assert out["deltas"] == [-16, -16, 48, -16]
-    assert out["balances"] == [84, 84, 148, 84]
-    assert out["level_over"] is False
-    assert out["next_dealer"] == 1
-    assert_invariants(out, FULL)
-
-
-def test_example_3_payment_cut_to_holdings_ends_the_level() -> None:
-    start = [10, 100, 100, 100]
-    code, out, _ = run_cli(rec([self_draw(1, jokers=1)], balances=start))
-    assert code == 0
-    assert out["deltas"] == [-10, 38, -14, -14]
-    assert out["balances"] == [0, 138, 86, 86]
-    assert out["level_over"] is True
-    assert out["next_dealer"] == 1
-    assert_invariants(out, start)
 
 
 # -- the seed's values ----------------------------------------------------------------------

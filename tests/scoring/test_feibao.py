@@ -1,5 +1,6 @@
-"""Feibao (shared/rules/feibao.md): worked examples, the base table, every 番 source, who pays,
-kong points, the 精 bonus, 三凑承包, rule options, properties, invalid records."""
+"""Feibao (docs/rules/feibao.md; its worked examples in test_worked_examples.py): the base
+table, every 番 source, who pays, kong points, the 精 bonus, 三凑承包, rule options, properties,
+invalid records."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError, score
 
-from .cli import assert_cli_error, assert_invariants, run_cli, self_draw
+from .cli import assert_cli_error, assert_invariants, self_draw
 
 
 def rec(events: list[dict], **extra: object) -> dict:
@@ -37,41 +38,6 @@ def jing(**seats: tuple[int, int]) -> dict:
 
 def value_of(features: dict, after_kong: bool = False, events: tuple = ()) -> int:
     return score(rec([*events, self_draw(1, after_kong, **features)])).lines[-1].value
-
-
-# -- worked examples (feibao.md), through the real command line -------------------------------
-
-def test_example_1_fei_bao_single_wait() -> None:
-    code, out, err = run_cli(rec([self_draw(2, fei_bao=1, single_wait=True)]))
-    assert code == 0, err
-    assert out["deltas"] == [-8, -8, 24, -8]
-    assert out["lines"][0]["value"] == 8
-    assert (out["next_dealer"], out["next_dealer_streak"]) == (1, 1)
-    assert out["level_over"] is False
-    assert_invariants(out)
-
-
-def test_example_2_jing_bonus_chong_guan_ba_wang() -> None:
-    # counted in a hand with a winner: the bonus line is the example's
-    code, out, _ = run_cli(rec([self_draw(1), jing(s0=(2, 1))]))
-    assert code == 0
-    assert out["lines"][1]["deltas"] == [60, -20, -20, -20]
-    assert out["deltas"] == [58, -14, -22, -22]
-    # with jing_on_exhausted the example is the whole hand
-    code, out, _ = run_cli(rec([{"type": "exhausted"}, jing(s0=(2, 1))],
-                               rules={"jing_on_exhausted": True}))
-    assert code == 0
-    assert out["deltas"] == [60, -20, -20, -20]
-    assert_invariants(out)
-
-
-def test_example_3_robbed_added_kong() -> None:
-    code, out, _ = run_cli(rec([kong(3, "added", robbed=True), rob(3, {"seat": 1})]))
-    assert code == 0
-    assert out["deltas"] == [0, 12, 0, -12]
-    assert len(out["lines"]) == 1  # the robbed kong scores nothing
-    assert out["next_dealer"] == 1
-    assert_invariants(out)
 
 
 # -- the base table and 番 ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Guiyang (shared/rules/guiyang.md): worked examples, values, 豆, 鸡, rules, errors, properties."""
+"""Guiyang (docs/rules/guiyang.md; its worked examples in test_worked_examples.py): values, 豆,
+鸡, rules, errors, properties."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError, score
 
-from .cli import assert_cli_error, assert_invariants, run_cli, self_draw
+from .cli import assert_cli_error, assert_invariants, self_draw
 
 
 def rec(events: list[dict], **extra: object) -> dict:
@@ -50,43 +51,6 @@ def deltas(events: list[dict], **extra: object) -> list[int]:
 
 def lines(events: list[dict], what: str, **extra: object) -> list[list[int]]:
     return [list(line.deltas) for line in score(rec(events, **extra)).lines if line.what == what]
-
-
-# -- worked examples (guiyang.md), through the real command line -------------------------------
-
-def test_example_1_self_draw_with_a_kong_and_chickens() -> None:
-    record = rec([kong(1), self_draw(1), ready(2),
-                  chickens("5p", s1={"yaoji": 1, "fanji": 1}, s2={"fanji": 1}, s3={"yaoji": 1})])
-    code, out, err = run_cli(record)
-    assert code == 0, err
-    assert out["deltas"] == [-6, 14, -2, -6]
-    assert (out["next_dealer"], out["next_dealer_streak"]) == (1, 1)
-    by_what = {(line["what"], line["seat"]): line["deltas"] for line in out["lines"]}
-    assert by_what[("win", 1)] == [-1, 3, -1, -1]
-    assert by_what[("kong", 1)] == [-2, 6, -2, -2]
-    assert by_what[("chickens", 1)] == [-2, 6, -2, -2]
-    assert by_what[("chickens", 2)] == [-1, -1, 3, -1]
-    assert by_what[("chickens", 3)] == [0, 0, 0, 0]  # not ready: nothing
-    assert_invariants(out)
-
-
-def test_example_2_gold_chicken() -> None:
-    record = rec([kong(2, "added"), discard(3, {"seat": 2, "form": "all_pungs"}), ready(0),
-                  chickens("9s", s2={"yaoji": 1}, s0={"yaoji": 2})])
-    code, out, _ = run_cli(record)
-    assert code == 0
-    assert out["deltas"] == [12, -12, 17, -17]
-    assert out["next_dealer"] == 2
-    assert_invariants(out)
-
-
-def test_example_3_ready_check_on_an_empty_wall() -> None:
-    record = rec([exhausted(s1={"form": "all_pungs"}, s2={}, s0=None, s3=None)])
-    code, out, _ = run_cli(record)
-    assert code == 0
-    assert out["deltas"] == [-6, 10, 2, -6]
-    assert (out["next_dealer"], out["next_dealer_streak"]) == (0, 2)
-    assert_invariants(out)
 
 
 # -- hand values -------------------------------------------------------------------------------

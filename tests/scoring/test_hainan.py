@@ -1,5 +1,5 @@
-"""Hainan (shared/rules/hainan.md): worked examples, the 番 gate, values, 包牌, kongs, rotation,
-rules, errors, properties."""
+"""Hainan (docs/rules/hainan.md; its worked examples in test_worked_examples.py): the 番 gate,
+values, 包牌, kongs, rotation, rules, errors, properties."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError, score
 
-from .cli import assert_cli_error, assert_invariants, discard, robbed, run_cli, self_draw
+from .cli import assert_cli_error, assert_invariants, discard, robbed, self_draw
 
 
 def rec(events: list[dict], **extra: object) -> dict:
@@ -30,34 +30,6 @@ EXHAUSTED = {"type": "exhausted"}
 
 def deltas(events: list[dict], **extra: object) -> list[int]:
     return list(score(rec(events, **extra)).deltas)
-
-
-# -- worked examples (hainan.md), through the real command line --------------------------------
-
-def test_example_1_self_drawn_all_pungs() -> None:
-    code, out, err = run_cli(rec([self_draw(1, all_pungs=True)]))
-    assert code == 0, err
-    assert out["deltas"] == [-4, 12, -4, -4]
-    assert (out["next_dealer"], out["next_dealer_streak"], out["next_round_wind"]) == (1, 1, 0)
-    assert_invariants(out)
-
-
-def test_example_2_discarder_pays_one_more() -> None:
-    code, out, _ = run_cli(rec([discard(3, 2, all_chows=True)]))
-    assert code == 0
-    assert out["deltas"] == [-1, -1, 4, -2]
-    assert out["next_dealer"] == 1
-    assert_invariants(out)
-
-
-def test_example_3_liable_and_a_concealed_kong() -> None:
-    # 平胡 here is the plain 1-point win; its 番 cannot be all_chows, which has no kong
-    code, out, _ = run_cli(rec([kong(2), discard(3, 2, eyes_258=True, liable=3)]))
-    assert code == 0
-    assert out["deltas"] == [-2, -2, 10, -6]
-    win = next(line for line in out["lines"] if line["what"] == "win")
-    assert win["deltas"] == [0, 0, 4, -4]
-    assert_invariants(out)
 
 
 # -- the 番 gate -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Luzhou (shared/rules/luzhou.md): worked examples, the seed's value table, properties, errors."""
+"""Luzhou (docs/rules/luzhou.md; its worked examples in test_worked_examples.py): the seed's
+value table, properties, errors."""
 
 from __future__ import annotations
 
@@ -33,47 +34,6 @@ def _over(events: list[dict]) -> bool:
 def discard(frm: int, *winners: dict, after_kong: bool = False) -> dict:
     return {"type": "win", "by": "discard", "from": frm, "after_kong": after_kong,
             "winners": list(winners)}
-
-
-# -- worked examples (luzhou.md), through the real command line -------------------------------
-
-def test_example_1_blood_battle() -> None:
-    record = rec([
-        self_draw(0, quads=1),
-        discard(2, {"seat": 1, "form": "all_pungs"}),
-        self_draw(3, pure=True),
-    ])
-    code, out, err = run_cli(record)
-    assert code == 0, err
-    assert out["deltas"] == [15, 0, -20, 5]
-    assert (out["next_dealer"], out["next_dealer_streak"]) == (0, 2)
-    assert [line["deltas"] for line in out["lines"]] == [
-        [15, -5, -5, -5], [0, 5, -5, 0], [0, 0, -10, 10]]
-    assert_invariants(out)
-
-
-def test_example_2_ghost_bonus_on_top_of_the_cap() -> None:
-    record = rec([self_draw(1, form="all_pungs", pure=True),
-                  {"type": "ghost_bonus", "seat": 1, "ghosts": 5}], rules={"ghosts": 8})
-    code, out, _ = run_cli(record)
-    assert code == 0
-    assert out["deltas"] == [-50, 150, -50, -50]
-    assert out["lines"][0]["value"] == 40 and out["lines"][0]["deltas"][1] == 120
-    assert out["lines"][1]["deltas"] == [-10, 30, -10, -10]
-    assert out["next_dealer"] == 1 and out["next_dealer_streak"] == 1
-
-
-def test_example_3_ready_check() -> None:
-    record = rec([self_draw(0),
-                  {"type": "exhausted", "ready": {"1": {"form": "all_pungs"}, "2": {}, "3": None}}])
-    code, out, _ = run_cli(record)
-    assert code == 0
-    check = [line["deltas"] for line in out["lines"] if line["what"] == "ready_check"]
-    summed = [sum(d[s] for d in check) for s in range(4)]
-    assert summed == [0, 10, 2, -12]
-    # the whole hand adds seat 0's 平胡 self-draw (2 from each) on top
-    assert out["deltas"] == [6, 8, 0, -14]
-    assert_invariants(out)
 
 
 # -- the seed's value list (牌型番数), every row, uncapped ----------------------------------------

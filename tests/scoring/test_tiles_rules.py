@@ -1,6 +1,6 @@
 """Tile-level tests: every hand shape the rules files name, read from tiles and valued.
 
-`value` is what the winner collects from the win alone (tiles.md), so each expected figure is
+`value` is what the winner collects from the win alone (docs/tiles.md), so each expected figure is
 the rules file's payment for that win. Where a rules-revision-2 field is not in the scoring code
 of this branch yet, the test is xfail(strict) naming the field, and flips when it lands.
 """
@@ -234,7 +234,7 @@ def test_cixi_chaos_and_all_honours() -> None:
 
 
 def test_cixi_a_joker_standing_for_itself_is_never_no_joker() -> None:
-    # tiles.md: what a 龙 stands for changes the shape, never how many are held. The 9s (the 龙
+    # docs/tiles.md: what a 龙 stands for changes the shape, never how many are held. The 9s (the 龙
     # after 8s) stands for itself in this 七风: 有龙七风 (1 龙 + 大乱 1 + 七风 5 → 26 each), not
     # 无龙七风 (28 each, 统付)
     out = cixi("东南西北白发147m258p9s+中")

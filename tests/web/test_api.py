@@ -8,9 +8,11 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,13 +20,18 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.controls import event_model, fields_of, spec_named
+from bot.entry.record import extras
 from bot.entry.screens import label
-from bot.entry.wizard.flow import extras, new_draft, screen
+from bot.entry.wizard.flow import new_draft, screen
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
+from bot.plumbing.limits import MAX_STAKE_CENTS
 from bot.view.i18n import translator
+from bot.view.render import money
 from bot.web.local import LOCAL_CHAT_ID, local_app
 from db import Store
 from scoring import score
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NAMES = ["Alice", "Bob", "Carol", "Dave"]
 SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
@@ -160,7 +167,8 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+           "PYTHONPATH": str(ROOT)}  # this checkout's bot, whatever the environment installed
     proc = subprocess.Popen([sys.executable, "-m", "bot", "--port", str(port)], env=env,
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True)
@@ -177,6 +185,9 @@ def test_mjledger_without_a_token_says_so_and_serves_the_page(tmp_path: Any) -> 
         else:
             raise AssertionError("the page never answered")
         assert (tmp_path / "mjledger.sqlite3").exists()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as resp:  # the bare address
+            assert resp.status == 200 and resp.url.endswith("/app/")
+            assert "<title>Mahjong Ledger</title>" in resp.read().decode()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -217,6 +228,21 @@ async def test_the_page_and_its_files(client: TestClient) -> None:
     assert flower.status == 200 and "竹" in await flower.text()
     assert (await client.get("/app/faces/9f.svg")).status == 404
     assert (await client.get("/app", allow_redirects=False)).status == 302
+
+
+async def test_the_bare_address_leads_to_the_page_which_names_its_icon(client: TestClient) -> None:
+    """Someone who types the host and port alone is sent to the page; the page names its icon (a
+    tile face), and a browser that asks for /favicon.ico anyway gets that face."""
+    bare = await client.get("/", allow_redirects=False)
+    assert bare.status == 302 and bare.headers["Location"] == "/app/"
+    html = await (await client.get("/app/")).text()
+    icon = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html)
+    assert icon is not None, html
+    face = await client.get("/app/" + icon.group(1))
+    assert face.status == 200 and face.content_type == "image/svg+xml"
+    favicon = await client.get("/favicon.ico")
+    assert favicon.status == 200 and favicon.content_type == "image/svg+xml"
+    assert await favicon.read() == await face.read()
 
 
 async def test_the_form_is_the_wizards(client: TestClient, store: Store) -> None:
@@ -262,3 +288,25 @@ async def test_the_other_events_are_the_wizards(client: TestClient, store: Store
     en = await wizard_ctx(store, session, "en")
     assert refused["error"] == en.t("Choose “{field}” first.", field=label(en, "kind", "kong"))
     assert await store.standing_hands(session.id) == 1
+
+
+async def test_a_refusal_has_a_code_and_the_pages_words(client: TestClient, store: Store) -> None:
+    """The page's refusals name their kind, and say it without the chat's commands (no /new,
+    /guest, /stake, /table): the page has buttons for those."""
+    zh = translator("zh-Hans")
+    none = await post(client, "preview", {"events": SELF_DRAW}, 409, lang="zh-Hans")
+    assert none == {"error": zh("No session is running."), "code": "no_session"}
+    names = await post(client, "session", {"variant": "guiyang", "names": ["A", "A", "B", "C"]}, 422)
+    stake = await post(client, "session", {"variant": "guiyang", "names": NAMES, "stake": "x"}, 422)
+    assert (names["code"], stake["code"]) == ("bad_names", "bad_stake")
+    assert "64" in names["error"] and money(MAX_STAKE_CENTS) in stake["error"]
+    await start(client)
+    running = await post(client, "session", {"variant": "hainan", "names": NAMES}, 409)
+    assert running["code"] == "already_running" and "already running" in running["error"]
+    kong = await post(client, "preview", {"events": [{"type": "kong", "seat": 1}, *SELF_DRAW]}, 422)
+    assert kong["code"] == "field_missing"
+    moved = await post(client, "confirm", {"events": SELF_DRAW, "mark": "0:0:x"}, 409)
+    assert moved["code"] == "table_moved" and "Payments" in moved["html"]
+    for refusal in (none, names, stake, running, kong, moved):
+        assert not re.search(r"/(new|guest|stake|table|end)\b", refusal["error"]), refusal
+    assert await store.standing_hands((await store.running_session(LOCAL_CHAT_ID)).id) == 0

@@ -56,9 +56,10 @@ async def open_page(browser: Any, url: str, lang: str = "en") -> Any:
     return page
 
 
-async def start_in_page(page: Any, variant: str, stake: str = "") -> None:
+async def start_in_page(page: Any, variant: str, stake: str = "",
+                        names: list[str] = NAMES) -> None:
     await page.select_option("#variant", variant)
-    for i, name in enumerate(NAMES):
+    for i, name in enumerate(names):
         await page.fill(f"input[name=name{i}]", name)
     if stake:
         await page.fill("#stake", stake)
@@ -295,7 +296,7 @@ async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, si
 
 async def test_a_wall_run_out_with_ready_hands(browser: Any, site: str, store: Store) -> None:
     """Luzhou, the wall runs out with no win: South is ready for all pungs, the others not;
-    the three not-ready seats pay the ready one (rules/luzhou.md)."""
+    the three not-ready seats pay the ready one (docs/rules/luzhou.md)."""
     page = await open_page(browser, site)
     await start_in_page(page, "luzhou")
     await page.click("nav button[data-screen=hand]")
@@ -384,3 +385,80 @@ async def test_what_was_typed_survives_a_change_of_language(browser: Any, site: 
     await page.wait_for_selector("#table-html")
     session = await store.running_session(LOCAL_CHAT_ID)
     assert session is not None and session.variant == "cixi"
+
+
+# the text of each element, measured as drawn: its glyphs' box against the element's own
+SPILLS = """(sel) => [...document.querySelectorAll(sel)].filter((el) => {
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const text = range.getBoundingClientRect(), box = el.getBoundingClientRect();
+  return text.left < box.left - 0.5 || text.right > box.right + 0.5
+      || text.top < box.top - 0.5 || text.bottom > box.bottom + 0.5;
+}).map((el) => el.textContent)"""
+
+
+async def test_long_names_stay_inside_the_seat_buttons(browser: Any, site: str, store: Store) -> None:
+    """One-word names too long for a seat button on a 360-px phone (a 17-character handle,
+    "Christopher") wrap inside it, the selected one too: no text outside its button."""
+    names = ["Christopher", "xX_DragonSlayer_X", "Bartholomew_1987", "Maximilianus"]
+    page = await open_page(browser, site)
+    await start_in_page(page, "luzhou", names=names)
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-by=discard]")
+    await page.click("[data-row=winner] [data-seat='1']")
+    await page.click("[data-row=from] [data-seat='0']")
+    await shot(page, "16-long-names")
+    await no_sideways_scroll(page)
+    seats = "[data-row=winner] button, [data-row=from] button"
+    assert len(await page.locator(seats).all()) == 4 + 3  # the winner is not his own payer
+    assert await page.evaluate(SPILLS, seats) == []
+    assert await page.evaluate(SPILLS, "main button, main .counter span") == []
+    assert not page.errors
+
+
+# what the shown notice lies over: every control of the page whose box meets the notice's
+COVERED = """() => {
+  const note = document.getElementById("note");
+  if (note.hidden) return null;
+  const n = note.getBoundingClientRect();
+  return [...document.querySelectorAll("button, select, input, a")].filter((el) => {
+    const b = el.getBoundingClientRect();
+    return b.width && b.left < n.right && b.right > n.left && b.top < n.bottom && b.bottom > n.top;
+  }).map((el) => el.id || el.textContent);
+}"""
+
+
+async def test_the_booked_notice_covers_nothing_tapped_next(browser: Any, site: str,
+                                                             store: Store) -> None:
+    """After Confirm the "Booked." notice shows for a while: on the standings, and on the next
+    hand's screen with its Preview button at the bottom, it lies over no control."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "guiyang")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='3']")
+    await page.click("[data-field=pure]")
+    await book_previewed(page)
+    assert await page.inner_text("#note") == "Booked."
+    await shot(page, "17-booked-standings")
+    assert await page.evaluate(COVERED) == []
+    await page.click("nav button[data-screen=hand]")  # the next hand, at once
+    await page.click("[data-row=winner] [data-seat='1']")
+    await shot(page, "18-booked-next-hand")
+    assert await page.is_visible("#preview")
+    assert await page.evaluate(COVERED) == []  # shown still, and over no button
+    assert not page.errors
+
+
+async def test_the_bare_address_opens_the_page_with_its_icon(browser: Any, site: str) -> None:
+    """Host and port typed alone open the page; the browser fetches its icon, and nothing it
+    asks for is refused (no /favicon.ico 404 in its console)."""
+    context = await browser.new_context(viewport=PHONE)
+    page = await context.new_page()
+    answers: list[tuple[int, str]] = []
+    page.on("response", lambda r: answers.append((r.status, r.url)))
+    await page.goto(site.removesuffix("app/"))
+    await page.wait_for_selector("nav button")
+    await page.wait_for_load_state("networkidle")
+    assert page.url == site
+    assert [a for a in answers if a[0] >= 400] == []
+    assert (200, site + "faces/7z.svg") in answers, answers

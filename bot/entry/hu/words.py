@@ -8,7 +8,7 @@ winner feature of the variant by any name the screens show, in any of the three 
 `pure suit`, `pure`), a form (`七对`), or a count written either way (`闺2`, `quads=2`, `龙×2`).
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
-Tiles in place of feature words (shared/spec/tiles.md, read in bot/entry/hu/tiles.py): `/hu 南 自摸
+Tiles in place of feature words (docs/tiles.md, read in bot/entry/hu/tiles.py): `/hu 南 自摸
 123m456m789p11s 中中中`; where the jokers follow a turned tile, the line names it, `翻=5m`
 (`turned=5m`), or the first joker by its own name (`Jokers.words`): `龙=6m` where the 龙 is the
 tile after the turned one (which was then 5m).
@@ -223,7 +223,7 @@ def parse_hu(variant: Variant, tokens: list[str],
     if after_kong:
         event["after_kong"] = True
     if (after_kong or by == "robbed_kong") and "kong" in variant.event_types():
-        # a whole hand holds the kong itself (hand-format.md); one line cannot say which
+        # a whole hand holds the kong itself (docs/hand-format.md); one line cannot say which
         raise LineError("A win after a kong or on a robbed kong needs the kong itself: enter "
                         "this hand with /hand, the kong first.")
     return event
@@ -281,7 +281,7 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
 
 
 def turned_for(variant: Variant, joker: str) -> str:
-    """The turned tile that makes `joker` the variant's first joker (shared/spec/tiles.md): a 龙
+    """The turned tile that makes `joker` the variant's first joker (docs/tiles.md): a 龙
     one step after the turned tile (`Jokers.turned`) was turned 1m when 龙=2m; a 正精 that is the
     turned tile itself names it. Anything but one tile is passed on as written, for the tile
     reader to refuse."""

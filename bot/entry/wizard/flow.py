@@ -15,26 +15,16 @@ from typing import Any
 
 from scoring import IncompleteHand, ScoringError
 from scoring.model import StrictModel
-from scoring.variant import Variant, in_lang
+from scoring.variant import Variant
 
 from ...plumbing.messages import Button
 from ...view.i18n import N_
-from ...view.render import (
-    colon,
-    deltas_text,
-    esc,
-    money,
-    outcome_lines,
-    seat_label,
-    signed,
-    unit,
-    wind,
-    with_unit,
-)
-from .. import controls
+from ...view.render import colon, esc, seat_label, wind
+from .. import controls, preview
 from ..controls import FormError, Kind, Spec
 from ..ctx import Ctx
 from ..hu.words import TILES
+from ..record import extras, hand_state, missing, prune, seats_won, skipped
 from ..screens import (
     BY_LABELS,
     Screen,
@@ -43,7 +33,6 @@ from ..screens import (
     heading_row,
     is_tile,
     label,
-    summarize_event,
     tile_label,
 )
 from . import reading, ready
@@ -108,10 +97,6 @@ def _model(v: Variant, type_name: str) -> type[StrictModel]:
     return controls.event_model(v.events, type_name)
 
 
-def _won(events: list[dict[str, Any]]) -> set[int]:
-    return {w["seat"] for e in events if e.get("type") == "win" for w in e.get("winners", [])}
-
-
 def _current(v: Variant, draft: dict[str, Any]) -> tuple[type[StrictModel], dict[str, Any], Spec | None]:
     """The model and JSON object the form shows now, following the sub-form path
     (["ready", "2"] is seat 2's entry of the ready map; ["flipped"] the tile picker)."""
@@ -164,7 +149,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
     v, events = ctx.variant, draft["events"]
     if op in ("wh", "wz"):  # the winner; wz: self-drawn, straight to his features
         seat = controls._seat(a)
-        if seat in _won(events) or not _may_win(ctx, events):
+        if seat in seats_won(events) or not _may_win(ctx, events):
             raise FormError(a)
         win = controls.blank(_model(v, "win"), winners=[controls.blank(v.Winner, seat=seat)])
         draft.update(pending=win, step="how", path=[])
@@ -174,7 +159,7 @@ def _press_main(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> str | None:
     elif op == "x" and "exhausted" in _event_types(v):
         pending = controls.blank(_model(v, "exhausted"))
         if "ready" in pending:
-            won = _won(events)
+            won = seats_won(events)
             pending["ready"] = {str(s): None for s in range(4) if s not in won}
         draft.update(pending=pending, step="form", path=[])
         _at_once(draft, ctx)
@@ -229,7 +214,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
         return
     if op == "ha" and ctx.variant.multi_winner:
         seat = controls._seat(a)
-        if seat in _won(events) or winners == [seat]:
+        if seat in seats_won(events) or winners == [seat]:
             raise FormError(a)  # one winner stays: Back starts over
         if seat in winners:
             pending["winners"] = [w for w in pending["winners"] if w["seat"] != seat]
@@ -251,7 +236,7 @@ def _press_how(draft: dict[str, Any], ctx: Ctx, op: str, a: str) -> None:
         pending.update({"by": by, "from": int(a)})
     else:
         raise FormError(op)
-    if "after_kong" in pending and "after_kong" in _skipped(pending, ctx, events):
+    if "after_kong" in pending and "after_kong" in skipped(pending, ctx, events):
         pending["after_kong"] = False
     draft["step"] = "form"
 
@@ -262,7 +247,7 @@ def _ways(ctx: Ctx, draft: dict[str, Any]) -> list[tuple[str, int | None]]:
     thing that happened (where kongs are entered; elsewhere off any seat)."""
     events, pending = draft["events"], draft["pending"]
     winners = {w["seat"] for w in pending["winners"]}
-    others = [s for s in range(4) if s not in winners and s not in _won(events)]
+    others = [s for s in range(4) if s not in winners and s not in seats_won(events)]
     allowed = _win_types(ctx)
     if _robbed_mode(ctx) and pending.get("by") == "robbed_kong":
         return [("robbed_kong", s) for s in others]
@@ -303,10 +288,10 @@ def _press_form(draft: dict[str, Any], ctx: Ctx, op: str, a: str, b: str) -> str
     if op in ("t", "c", "i", "s", "m", "k", "n", "f"):
         controls.apply(model, obj, op, a, b)
         pending = draft["pending"]
-        if not draft["path"] and "from" in _skipped(pending) and pending["type"] != "win":
+        if not draft["path"] and "from" in skipped(pending) and pending["type"] != "win":
             pending["from"] = None  # a kong that is no longer exposed has no discarder
     elif op == "kt" and a.isdigit() and not draft["path"] and draft["pending"]["type"] == "win":
-        reading.open_keys(draft, ctx, int(a))  # the tile keyboard (wizard/keyboard.py)
+        reading.open_keys(draft, ctx, int(a))  # the tile keyboard (bot/entry/keyboard.py)
     elif op == "kr" and not draft["path"]:
         reading.choose_reading(draft, ctx, a, b)
     elif op == "rt":
@@ -361,29 +346,11 @@ def _pop(draft: dict[str, Any]) -> None:
         path.pop()
 
 
-def _missing(ctx: Ctx, draft: dict[str, Any]) -> str | None:
-    return missing(ctx, draft["pending"], draft["events"])
-
-
-def missing(ctx: Ctx, pending: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
-    """The first field of an event still to be chosen, by its name on screen (a kong's seat,
-    an exposed kong's discarder), so the refusal says what to tap rather than "got None";
-    `events` are those entered before it."""
-    skip = _skipped(pending, ctx, events)
-    for spec in controls.fields_of(_model(ctx.variant, pending["type"])):
-        if spec.name in skip or pending.get(spec.name) is not None:
-            continue
-        needed = spec.required and not spec.optional
-        if needed or (spec.name == "from" and pending.get("kind") == "exposed"):
-            return label(ctx, spec.name, pending["type"])
-    return None
-
-
 def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
     pending = draft["pending"]
-    missing = _missing(ctx, draft)
-    if missing is not None:
-        draft["error"] = ctx.t("Choose “{field}” first.", field=missing)
+    field = missing(ctx, pending, draft["events"])
+    if field is not None:  # named as on screen, so the refusal says what to tap
+        draft["error"] = ctx.t("Choose “{field}” first.", field=label(ctx, field, pending["type"]))
         return
     event = prune(_model(ctx.variant, pending["type"]), pending)
     events = [*draft["events"], event]
@@ -395,47 +362,6 @@ def _commit(draft: dict[str, Any], ctx: Ctx) -> None:
         draft["error"] = ctx.explain(exc)
         return
     draft.update(events=events, pending=None, step="main", path=[])
-
-
-def prune(model: type[StrictModel], obj: dict[str, Any]) -> dict[str, Any]:
-    """Drop fields left at their defaults, so stored records read like hand-written ones."""
-    out: dict[str, Any] = {}
-    for spec in controls.fields_of(model):
-        if spec.name not in obj:
-            continue
-        value = obj[spec.name]
-        if spec.kind is Kind.ITEMS and spec.model is not None:
-            value = [prune(spec.model, item) for item in value]
-        elif spec.kind is Kind.SEAT_MAP and spec.model is not None:
-            value = {k: prune(spec.model, item) if isinstance(item, dict) else item
-                     for k, item in sorted(value.items())}  # None, or a word such as 花猫
-        elif spec.kind is Kind.OBJECT and spec.model is not None and isinstance(value, dict):
-            value = prune(spec.model, value)
-        if spec.name == "type" or spec.required or value != spec.default:
-            out[spec.name] = value
-    return out
-
-
-def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
-    """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
-    that ends it: scoring says so by not raising IncompleteHand, and a blood battle goes on
-    until three seats have won or the wall runs out (hand-format.md)."""
-    try:
-        ctx.score(events)
-    except IncompleteHand:
-        return False, None
-    except ScoringError as exc:
-        return False, exc
-    return not _goes_on(ctx.variant, events), None
-
-
-def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
-    """No win and no exhausted wall yet (a false win or a kong alone is no hand), or a blood
-    battle with fewer than three winners and wall left."""
-    exhausted = any(e.get("type") == "exhausted" for e in events)
-    if not exhausted and not _won(events):
-        return True
-    return v.blood_battle and len(_won(events)) < 3 and not exhausted
 
 
 def _may_win(ctx: Ctx, events: list[dict[str, Any]]) -> bool:
@@ -454,14 +380,6 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
 def _after_end_offered(ctx: Ctx) -> bool:
     """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
     return any(name in ctx.variant.after_end for name in extras(ctx))
-
-
-def extras(ctx: Ctx) -> list[str]:
-    """The other events this table can have (kongs, chickens, 精 …; not a win nor the wall's
-    end): not one its house rules switch off. The page offers the same (bot/web/page.py)."""
-    rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
-    return [name for name in _event_types(ctx.variant) if name not in ("win", "exhausted")
-            and ctx.variant.offers(name, rules)]
 
 
 # -- drawing the screen -----------------------------------------------------------------------
@@ -506,25 +424,8 @@ class _Callbacks:
 
 
 def _header(draft: dict[str, Any], ctx: Ctx) -> str:
-    t, base = ctx.t, ctx.base
-    title = esc(term_title(ctx))
-    dealer = seat_label(t, base.get("dealer", 0), ctx.names)
-    lines = [f"<b>{title}</b> · " + esc(t("Hand {n}", n=ctx.hand_no)),
-             esc(t("Dealer: ")) + dealer + (
-                 esc(t(" (streak {n})", n=base.get("dealer_streak", 1)))
-                 if base.get("dealer_streak", 1) > 1 else "") + (
-                 " · " + esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"])))
-                 if base.get("round_wind") else "")]
-    if draft["events"]:
-        lines.append("")
-        for i, ev in enumerate(draft["events"], 1):
-            lines.append(f"{i}. {summarize_event(ctx, ev)}")
-    reads = reading.reading_lines(draft, ctx)  # which reading of the tiles was taken
-    return "\n".join([*lines, *(["", *reads] if reads else [])])
-
-
-def term_title(ctx: Ctx) -> str:
-    return in_lang(ctx.variant.title, ctx.lang)
+    # with the reading of the tiles taken
+    return preview.header(ctx, draft["events"], reading.reading_lines(draft, ctx))
 
 
 def _seat_rows(buttons: list[Button]) -> list[list[Button]]:
@@ -548,7 +449,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     text = _header(draft, ctx) + "\n\n" + esc(ask)
     rows: list[list[Button]] = []
     if may_win and "win" in _event_types(v):
-        won = _won(events)
+        won = seats_won(events)
         self_draw = "self_draw" in _win_types(ctx)
         for s in range(4):
             if s in won:
@@ -595,7 +496,7 @@ def _how_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
         on = pending.get("by") == "robbed_kong"
         rows.append([Button(("✅ " if on else "▫️ ") + t("Robbed kong"), cb("hk"))])
     if ctx.variant.multi_winner and (discards or robbed):
-        more = [s for s in range(4) if s not in _won(events)]
+        more = [s for s in range(4) if s not in seats_won(events)]
         if len(more) > 2:  # someone must be left to have discarded
             text += "\n" + esc(t("Several won on one discard? Tick the others too, then tap "
                                   "the discarder."))
@@ -638,10 +539,10 @@ def _form_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     text = _header(draft, ctx) + "\n\n<b>" + esc(title) + "</b>\n" + hint
     text += "".join("\n" + line for line in ready.lines(draft, ctx))  # 查叫 by tiles
     if whole is not None:
-        text += "\n\n" + "\n".join(_outcome_block(ctx, whole, [*draft["events"], pending]))
-    skip = _skipped(pending, ctx, draft["events"]) if not path else {"type"}
+        text += "\n\n" + "\n".join(preview.outcome_block(ctx, whole, [*draft["events"], pending]))
+    skip = skipped(pending, ctx, draft["events"]) if not path else {"type"}
     # ready maps and lists are about the seats still in: those that won are left out
-    hidden = _won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
+    hidden = seats_won(draft["events"]) if pending["type"] in ("exhausted", "ready") else set()
     rows = form_rows(ctx, model, obj, cb, skip=skip, hidden=hidden, by=pending.get("by"),
                      event=pending["type"])
     if pending["type"] == "win" and not path:
@@ -667,28 +568,6 @@ def _whole_with(ctx: Ctx, draft: dict[str, Any]) -> dict[str, Any] | None:
     return ctx.score(events).to_dict() if ended else None
 
 
-def _skipped(pending: dict[str, Any], ctx: Ctx | None = None,
-             events: list[dict[str, Any]] | None = None) -> set[str]:
-    """Fields of the event being entered that its form does not show: a win's `by` and `from`
-    were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong.
-    Where kongs are entered, 杠上花 only after the winner's kong and 杠上炮 after the
-    discarder's (a whole hand has that kong)."""
-    skip = {"type", "by"}
-    if pending["type"] == "win":
-        skip.add("from")
-        if pending["by"] == "robbed_kong":
-            skip.add("after_kong")
-        elif ctx is not None and "kong" in _event_types(ctx.variant):
-            kongs = {e.get("seat") for e in events or [] if e.get("type") == "kong"}
-            who = (pending["winners"][0]["seat"] if pending["by"] == "self_draw"
-                   and len(pending["winners"]) == 1 else pending.get("from"))
-            if who not in kongs:
-                skip.add("after_kong")
-    elif "kind" in pending and "from" in pending and pending["kind"] != "exposed":
-        skip.add("from")
-    return skip
-
-
 def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
     t = ctx.t
     who = ", ".join(seat_label(t, w["seat"], ctx.names, html_out=False) for w in pending["winners"])
@@ -700,31 +579,6 @@ def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
 
 def _preview_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     t = ctx.t
-    outcome = ctx.score(draft["events"]).to_dict()
-    body = [_header(draft, ctx), "", *_outcome_block(ctx, outcome, draft["events"])]
     rows = [[Button("◀ " + t("Back"), cb("b")), _ok(t("Confirm"), cb("ok")),
              _cancel(ctx, cb)]]
-    return Screen("\n".join(body), rows)
-
-
-def _outcome_block(ctx: Ctx, outcome: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
-    """The scored hand (of `events`): payments, this hand, the totals after it, the next
-    dealer."""
-    t, u = ctx.t, unit(ctx.variant, ctx.lang)
-    body = ["<b>" + esc(t("Payments")) + "</b>"]
-    body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome, events)
-    body += ["", "<b>" + esc(t("This hand")) + "</b>" + colon(t)
-             + esc(deltas_text(t, outcome["deltas"]) or "±0")]
-    body += ["<b>" + esc(t("After it")) + "</b>"]
-    for s in range(4):
-        total = ctx.totals[s] + outcome["deltas"][s]
-        cash = f" ({money(total * ctx.stake_cents)})" if ctx.stake_cents else ""
-        body.append(f"{seat_label(t, s, ctx.names)}{colon(t)}{esc(with_unit(t, signed(total), u))}{cash}")
-    if any(ctx.base.get("balances") or []):
-        body.append(esc(t("Points held: ")) + " · ".join(
-            f"{wind(t, s)} {b}" for s, b in enumerate(outcome["balances"])))
-        if outcome["level_over"]:
-            body.append("🏁 " + esc(t("This hand ends the level.")))
-    body.append("")
-    body.append(esc(t("Next dealer: ")) + seat_label(t, outcome["next_dealer"], ctx.names))
-    return body
+    return Screen(preview.text(ctx, draft["events"], draft.get("reads")), rows)

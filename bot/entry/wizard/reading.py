@@ -1,4 +1,4 @@
-"""The /hand wizard's tiles: the tile keyboard (wizard/keyboard.py) opened for a winner, its analysis
+"""The /hand wizard's tiles: the tile keyboard (entry/keyboard.py) opened for a winner, its analysis
 filling the winner's features, the other readings one tap away, and the reading named on every
 later screen (preview included). Also the readings of tiles typed on a /hu line.
 
@@ -22,13 +22,10 @@ from scoring import ScoringError
 from scoring.tiles import analyze
 
 from ...plumbing.messages import Button
-from ...view.render import esc, seat_label
-from ...view.tiles import notation_text
-from .. import controls
+from ...view.render import seat_label
+from .. import controls, preview
 from ..hu.tiles import set_text
-from ..screens import Screen
-from . import ready
-from .keyboard import (
+from ..keyboard import (
     KeyRefused,
     KeySpec,
     ReadRefused,
@@ -38,8 +35,9 @@ from .keyboard import (
     notation,
     press_key,
 )
-
-MAX_READINGS = 6  # the best few: more would not fit a row, and are worth less anyway
+from ..preview import MAX_READINGS
+from ..screens import Screen
+from . import ready
 
 
 def spec_for(ctx: Any) -> KeySpec:
@@ -259,19 +257,6 @@ def forget_seat(draft: dict[str, Any], seat: int) -> None:
         _auto_kongs(draft, seat, 0)
 
 
-def reads_from(read: list[tuple[int, dict[str, Any]]], tiles: dict[int, str] | None = None
-               ) -> dict[str, Any]:
-    """The draft's `reads` for tiles typed on a /hu line (hu.tiles.read_tiles' result)."""
-    out = {}
-    for seat, result in read:
-        out[str(seat)] = {"tiles": (tiles or {}).get(seat, ""), "chosen": 0,
-                          "total": len(result["readings"]),
-                          "readings": [{"winner": r["winner"], "value": r["value"],
-                                        "sets": " ".join(set_text(g) for g in r["sets"])}
-                                       for r in result["readings"][:MAX_READINGS]]}
-    return out
-
-
 # -- drawing --------------------------------------------------------------------------------------
 
 def keys_view(draft: dict[str, Any], ctx: Any) -> Screen:
@@ -281,35 +266,14 @@ def keys_view(draft: dict[str, Any], ctx: Any) -> Screen:
 
 
 def reading_lines(draft: dict[str, Any], ctx: Any) -> list[str]:
-    """HTML: for each winner whose tiles were read, the sets of the reading taken and which of
-    how many it is; "changed by hand" once the features were changed after."""
-    t, reads = ctx.t, draft.get("reads") or {}
+    """HTML: the reading taken of each winner's tiles, entered or pending (preview.reading_lines);
+    the win's form says how to take another."""
+    reads = draft.get("reads") or {}
     if not reads:
         return []
     shown = [w for e in [*draft["events"], draft.get("pending") or {}] if e.get("type") == "win"
              for w in e.get("winners", [])]
-    lines = []
-    for w in shown:
-        read = reads.get(str(w["seat"]))
-        if read is None:
-            continue
-        i = read["chosen"]
-        reading = read["readings"][i]
-        n = read.get("total", len(read["readings"]))
-        which = (t("the only reading") if n == 1 else
-                 t("the most valuable of {n} readings", n=n) if i == 0 else
-                 t("reading {i} of {n}", i=i + 1, n=n))
-        sets = notation_text(t, reading["sets"])
-        line = ("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
-            t, w["seat"], ctx.names, html_out=False))) + f" <code>{esc(sets)}</code>\n"
-            + esc(which))
-        if any(w.get(k) != v for k, v in reading["winner"].items()):
-            line += esc(t(", then changed by hand"))
-        if draft.get("step") == "form" and len(read["readings"]) > 1:
-            line += "\n" + esc(t("Another reading: tap its number below (beside it, what the "
-                                  "win collects)."))
-        lines.append(line)
-    return lines
+    return preview.reading_lines(ctx, shown, reads, hint=draft.get("step") == "form")
 
 
 def winner_rows(draft: dict[str, Any], ctx: Any, cb: Any) -> list[list[Button]]:

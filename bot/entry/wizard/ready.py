@@ -1,5 +1,5 @@
 """查叫 by tiles in the /hand wizard: on the exhausted wall's form each seat still in may enter
-its 13 tiles on the tile keyboard (bot/entry/wizard/keyboard.py); `scoring.tiles.ready_entry` decides
+its 13 tiles on the tile keyboard (bot/entry/keyboard.py); `scoring.tiles.ready_entry` decides
 ready or not and fills that seat's entry of the ready map with the wait 查叫 values highest.
 
 Draft keys (plain JSON): `keys` = {"ready": seat, "state": keyboard state} while a seat's
@@ -19,7 +19,7 @@ from ...plumbing.messages import Button
 from ...view.render import esc, seat_label, wind
 from .. import controls
 from ..hu.ready import seat_text
-from .keyboard import (
+from ..keyboard import (
     KeyRefused,
     KeySpec,
     ReadRefused,

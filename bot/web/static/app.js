@@ -52,6 +52,10 @@ function note(text) {
   const box = document.getElementById("note");
   box.textContent = text;
   box.hidden = !text;
+  if (text) {  // over the title, up to the language menu, which stays in sight
+    const menu = document.getElementById("lang").getBoundingClientRect();
+    box.style.width = Math.max(menu.left - box.getBoundingClientRect().left - 8, 160) + "px";
+  }
   clearTimeout(note.timer);
   if (text) note.timer = setTimeout(() => { box.hidden = true; }, 4000);
 }
@@ -297,7 +301,7 @@ function extrasSection() {
 
 function seatRow(name, isOn, set, hidden) {
   // `hidden`: seats left out (the winner in his own fields, seats that won in a ready map)
-  return h("div.row.grow", { "data-row": name }, [0, 1, 2, 3].filter((s) => !(hidden && hidden(s)))
+  return h("div.row.grow.seats", { "data-row": name }, [0, 1, 2, 3].filter((s) => !(hidden && hidden(s)))
     .map((s) => h("button" + (isOn(s) ? ".on" : ""), { "data-seat": s, onclick: () => tap(() => set(s)) }, seatName(s))));
 }
 
@@ -708,6 +712,7 @@ async function confirmHand() {
   S.hand = null;
   S.reading = null;
   S.screen = "table";
+  window.scrollTo(0, 0);  // a new screen, from its top (as a tab opens it)
   note(T("Booked."));
   await refresh();
 }

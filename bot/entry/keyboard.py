@@ -46,11 +46,11 @@ from typing import Any
 from scoring.tiles.request import joker_codes
 from scoring.variant import TileSet, Variant, get_variant, in_lang
 
-from ...plumbing.messages import Button
-from ...view.i18n import N_
-from ...view.render import esc
-from ...view.tiles import tile_label
-from ..screens import Screen
+from ..plumbing.messages import Button
+from ..view.i18n import N_
+from ..view.render import esc
+from ..view.tiles import tile_label
+from .screens import Screen
 
 SUITS = "mps"
 FLOWERS = tuple(f"{n}f" for n in range(1, 9))

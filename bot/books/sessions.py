@@ -1,0 +1,143 @@
+"""A session: started (with four guests named, on the page without Telegram), seated, its stake
+set, ended; the running one looked up, and a session imported from an exported file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from db import AlreadyHandled, HandToImport, Session, SessionAlreadyRunning, Store
+from scoring import all_variants, get_variant
+
+from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
+from ..view.export import ImportedSession
+from .refusals import (
+    AlreadyImported,
+    AlreadyRunning,
+    BadName,
+    BadNames,
+    BadStake,
+    NoSession,
+    NotSeated,
+    SeatsTaken,
+    UnknownVariant,
+)
+
+
+@dataclass(frozen=True)
+class Ended:
+    """A session ended: as it is now, its totals and how many hands stand."""
+
+    session: Session
+    totals: tuple[int, ...]
+    hands: int
+
+
+async def running(store: Store, chat_id: int) -> Session:
+    """The chat's running session; `NoSession`."""
+    session = await store.running_session(chat_id)
+    if session is None:
+        raise NoSession()
+    return session
+
+
+def seated(session: Any) -> None:
+    """A hand is entered only with four players seated: `NotSeated`."""
+    if None in session.seats:
+        raise NotSeated()
+
+
+def guest_name(raw: str) -> str:
+    """A guest's name as typed, its whitespace tidied: something visible, at most MAX_NAME
+    characters; `BadName`."""
+    name = visible_name(raw)
+    if not name or len(name) > MAX_NAME:
+        raise BadName(MAX_NAME)
+    return name
+
+
+def stake_cents(text: str) -> int:
+    """A stake typed as money per point ("0.5") in cents; `BadStake`."""
+    try:
+        return parse_amount(text, MAX_STAKE_CENTS)
+    except ValueError:
+        raise BadStake(MAX_STAKE_CENTS) from None
+
+
+async def start_session(store: Store, chat_id: int, variant: str, *, by: int | None = None,
+                        names: Sequence[str] | None = None, stake: Any = None) -> Session:
+    """A session of `variant` with the chat's house rules, every rule's value kept with it (a
+    later change of scoring's defaults never re-scores its hands: Variant.resolved_rules).
+    `names`: four guests seated East to North; `stake`: money per point as typed (none: "",
+    "0"). All checked before anything is stored: `UnknownVariant`, `BadNames`, `BadStake`,
+    `AlreadyRunning`."""
+    if variant not in all_variants():
+        raise UnknownVariant(variant)
+    guests = _four_names(names) if names is not None else []
+    cents = stake_cents(str(stake)) if stake not in (None, "", "0") else 0
+    chat = await store.ensure_chat(chat_id)
+    rules = get_variant(variant).resolved_rules(dict(chat.house_rules.get(variant, {})))
+    try:
+        session = await store.start_session(chat_id, variant, rules, stake_cents=cents,
+                                            started_by=by)
+    except SessionAlreadyRunning:
+        raise AlreadyRunning() from None
+    for name in guests:
+        session = await seat_guest(store, chat_id, session, name)
+    return session
+
+
+def _four_names(names: Any) -> list[str]:
+    if not (isinstance(names, list | tuple) and len(names) == 4
+            and all(isinstance(n, str) for n in names)):
+        raise BadNames(MAX_NAME)
+    try:
+        clean = [guest_name(n) for n in names]
+    except BadName:
+        raise BadNames(MAX_NAME) from None
+    if len(set(clean)) < 4:
+        raise BadNames(MAX_NAME)
+    return clean
+
+
+async def seat_guest(store: Store, chat_id: int, session: Any, name: str) -> Session:
+    """A player without Telegram, by name, in the first free seat: `BadName`, `SeatsTaken`;
+    the store's refusals (seats fixed once a hand is booked …) pass through."""
+    name = guest_name(name)
+    free = [s for s in range(4) if session.seats[s] is None]
+    if not free:
+        raise SeatsTaken()
+    guest = await store.add_guest(chat_id, name)
+    return await store.seat_player(session.id, free[0], guest.id)
+
+
+async def set_stake(store: Store, session: Any, text: str) -> Session:
+    """The session's stake, money per point as typed: `BadStake`."""
+    return await store.set_stake(session.id, stake_cents(text))
+
+
+async def end_session(store: Store, session: Any) -> Ended:
+    """End the session; its open hand entries close with it."""
+    totals = await store.totals(session.id)
+    for draft in await store.drafts_for_session(session.id):
+        await store.delete_draft(draft.chat_id, draft.message_id)
+    ended = await store.end_session(session.id)
+    return Ended(ended, totals, await store.standing_hands(ended.id))
+
+
+async def import_session(store: Store, chat_id: int, imported: ImportedSession,
+                         members: dict[int, int], *, by: int | None, key: str) -> Session:
+    """A session read from an exported file, stored ended in one transaction: its seats the
+    chat's `members` (seat → person id) or, where none is given, guests named as in the file.
+    `key` names this import (the same when it is delivered again): `AlreadyImported`; the
+    store's refusals pass through."""
+    players: list[int | str] = [members.get(seat, name) for seat, name in enumerate(imported.players)]
+    hands = [HandToImport(h.record, h.outcome, h.voided, h.void_reason) for h in imported.hands]
+    try:
+        return await store.import_session(
+            chat_id, imported.variant, imported.rules, stake_cents=imported.stake_cents,
+            players=players, hands=hands, imported_by=by, key_prefix=key)
+    except AlreadyHandled:  # delivered again after it was imported: say as what
+        done = await store.session_with_hand(f"{key}:1")
+        raise AlreadyImported(done.number if done is not None else None) from None
