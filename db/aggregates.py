@@ -1,4 +1,5 @@
-"""Running aggregates: what /stats, /table (Cixi levels) and /chart read instead of every hand.
+"""Running aggregates: what /stats, /table (a bankroll variant's levels) and /chart read instead
+of every hand.
 
 `add_hand` and `remove_hand` run inside the transaction that records (record_hand,
 confirm_hand, import) or voids the hand (the session row is locked), so the aggregates change

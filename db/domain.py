@@ -172,7 +172,7 @@ class RecordedHand:
 
 @dataclass(frozen=True)
 class LevelStanding:
-    """One Cixi level: what each seat won or lost in it, and how it stands (or ended)."""
+    """One level of a bankroll variant: what each seat won or lost in it, and how it stands (or ended)."""
 
     level: int
     deltas: Points
@@ -225,7 +225,7 @@ class SeatStatsRow:
 
 @dataclass(frozen=True)
 class LevelSummary:
-    """Cixi levels at a glance: the level the next hand plays in, the balances the running
+    """A bankroll variant's levels at a glance: the level the next hand plays in, the balances the running
     level's last hand left (None when no level is running) and how many levels each seat won."""
 
     next_level: int

@@ -141,7 +141,7 @@ class SeatStats(Base):
     self_draws: Mapped[int] = mapped_column(Integer, default=0)
     dealt_in: Mapped[int] = mapped_column(Integer, default=0)
     biggest_gain: Mapped[int] = mapped_column(BigInteger, default=0)
-    levels_won: Mapped[int] = mapped_column(Integer, default=0)  # Cixi: ended levels it led
+    levels_won: Mapped[int] = mapped_column(Integer, default=0)  # a bankroll variant: ended levels it led
 
 
 class SeatPattern(Base):
@@ -155,7 +155,7 @@ class SeatPattern(Base):
 
 
 class LevelTotal(Base):
-    """One level (Cixi 级; level 1 for the other variants) of a session over its non-voided
+    """One level (级 of a bankroll variant; level 1 for the others) of a session over its non-voided
     hands: count, summed deltas, and how its last hand left it."""
 
     __tablename__ = "level_totals"
@@ -196,7 +196,7 @@ class Hand(Base):
     id: Mapped[int] = mapped_column(Id, primary_key=True)
     session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"))
     seq: Mapped[int] = mapped_column(Integer)
-    level: Mapped[int | None] = mapped_column(Integer)  # Cixi level (级) the hand belongs to
+    level: Mapped[int | None] = mapped_column(Integer)  # the level (级) the hand belongs to
     record: Mapped[dict[str, Any]] = mapped_column(Json)
     outcome: Mapped[dict[str, Any]] = mapped_column(Json)
     entered_by: Mapped[int | None] = mapped_column(Id, ForeignKey("people.id"), index=True)

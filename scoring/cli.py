@@ -2,7 +2,7 @@
 
 `python -m scoring analyze [FILE]` and `python -m scoring waits [FILE]` read tiles
 (docs/tiles.md): one JSON object, or JSON Lines — one output line per input line, a bad
-line answered by its own `{"error": …}`, exit 2 if any line failed. For Luzhou and Guiyang,
+line answered by its own `{"error": …}`, exit 2 if any line failed. For a variant with 查叫,
 `waits` also prints `ready_entry`: what the seat's entry in an `exhausted` event's ready map is
 (查叫 by tiles: the wait 查叫 values highest, null when not ready, "flower_cat" for 花猫)."""
 

@@ -1,10 +1,12 @@
-"""Cixi levels (级) over a session: which hands made up each level, how it ended, who won it.
+"""Levels (级) over a session of a bankroll variant (each seat starts a level holding
+`Variant.initial_balances`; it ends when one reaches 0): which hands made up each level, how it
+ended, who won it.
 
 Pure: hand records in, standings out. Every hand is scored again on the balances the hands
 before it left, so the chain is always consistent, also after an earlier hand was undone or
 corrected; the balances stored inside each record (but the first) are not trusted.
 
-    >>> st = cixi_levels(records)
+    >>> st = session_levels("cixi", records)
     >>> st.next_level, st.next_balances, st.levels_won
     (3, (86, 138, 90, 86), (1, 0, 1, 0))
 """
@@ -90,32 +92,33 @@ def _record_of(hand: Any) -> Mapping[str, Any]:
     return record
 
 
-def _fresh(rules: Mapping[str, Any] | None) -> Balances:
-    cixi = get_variant("cixi")
-    return cixi.initial_balances(cixi.Rules.model_validate(dict(rules or {})))
+def _fresh(name: str, rules: Mapping[str, Any] | None) -> Balances:
+    variant = get_variant(name)
+    return variant.initial_balances(variant.Rules.model_validate(dict(rules or {})))
 
 
-def cixi_levels(hands: Iterable[Mapping[str, Any] | Any], *, start: Sequence[int] | None = None,
-                rules: Mapping[str, Any] | None = None) -> LevelStandings:
-    """Walk a Cixi session's hands in order and split them into levels.
+def session_levels(name: str, hands: Iterable[Mapping[str, Any] | Any], *,
+                   start: Sequence[int] | None = None,
+                   rules: Mapping[str, Any] | None = None) -> LevelStandings:
+    """Walk the hands of a session of variant `name` in order and split them into levels.
 
     `hands`: hand records (dicts), or stored hands with a `.record`, undone hands left out.
     `start`: balances before the first hand; default the first record's own `balances`, else
     `level_points` each. `rules`: the session's rules, only for a fresh level's `level_points`
     when there are no hands yet (afterwards each record's own rules count).
-    Raises `ScoringError` (field ``hands[i]…``) for a hand that is not a valid Cixi record.
+    Raises `ScoringError` (field ``hands[i]…``) for a hand that is not a valid record of it.
     """
     levels: list[Level] = []
     outcomes: list[Outcome] = []
     balances: Balances | None = tuple(start) if start is not None else None  # type: ignore[assignment]
     level_start = balances
     members: list[int] = []
-    fresh = _fresh(rules)
+    fresh = _fresh(name, rules)
     for i, hand in enumerate(hands):
         record = dict(_record_of(hand))
-        if record.get("variant") != "cixi":
-            raise ScoringError(f"hands[{i}].variant",
-                               "levels are kept for cixi hands only (got {variant})",
+        if record.get("variant") != name:
+            raise ScoringError(f"hands[{i}].variant", "a session's levels are of {name} hands "
+                               "only (got {variant})", name=name,
                                variant=repr(record.get("variant")))
         if balances is not None:
             record["balances"] = list(balances)

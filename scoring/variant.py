@@ -1,8 +1,11 @@
 """The variant interface and the registry every variant module joins.
 
-A variant is one module in `scoring/variants/` with one `Variant` subclass decorated with
-`@register`. It declares its house rules (a `RulesBase` model: defaults and validation), its
-winner features (a `WinnerBase` model), the event models it accepts, and `score(hand)`.
+A variant (a style) is one module in `scoring/variants/` with one `Variant` subclass decorated
+with `@register`. It declares everything the rest of the project knows about it: its names, its
+unit, its house rules (a `RulesBase` model: defaults and validation), its winner features (a
+`WinnerBase` model) and their words, the event models it accepts, how a hand ends and who pays
+on a discard, its tiles and jokers (`scoring.tileset`), the features its tiles show, and
+`score(hand)`. Code outside `scoring/variants/` names no style: it asks the variant.
 """
 
 from __future__ import annotations
@@ -11,15 +14,22 @@ import importlib
 import pkgutil
 from collections import Counter
 from collections.abc import Iterable
-from typing import Annotated, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from .errors import IncompleteHand, ScoringError, refusal, unknown_rule, validated
 from .model import Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from .outcome import Outcome
+from .tileset import Jokers, Shapes, Term, TileSet
 
-Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant)
+if TYPE_CHECKING:
+    from .tiles.features import Context
+    from .tiles.reading import Reading
+
+__all__ = ["Jokers", "Shapes", "Term", "TileSet", "Variant", "all_variants", "describe",
+           "get_variant", "in_lang", "listed", "register", "term_name", "unregister"]
+
 TERM_LANGS = ("en", "zh-Hans", "zh-Hant")  # the order of a Term's names
 
 
@@ -29,16 +39,47 @@ def in_lang(names: Term, lang: str) -> str:
 
 
 class Variant:
+    """One style of the game. Data is declared as class attributes, behaviour as methods; the
+    defaults are those of most styles."""
+
+    # the code that names it in records, commands and files: "luzhou"
     name: ClassVar[str]
+    # its full name in each language (en, zh-Hans, zh-Hant): "Luzhou ghost mahjong", "泸州鬼麻将"
     title: ClassVar[Term]
+    # its short name, as a list of styles in running text says it: "Luzhou", "泸州", "瀘州"
+    short: ClassVar[Term]
+    # what its points are called: "ke", "颗", "顆"
     unit: ClassVar[Term]
+    # its house rules: each field a rule with its default (a frozen model, so rules hash)
     Rules: ClassVar[type[RulesBase]]
+    # a winner's features: what the wizard's form, the /hu words and the page offer
     Winner: ClassVar[type[WinnerBase]]
+    # the event models a hand record of it may hold (a win, kongs, its own accounting …)
     events: ClassVar[tuple[type, ...]]
-    # names of hand features and line items, for rendering lines in each language
+    # names of hand features, events, rules' values and line items, in each language: how the
+    # screens, the lines and the /hu words name them
     terms: ClassVar[dict[str, Term]] = {}
+    # a flag's term while a count of the winner is 0, as the screens name it: (flag, count) →
+    # the term ("pure" reads "clean_pure", 无龙清一色, while the winner holds no 龙)
+    terms_without: ClassVar[dict[tuple[str, str], str]] = {}
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
+    # 血战 (blood battle): a win does not end the hand; play goes on until three seats have won
+    # or the wall runs out, so the wizard asks for the next win
+    blood_battle: ClassVar[bool] = False
+    # the events of the accounting that may follow the hand's end (chickens, 精 …): the form of
+    # a hand-ending win offers them before it is confirmed
+    after_end: ClassVar[frozenset[str]] = frozenset()
+    # the discarder (or a robbed kong's owner) pays half the hand's value, not all of it: the
+    # line says so beside the value, which would otherwise read wrong beside the payment
+    discard_pays_half: ClassVar[bool] = False
+    # 查叫: an exhausted wall pays for ready hands, each seat still in given its best ready hand
+    # in the exhausted event's `ready` map; these are that hand's features the tiles show
+    # (the analysis fills them in). (): an exhausted wall pays nothing for ready hands
+    ready_fields: ClassVar[tuple[str, ...]] = ()
+    # its tiles, jokers and winning shapes, for the tile analysis, the keyboard and the page;
+    # None: its features are entered by hand only
+    tiles: ClassVar[TileSet | None] = None
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
@@ -78,8 +119,62 @@ class Variant:
         """What each seat holds before the first hand (a bankroll variant overrides it)."""
         return (0, 0, 0, 0)
 
+    def offers(self, event_type: str, rules: Any) -> bool:
+        """Whether the hand-entry screens offer this event under these house rules (some
+        events exist only under some rules)."""
+        return True
+
     def score(self, hand: Hand) -> Outcome:
         raise NotImplementedError
+
+    # -- what the tiles show (used where `tiles` is declared) --------------------------------
+    # A style that counts its points from the tiles itself (an outside counter reading the
+    # whole hand) would take the tiles by another method beside these; these serve styles
+    # whose value comes from winner features, which the tile analysis fills in.
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        """The winner features one reading of the tiles shows (scoring.tiles.features has
+        the shared questions: flush, pungs, quads …). Only what the tiles show: features that
+        need the story of the hand (天胡, 杠上花 …) stay for the player to add."""
+        raise NotImplementedError(f"{self.name} reads no tiles")
+
+    def check_indicator(self, indicator: str | None) -> None:
+        """Refuse a turned tile where the jokers follow none, or its lack where they do."""
+        jokers = self.tiles.jokers if self.tiles else None
+        if jokers is not None and jokers.turned:
+            if indicator is None:
+                raise ScoringError("indicator", "{variant} needs the turned tile (indicator) to "
+                                   "know its jokers", variant=self.name)
+        elif indicator is not None and jokers is not None:
+            raise ScoringError("indicator", "{variant}'s jokers are the same at every table; it "
+                               "turns no indicator", variant=self.name)
+        elif indicator is not None:
+            raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
+                               "indicator", variant=self.name)
+
+    def most_of(self, tile: str, rules: Any) -> int:
+        """How many of a tile the set holds: one of each flower, four of every other tile."""
+        return 1 if tile.endswith("f") else 4
+
+    def refuse_count(self, tile: str, count: int, rules: Any) -> ScoringError:
+        """More of a tile than `most_of` allows (a style whose `most_of` differs words it)."""
+        return ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
+                            count=count, tile=tile)
+
+    def refuse_tile(self, tile: str) -> ScoringError:
+        """An honour in a set without them (`TileSet.honours` False)."""
+        return ScoringError("tiles", "{variant} does not use {tile}: it plays the three suits "
+                            "only", variant=self.name, tile=tile)
+
+    def refuse_three_suits(self) -> ScoringError:
+        """A winning hand holding all three suits where one must be missing (缺一门)."""
+        return ScoringError("tiles", "缺一门: a {variant} hand lacks one suit, and these tiles "
+                            "hold all three", variant=self.name)
+
+    def refuse_tiles(self, errors: list[ScoringError], by: str) -> ScoringError | None:
+        """What to say when every reading of a hand's tiles was refused (`errors`, one per
+        reading), where the style says it better than its first refusal; None: that one."""
+        return None
 
     # shared checks a variant's score() calls while it walks the events
     def check_winner_count(self, ev: WinEvent, path: str) -> None:
@@ -128,8 +223,14 @@ _LOADED = False
 
 
 def register(cls: type[Variant]) -> type[Variant]:
+    """Add a style to the registry (its module's decorator; a test may add one of its own)."""
     _REGISTRY[cls.name] = cls()
     return cls
+
+
+def unregister(name: str) -> None:
+    """Take a style out of the registry again (a test's own style, when the test is done)."""
+    _REGISTRY.pop(name, None)
 
 
 def _load_all() -> None:
@@ -145,6 +246,16 @@ def all_variants() -> dict[str, Variant]:
         _load_all()
         _LOADED = True
     return dict(sorted(_REGISTRY.items()))
+
+
+def listed() -> list[Variant]:
+    """Every style in the order lists of them name them (`scoring.variants.ORDER`), any
+    other after those, by name."""
+    from .variants import ORDER
+
+    known = all_variants()
+    first = [known[n] for n in ORDER if n in known]
+    return first + [v for n, v in known.items() if n not in ORDER]
 
 
 def get_variant(name: str) -> Variant:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.fake_telegram import FakeTelegram
+from tests.made_up_style import made_up_style  # noqa: F401  # a fixture for every test folder
 
 # CI machines are small: no per-example deadline, and a fixed seed there so a red run reproduces.
 settings.register_profile("default", deadline=None,

@@ -5,6 +5,7 @@ keeps its rooms' order (bot/__init__.py)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,65 @@ def test_the_page_takes_nothing_from_the_wizard() -> None:
              if room(module) == "web" for target in targets
              if target == "bot.entry.wizard" or target.startswith("bot.entry.wizard.")]
     assert not wrong, "\n".join(wrong)
+
+
+# -- each style says what it is -------------------------------------------------------------------
+
+# Frozen history: a migration keeps the defaults of its day, whatever the styles say now.
+HISTORY = ("db/migrations/",)
+STATIC = ROOT / "bot" / "web" / "static"
+
+
+def style_names() -> re.Pattern[str]:
+    """Every registered style's code and its short names in each language (luzhou, 泸州 …)."""
+    from scoring.variant import all_variants
+
+    words = {w for v in all_variants().values() for w in (v.name, *v.short)}
+    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)),
+                      re.IGNORECASE)
+
+
+def docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def styles_named(pattern: re.Pattern[str]) -> list[str]:
+    """Where a string constant outside scoring/variants/ names a style (docstrings aside), and
+    where the page's own files do."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel.startswith(("scoring/variants/", *HISTORY)):
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+            skip = docstrings(tree)
+            found += [f"{rel}:{node.lineno} {node.value[:60]!r}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                      and id(node) not in skip and pattern.search(node.value)]
+    for path in sorted(STATIC.glob("*.*")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{n} {line.strip()[:60]!r}")
+    return found
+
+
+def test_the_style_check_finds_a_name() -> None:
+    pattern = style_names()
+    assert pattern.search("if variant == 'Luzhou':") and pattern.search("流局查叫（泸州、贵阳）")
+    assert not pattern.search("a blood battle goes on until three seats have won")
+
+
+def test_no_style_is_named_outside_its_module() -> None:
+    """Everything the chat, the keyboards, the /hu line, the page and the renderers know about a
+    style its `Variant` declares (scoring/variants/<name>.py, listed in scoring.variants.ORDER):
+    no code elsewhere names one, so a new style touches its own module alone."""
+    found = styles_named(style_names())
+    assert not found, "a style named outside scoring/variants/:\n" + "\n".join(found)

@@ -36,7 +36,7 @@ def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:
 
 async def table_state(store: Store, session: Any) -> dict[str, Any]:
     """The next hand's record without events: dealer, streak and round wind from the last
-    hand's outcome, and (Cixi) the points each seat holds."""
+    hand's outcome, and (a bankroll variant) the points each seat holds."""
     variant = get_variant(session.variant)
     rules = variant.Rules.model_validate(session.rules)
     base: dict[str, Any] = {"variant": session.variant, "rules": dict(session.rules),
@@ -106,7 +106,7 @@ async def hand_number(store: Any, hand: Any) -> int:
 
 async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str]:
     """/table's HTML lines: the totals (money at the stake), dealer, round wind and, where the
-    variant keeps a bankroll (Cixi), the level's points and the levels won."""
+    variant keeps a bankroll, the level's points and the levels won."""
     names = await seat_names(store, session)
     base = await table_state(store, session)
     totals = await session_totals(store, session)

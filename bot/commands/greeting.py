@@ -6,13 +6,15 @@ from __future__ import annotations
 from telegram import ChatMember, Update
 from telegram.ext import ChatMemberHandler
 
+from scoring.variant import listed
+
 from ..chat.scope import scope
 from ..plumbing.messages import Context, send
 from ..view.i18n import N_
-from ..view.render import esc
+from ..view.render import esc, listing
 
 GREETING = N_("""Hello! I keep score at your mahjong table, in three steps:
-1. /new luzhou (or guiyang, cixi, feibao, hainan) starts a session.
+1. /new {first} (or {others}) starts a session.
 2. Each of the four players taps Join.
 3. After every hand, /hand enters it in a few taps (or /hu in one line).
 /help says more; /lang changes my language.""")
@@ -26,7 +28,9 @@ async def on_added(update: Update, context: Context) -> None:
     was, now = change.old_chat_member.status, change.new_chat_member.status
     if was in OUT and now not in OUT:  # added, not promoted or restricted: greet once
         sc = await scope(update, context)
-        await send(context, sc.chat_id, esc(sc.t(GREETING)))
+        codes = [v.name for v in listed()]
+        await send(context, sc.chat_id, esc(sc.t(GREETING, first=codes[0],
+                                                 others=listing(sc.t).join(codes[1:]))))
 
 
 HANDLERS = [ChatMemberHandler(on_added, ChatMemberHandler.MY_CHAT_MEMBER)]

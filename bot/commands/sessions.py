@@ -30,12 +30,12 @@ from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import LANG_NAMES, LANGS, N_
 from ..view.render import (
-    RULE_LABELS,
     colon,
     esc,
     hands_count,
     money,
     name_html,
+    rule_label,
     seat_label,
     totals_block,
     unit,
@@ -82,7 +82,7 @@ def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
         value = full[spec.name]
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
-        name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
+        name = rule_label(t, variant, spec.name)
         changed = "" if value == spec.default else " ✎"
         out.append(f"{esc(name)}{colon(t)}<b>{esc(shown)}</b>{changed}")
     return out
@@ -96,7 +96,7 @@ def rules_rows(t: Any, session: Any) -> list[list[Button]]:
         value = full[spec.name]
         shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
             else str(value)
-        name = t(RULE_LABELS[spec.name]) if spec.name in RULE_LABELS else spec.name
+        name = rule_label(t, variant, spec.name)
         rows.append([Button(f"{name}{colon(t)}{shown} 🔄", f"r:{session.id}:{i}")])
     rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])
     return rows

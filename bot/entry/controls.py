@@ -100,7 +100,7 @@ def classify(name: str, tp: Any, meta: list[Any], default: Any = None,
              required: bool = False) -> Spec:
     tp, meta, optional = _unwrap(tp, list(meta))
     alt = _model_or_words(tp)
-    if alt is not None:  # a hand, or a word instead of one (Luzhou's 花猫 "flower_cat")
+    if alt is not None:  # a hand, or a word instead of one (花猫 "flower_cat")
         return Spec(kind=Kind.OBJECT, name=name, default=default, required=required,
                     optional=optional or alt[2], model=alt[0], choices=alt[1])
     common = {"name": name, "default": default, "required": required, "optional": optional}

@@ -4,14 +4,15 @@ Reusable on its own (the /hand wizard's winner step uses it, 查叫 by tiles can
 plain JSON, kept in the caller's draft; three pure functions work on it:
 
     state = new_state(tiles=("1m", "2m"), win=False)   # a blank hand, or one read from a photo
-    spec = KeySpec(variant="cixi", rules={}, want=14)  # want=13 for a ready hand (no winning tile)
+    spec = KeySpec(variant=session.variant, rules={}, want=14)  # want=13: a ready hand
     press_key(state, spec, op, arg) -> "done" | "back" | None      # raises KeyRefused
     keys_screen(state, spec, t, cb, title="") -> Screen             # t: the chat's translator
     notation(state, spec) -> "123m456p[555s]+7z"                    # what scoring.tiles reads
 
 `cb(op, arg)` makes a button's callback data (at most 64 bytes with the caller's prefix); ops:
-`t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: Luzhou's 红中, and once the
-turned tile is known Cixi's 龙 / Feibao's 正精 and 副精), the set keys acting on the tile just
+`t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: a fixed joker such as 红中, and
+once the turned tile is known the jokers it names, 龙 or 正精 and 副精), the set keys acting on
+the tile just
 tapped: `2` pair (one more of it), `3` pung (two more), `c` chow (the next two of its suit),
 `s` the set just entered once more (112233: 1m, chow, same set), `x` backspace (one key back:
 a whole set), `g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken
@@ -42,7 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.tiles.notation import next_tile, parse_tiles, tile_name
+from scoring.tiles.request import joker_codes
+from scoring.variant import TileSet, Variant, get_variant, in_lang
 
 from ..plumbing.messages import Button
 from ..view.i18n import N_
@@ -58,12 +60,6 @@ HONOURS = tuple(f"{n}z" for n in range(1, 8))
 _GLYPH_BASE = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
 _HONOUR_GLYPHS = "🀀🀁🀂🀃🀆🀅🀄"
 _FLOWER_GLYPHS = "🀦🀧🀨🀩🀢🀣🀥🀤"
-# jokers follow a turned tile here (the indicator); Luzhou's are always 红中
-INDICATOR_VARIANTS = frozenset({"cixi", "feibao"})
-# the joker keys, once the turned tile is known: Cixi's 龙 follows it; Feibao's 正精 is the turned
-# tile itself and its 副精 the next
-JOKER_KEYS = {"cixi": (N_("Dragon {tile}"),), "feibao": (N_("Jing {tile}"), N_("Next jing {tile}"))}
-HONOUR_VARIANTS = frozenset({"cixi", "feibao", "hainan"})
 
 Cb = Callable[[str, str], str]
 
@@ -93,35 +89,51 @@ def key_cb(op: str, arg: str = "") -> str:
 
 @dataclass(frozen=True)
 class KeySpec:
-    """What the keyboard offers: the variant's tiles, and how many tiles make a hand."""
+    """What the keyboard offers: the variant's tiles (its `Variant.tiles`), and how many tiles
+    make a hand."""
 
     variant: str
     rules: dict[str, Any] = field(default_factory=dict)
     want: int = 14  # 14: a winning hand, the last tile tapped is the winning one; 13: ready hand
 
     @property
+    def style(self) -> Variant:
+        return get_variant(self.variant)
+
+    @property
+    def tileset(self) -> TileSet:
+        tiles = self.style.tiles
+        return tiles if tiles is not None else TileSet()
+
+    @property
     def honours(self) -> bool:
-        return self.variant in HONOUR_VARIANTS
+        return self.tileset.honours
 
     @property
     def flowers(self) -> bool:
-        return self.variant == "hainan"
+        return self.tileset.flowers
+
+    @property
+    def fixed(self) -> tuple[str, ...]:
+        """The jokers that are the same at every table (红中), keyed beside the suits."""
+        return self.tileset.fixed
 
     @property
     def indicator(self) -> bool:
-        return self.variant in INDICATOR_VARIANTS
+        """The jokers follow a tile turned before play (the indicator)."""
+        return self.tileset.indicator
 
     def most(self, tile: str) -> int:
-        """How many of a tile there are: four, Luzhou's 红中 as many as the table plays."""
-        if self.variant == "luzhou" and tile == "7z":
-            return int(self.rules.get("ghosts", 4))
-        return 1 if tile.endswith("f") else 4
+        """How many of a tile there are: four, one of a flower, a fixed joker as many as the
+        table plays."""
+        style = self.style
+        return style.most_of(tile, style.read_rules(self.rules))
 
     def usable(self, tile: str) -> bool:
         if tile.endswith("f"):
             return self.flowers
         if tile.endswith("z"):
-            return self.honours or (self.variant == "luzhou" and tile == "7z")
+            return self.honours or tile in self.fixed
         return True
 
 
@@ -450,31 +462,32 @@ def notation(state: dict[str, Any], spec: KeySpec) -> str:
     return text
 
 
-def _joker_tiles(spec: KeySpec, indicator: str) -> list[str]:
-    """The tiles a turned tile makes jokers, in JOKER_KEYS' order."""
-    return [_next(indicator)] if spec.variant == "cixi" else [indicator, _next(indicator)]
+def _joker_tiles(spec: KeySpec, indicator: str) -> tuple[str, ...]:
+    """The tiles a turned tile makes jokers, in the variant's order of their names."""
+    return joker_codes(spec.style, indicator)
+
+
+def _joker_name(t: Callable[..., str], spec: KeySpec, k: int) -> str:
+    """The variant's own name of its k-th joker (龙, 正精, 鬼) in the chat's language."""
+    jokers = spec.tileset.jokers
+    assert jokers is not None
+    return in_lang(jokers.names[k], str(getattr(t, "lang", "en")))
 
 
 def joker_names(t: Callable[..., str], spec: KeySpec, indicator: str) -> list[str]:
     """The variant's own names for the jokers a turned tile makes: 龙 5万; 正精 4万, 副精 5万."""
-    return [t(name, tile=tile_label(t, x)) for name, x in
-            zip(JOKER_KEYS[spec.variant], _joker_tiles(spec, indicator), strict=True)]
+    return [f"{_joker_name(t, spec, k)} {tile_label(t, x)}"
+            for k, x in enumerate(_joker_tiles(spec, indicator))]
 
 
 def jokers(state: dict[str, Any], spec: KeySpec) -> set[str]:
     """The tiles that are jokers at this table (shown marked)."""
-    if spec.variant == "luzhou":
-        return {"7z"}
+    if spec.fixed:
+        return set(spec.fixed)
     ind = state.get("indicator")
     if not spec.indicator or ind is None:
         return set()
-    nxt = _next(ind)
-    return {nxt} if spec.variant == "cixi" else {ind, nxt}
-
-
-def _next(tile: str) -> str:
-    """The tile after `tile` in indicator order: scoring's rule, in the keyboard's codes."""
-    return tile_name(next_tile(parse_tiles(tile).hand[0]))
+    return set(_joker_tiles(spec, ind))
 
 
 # -- the screen -----------------------------------------------------------------------------------
@@ -559,8 +572,9 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
         rows += [keys[:5], keys[5:]]
     if spec.honours:
         rows.append([Button(tile_label(t, x), cb("t", x)) for x in HONOURS])
-    elif spec.variant == "luzhou":  # 红中, the ghost, beside the last suit's 6–9
-        rows[-1].append(Button("🀄 " + t("Ghost"), cb("t", "7z")))
+    else:  # a fixed joker (红中, the ghost) beside the last suit's 6–9
+        rows[-1] += [Button(f"{glyph(x)} {_joker_name(t, spec, k)}", cb("t", x))
+                     for k, x in enumerate(spec.fixed) if x.endswith("z")]
     if spec.flowers:
         keys = [Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
                 for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)

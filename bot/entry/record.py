@@ -5,7 +5,6 @@ stated here once; the wizard (entry/wizard/flow.py) and the booking (bot/books/h
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from scoring import IncompleteHand, ScoringError
@@ -16,17 +15,6 @@ from . import controls
 from .controls import Kind
 from .ctx import Ctx
 
-# Variants where a win does not end the hand: the others play on until three have won (血战)
-BLOOD_BATTLE = frozenset({"luzhou"})
-# End-of-hand accounting that may follow the win (docs/hand-format.md): the form of a hand-ending
-# win offers "More" for these before Confirm
-AFTER_END = frozenset({"ready", "chickens", "follow", "dead_hand", "fei_bao", "jing_bonus",
-                       "ghost_bonus"})
-# Events that exist only under some house rules (喜钱 needs the 8-ghost set and the rule on)
-OFFERED_IF: dict[str, Callable[[Any], bool]] = {
-    "ghost_bonus": lambda r: getattr(r, "ghosts", 8) == 8 and getattr(r, "ghost_bonus", "") != "off",
-}
-
 
 def seats_won(events: list[dict[str, Any]]) -> set[int]:
     """The seats that have won in these events."""
@@ -35,8 +23,8 @@ def seats_won(events: list[dict[str, Any]]) -> set[int]:
 
 def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringError | None]:
     """(the events make a whole hand, scoring's refusal if any). A whole hand has the event
-    that ends it: scoring says so by not raising IncompleteHand, and Luzhou's blood battle
-    goes on until three seats have won or the wall runs out (docs/hand-format.md)."""
+    that ends it: scoring says so by not raising IncompleteHand, and a blood battle goes on
+    until three seats have won or the wall runs out (docs/hand-format.md)."""
     try:
         ctx.score(events)
     except IncompleteHand:
@@ -52,15 +40,16 @@ def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
     exhausted = any(e.get("type") == "exhausted" for e in events)
     if not exhausted and not seats_won(events):
         return True
-    return v.name in BLOOD_BATTLE and len(seats_won(events)) < 3 and not exhausted
+    return v.blood_battle and len(seats_won(events)) < 3 and not exhausted
 
 
 def extras(ctx: Ctx) -> list[str]:
     """The other events this table can have (kongs, chickens, 精 …; not a win nor the wall's
-    end): not one its house rules switch off. The wizard and the page offer these."""
+    end): not one its house rules switch off (`Variant.offers`). The wizard and the page offer
+    these; those of a hand-ending win's accounting are its `Variant.after_end`."""
     rules = ctx.variant.Rules.model_validate(ctx.base.get("rules") or {})
     return [name for name in controls.event_types(ctx.variant.events)
-            if name not in ("win", "exhausted") and OFFERED_IF.get(name, lambda _: True)(rules)]
+            if name not in ("win", "exhausted") and ctx.variant.offers(name, rules)]
 
 
 def skipped(pending: dict[str, Any], ctx: Ctx | None = None,

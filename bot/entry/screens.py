@@ -40,9 +40,6 @@ COMMON_LABELS = {
     "fed": N_("Melds fed by (三凑承包)"),
     "hoarded_winds_by": N_("关风向 paid by"),
 }
-# A flag that reads another term while a count of the winner is 0: Cixi's 清一色 is 有龙清一色
-# with 龙 and 无龙清一色 without
-LABEL_WITHOUT = {("pure", "jokers"): "clean_pure"}
 # Fields the shared event models define (scoring.model): they keep their common labels even
 # where a variant has an event-qualified term such as "robbed_kong" (a win, not a kong's flag).
 SELF_NAMING = ("form", "kind")  # choices whose values name themselves: "all pungs", "added kong"
@@ -82,7 +79,7 @@ def label(ctx: Ctx, name: str, event: str | None = None) -> str:
 
 def _label_for(ctx: Ctx, name: str, obj: dict[str, Any], event: str | None) -> str:
     """A field's label as this object reads: 无龙清一色 while the winner holds no 龙."""
-    for (flag, count), other in LABEL_WITHOUT.items():
+    for (flag, count), other in ctx.variant.terms_without.items():
         if name == flag and count in obj and not obj.get(count) and other in ctx.variant.terms:
             return label(ctx, other, event)
     return label(ctx, name, event)

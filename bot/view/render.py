@@ -51,6 +51,18 @@ def listing(t: Tr) -> str:
     return "、" if is_zh(t) else ", "
 
 
+def and_list(t: Tr, items: Sequence[str]) -> str:
+    """"A and B", "A, B and C" in English; "A、B、C" in Chinese text."""
+    if is_zh(t) or len(items) < 2:
+        return listing(t).join(items)
+    return ", ".join(items[:-1]) + " " + t("and") + " " + items[-1]
+
+
+def styles_named(t: Tr, variants: Sequence[Variant]) -> str:
+    """Styles by their short names in running text: "Luzhou and Guiyang", "泸州、贵阳"."""
+    return and_list(t, [in_lang(v.short, str(getattr(t, "lang", "en"))) for v in variants])
+
+
 def with_unit(t: Tr, text: str, u: str) -> str:
     """"+13 ke" in English, "+13颗" in Chinese."""
     if not u:
@@ -129,6 +141,18 @@ RULE_LABELS = {
     "concealed_kong_keeps_menqing": N_("A concealed kong keeps 门清"),
     "kongs_on_exhausted": N_("Kongs on an exhausted wall"),
 }
+
+
+def rule_label(t: Tr, variant: Variant, key: str) -> str:
+    """A house rule's name as /rules shows it: the shared label, else the variant's own term
+    for it, else its key."""
+    if key in RULE_LABELS:
+        return t(RULE_LABELS[key])
+    if key in variant.terms:
+        return term(variant, key, str(getattr(t, "lang", "en")))
+    return key
+
+
 RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
 
 
@@ -174,9 +198,8 @@ def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
     return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
 
 
-# Variants whose discarder (or robbed kong's owner) pays half the hand's value, not all of it
-# (docs/rules/luzhou.md: ⌊V/2⌋): the line says so, else "大对子 10颗" beside −5 reads wrong.
-HALF_ON_DISCARD = frozenset({"luzhou"})
+# Where the discarder (or robbed kong's owner) pays half the hand's value, not all of it
+# (`Variant.discard_pays_half`), the line says so, else "大对子 10颗" beside −5 reads wrong.
 HALF_NOTES = {"discard": N_("the discarder pays half"),
               "robbed_kong": N_("the kong's owner pays half")}
 
@@ -188,7 +211,7 @@ def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None
     out = []
     u = unit(variant, lang)
     won_by = {w.get("seat"): ev.get("by") for ev in events if ev.get("type") == "win"
-              for w in ev.get("winners") or []} if variant.name in HALF_ON_DISCARD else {}
+              for w in ev.get("winners") or []} if variant.discard_pays_half else {}
     for line in outcome["lines"]:
         who = seat_label(t, line["seat"], names) if line.get("seat") is not None else ""
         what = line["what"]

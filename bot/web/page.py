@@ -3,7 +3,7 @@ faces, and the hand's form as data — the fields, choices and labels the wizard
 variant's models (bot/entry/controls.py, bot/entry/screens.py) and the tile keyboard's tiles
 and jokers (bot/entry/keyboard.py), so the page keeps no list of its own.
 
-The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and Hainan's
+The tile faces are the public-domain riichi-mahjong-tiles, in bot/web/static/faces, and the
 eight flowers drawn on that set's blank tile (its README says where they come from and how they
 were made)."""
 
@@ -20,7 +20,7 @@ from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
 from ..entry.keyboard import FLOWERS, KeySpec, jokers
-from ..entry.record import AFTER_END, BLOOD_BATTLE, extras
+from ..entry.record import extras
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
@@ -41,7 +41,7 @@ ICON = "7z.svg"  # 中, the page's icon (index.html names it too)
 def _field(ctx: Ctx, spec: controls.Spec, event: str) -> dict[str, Any]:
     """One field as the page draws it: its kind, label, bounds and choices; a per-seat map says
     what one seat holds (`value`), a nested hand its own fields and the words that may stand
-    for it (`words`: Luzhou's 花猫 in place of a ready hand)."""
+    for it (`words`: 花猫 in place of a ready hand)."""
     out: dict[str, Any] = {
         "name": spec.name, "kind": spec.kind.value, "label": label(ctx, spec.name, event),
         "default": spec.default, "optional": spec.optional, "lo": spec.lo, "hi": spec.hi,
@@ -69,7 +69,8 @@ def _fields(ctx: Ctx, model: type[Any], event: str, skip: tuple[str, ...] = ()) 
 def _event_form(ctx: Ctx, type_name: str) -> dict[str, Any]:
     """An event other than the win: its title, its blank values and its fields."""
     model = controls.event_model(ctx.variant.events, type_name)
-    return {"type": type_name, "title": heading(ctx, type_name), "after_end": type_name in AFTER_END,
+    return {"type": type_name, "title": heading(ctx, type_name),
+            "after_end": type_name in ctx.variant.after_end,
             "blank": controls.blank(model), "fields": _fields(ctx, model, type_name)}
 
 
@@ -92,8 +93,8 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     types = controls.event_types(variant.events)
     return {
         "variant": variant.name, "multi_winner": variant.multi_winner,
-        # Luzhou's blood battle: wins follow each other until three have won or the wall ends
-        "blood_battle": variant.name in BLOOD_BATTLE,
+        # a blood battle: wins follow each other until three have won or the wall ends
+        "blood_battle": variant.blood_battle,
         "exhausted": _event_form(ctx, "exhausted") if "exhausted" in types else None,
         "extras": [_event_form(ctx, name) for name in extras(ctx)],
         "by": [{"value": b, "label": ctx.t(BY_LABELS[b])} for b in by.choices if b in BY_LABELS],

@@ -56,8 +56,9 @@ class HandsMixin(StoreCore):
 
         `outcome["deltas"]` must be four integers summing to 0 (`InvalidHand`, nothing written).
         A repeated `idempotency_key` returns the hand stored the first time with
-        `created=False` and writes nothing — also when two workers race. `level` (Cixi) defaults
-        to the previous hand's level, plus one if that hand ended its level."""
+        `created=False` and writes nothing — also when two workers race. `level` (a bankroll
+        variant's) defaults to the previous hand's level, plus one if that hand ended its
+        level."""
         deltas = deltas_of(outcome)
         record = json_copy(record, "hand record")
         outcome = json_copy(outcome, "outcome")
@@ -225,8 +226,9 @@ class HandsMixin(StoreCore):
         return (points[0], points[1], points[2], points[3])
 
     async def level_standings(self, session_id: int) -> list[LevelStanding]:
-        """Cixi: per level (in order), each seat's summed deltas over its non-voided hands,
-        whether it ended (its last hand had `level_over`) and the balances after its last hand."""
+        """A bankroll variant: per level (in order), each seat's summed deltas over its
+        non-voided hands, whether it ended (its last hand had `level_over`) and the balances
+        after its last hand."""
         async with self._read() as s:
             return await aggregates.level_standings(s, session_id)
 

@@ -17,7 +17,7 @@ from ..outcome import Outcome
 from ..validation import build_hand
 from ..variant import get_variant
 from .engine import readings, waiting
-from .features import FEATURES, SHAPES, Context, named
+from .features import Context, named, suits
 from .reading import Holding, Reading, groups_out
 from .request import Table, read_request, split_win
 
@@ -39,12 +39,16 @@ def _value(variant: str, rules: str, by: str, seat: int, dealer: int, round_wind
     win: dict[str, Any] = {"type": "win", "by": by, "winners": [json.loads(winner)]}
     if by != "self_draw":
         win["from"] = (seat + 3) % 4
-    if by == "robbed_kong" and "kong" in get_variant(variant).event_types():
+    v = get_variant(variant)
+    if by == "robbed_kong" and "kong" in v.event_types():
         # the kong robbed: an added kong by the seat that pays, right before the win
         events.append({"type": "kong", "seat": win["from"], "kind": "added", "robbed": True})
     events.append(win)
-    if variant == "luzhou":  # blood battle: the hand ends when the wall runs out, nobody ready
-        events.append({"type": "exhausted", "ready": {str(s): None for s in range(4) if s != seat}})
+    if v.blood_battle:  # the hand goes on after a win: it ends when the wall runs out
+        end: dict[str, Any] = {"type": "exhausted"}
+        if v.ready_fields:  # nobody ready
+            end["ready"] = {str(s): None for s in range(4) if s != seat}
+        events.append(end)
     try:
         outcome = score_record(variant, rules, dealer, round_wind, events)
     except ScoringError as exc:
@@ -102,7 +106,7 @@ class Scored(NamedTuple):
 
 def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Holding]:
     """One holding per way the jokers in hand split into standing in and standing as
-    themselves (Luzhou's 红中 always stand in)."""
+    themselves (unless the variant's jokers always stand in)."""
     tiles = list(hand) + ([win] if win is not None else [])
     if table.jokers.isdisjoint(tiles):  # the common case: no joker in hand, one holding
         counts = [0] * 34
@@ -117,7 +121,8 @@ def _holdings(table: Table, hand: tuple[int, ...], win: int | None) -> list[Hold
         else:
             base[x] += 1
     out = []
-    own = [] if table.name == "luzhou" else list(held)
+    jokers = table.tileset.jokers
+    own = list(held) if jokers is not None and jokers.as_themselves else []
     for natural in product(*(range(held[j] + 1) for j in own)):
         counts = list(base)
         for j, n in zip(own, natural, strict=True):
@@ -136,19 +141,19 @@ def _context(table: Table, hand: tuple[int, ...], win: int | None, by: str,
              waits: list[int] | None = None) -> Context:
     """`waits`: the 13-tile hand's waits, when the caller has them (`scored_waits`)."""
     jokers = table.jokers
-    joker_tiles = 0  # no jokers at the table (Guiyang, Hainan): none in a meld either
+    joker_tiles = 0  # no jokers at the table: none in a meld either
     if jokers:
         in_melds = sum(1 for g in table.melds for x, w in zip(g.tiles, g.wild, strict=True)
                        if w or x in jokers)  # a joker in a meld stands in, or as itself
         joker_tiles = in_melds + sum(1 for x in hand if x in jokers) + (win in jokers)
     single = False
-    if win is not None and table.name == "feibao" and win not in table.jokers:
+    if win is not None and table.tileset.single_wait and win not in table.jokers:
         # 单张和: only one tile could complete the hand. A 精 completes any ready hand, so the
         # waits that count are the other tiles, and only those still to be had (a tile whose
         # four are all in the hand and its melds completes nothing), as `waits` lists them
         if waits is None:
             counts, wild = _split_jokers(hand, table.jokers)
-            waits = waiting(counts, wild, table.melds, SHAPES[table.name],
+            waits = waiting(counts, wild, table.melds, table.tileset.shapes,
                             _candidates(table, hand, counts), 2)
         single = len(waits) == 1
     req = table.req
@@ -223,7 +228,7 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
     """Every legal reading valued, best first; the readings found; the refusals met."""
     if prep is None:
         prep = prepare(table, hand, win, by)
-    shapes = SHAPES[table.name]
+    shapes = table.tileset.shapes
     found: list[Reading] = []
     for h in _holdings(table, hand, win):
         found += readings(h, shapes)
@@ -233,9 +238,10 @@ def score_readings(table: Table, hand: tuple[int, ...], win: int | None, by: str
 
 
 def _legal(table: Table, found: list[Reading]) -> list[Reading]:
-    """The readings the variant allows: Luzhou's lack a suit (缺一门)."""
-    if table.name == "luzhou":
-        return [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
+    """The readings the variant allows: where a hand must lack a suit (缺一门), not those of
+    three."""
+    if table.tileset.missing_suit:
+        return [r for r in found if suits(r) < 3]
     return found
 
 
@@ -244,7 +250,7 @@ def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
     """The readings' winner objects valued, one reading per object, best first; the refusals
     met."""
     ctx = prep.ctx
-    feats = FEATURES[table.name]
+    feats = table.variant.tile_features
     req = table.req
     seat = req.seat
     seen: dict[frozenset[tuple[str, Any]], tuple[dict[str, Any], Reading]] = {}
@@ -281,12 +287,9 @@ def _refusal(table: Table, found: list[Reading], errors: list[ScoringError], by:
                             "and a pair nor any other winning shape {variant} knows",
                             variant=table.name)
     first = errors[0]
-    if table.name == "hainan" and all(e.template.startswith("no 番") for e in errors):
-        if by == "discard":
-            return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win off a "
-                                "discard (有番才能胡)")
-        return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win, not even "
-                            "self-drawn (有番才能胡)")
+    own = table.variant.refuse_tiles(errors, by)
+    if own is not None:
+        return own
     return ScoringError("tiles", first.template, **first.params)
 
 
@@ -309,15 +312,14 @@ def _real_suits(table: Table) -> set[int]:
 
 
 def three_suits(table: Table) -> bool:
-    """A Luzhou hand holding all three suits: it cannot win (缺一门), and at an exhausted wall
-    it is a 花猪 (flower_cat)."""
-    return table.name == "luzhou" and len(_real_suits(table)) == 3
+    """A hand holding all three suits where one must be missing (缺一门): it cannot win, and
+    at an exhausted wall it is the variant's word for it (`TileSet.missing_suit`, 花猪)."""
+    return bool(table.tileset.missing_suit) and len(_real_suits(table)) == 3
 
 
 def _check_missing_suit(table: Table) -> None:
     if three_suits(table):
-        raise ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
-                           "all three")
+        raise table.variant.refuse_three_suits()
 
 
 def analyze(data: Any) -> dict[str, Any]:
@@ -329,7 +331,7 @@ def scored_waits(table: Table, hand: tuple[int, ...]) -> list[tuple[int, list[Sc
     """Each tile completing the 13-tile `hand`, in order, with its legal readings valued as a
     self-draw, best first (`ready.waits` and 查叫 both start from these)."""
     counts, wild = _split_jokers(hand, table.jokers)
-    tiles = waiting(counts, wild, table.melds, SHAPES[table.name],
+    tiles = waiting(counts, wild, table.melds, table.tileset.shapes,
                     _candidates(table, hand, counts))
     if not tiles:
         return []
@@ -358,7 +360,7 @@ def _split_jokers(hand: tuple[int, ...], jokers: frozenset[int]) -> tuple[list[i
 def _candidates(table: Table, hand: tuple[int, ...],
                 counts: list[int] | None = None) -> tuple[int, ...]:
     """The tiles a hand may wait on: not a joker, not all four held (a joker in a meld is held
-    as itself), in the variant's tile set (Luzhou: not a third suit). `counts`: the hand's
+    as itself), in the variant's tile set (缺一门: not a third suit). `counts`: the hand's
     tiles that are not jokers (`_split_jokers`), when the caller has them."""
     if counts is None:
         counts, _ = _split_jokers(hand, table.jokers)
@@ -369,8 +371,9 @@ def _candidates(table: Table, hand: tuple[int, ...],
             for x, w in zip(g.tiles, g.wild, strict=True):
                 if not w:
                     held[x] += 1
-    tiles = range(27) if table.name in ("luzhou", "guiyang") else range(34)
-    if table.name == "luzhou":
+    tileset = table.tileset
+    tiles = range(34) if tileset.honours else range(27)
+    if tileset.missing_suit:
         suits = _real_suits(table)
         if len(suits) == 2:
             tiles = [x for x in tiles if x // 9 in suits]

@@ -1,7 +1,7 @@
 """Tile model and the notation parser (docs/tiles.md).
 
 A tile is an index 0–33: 0–8 万 (m), 9–17 筒 (p), 18–26 条 (s), 27–33 东南西北白发中 (z).
-Flowers (Hainan) are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
+Flowers are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
 """
 
 from __future__ import annotations

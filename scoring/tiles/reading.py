@@ -4,11 +4,13 @@ the shapes a variant knows, and where the winning tile can sit — shared by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from ..tileset import Shapes
 from .notation import group_text
+
+__all__ = ["Group", "Holding", "Reading", "Shapes", "groups_out", "place_win"]
 
 
 class Group(NamedTuple):
@@ -44,22 +46,6 @@ def groups_out(groups: tuple[Group, ...]) -> list[dict[str, object]]:
     """A reading's groups as output, each a fresh dict (the caller may change it)."""
     made = _group_dict
     return [made(g).copy() for g in groups]
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """Which shapes a variant knows besides four sets and a pair."""
-
-    seven_pairs: bool = True
-    honor_chows: bool = False  # Feibao: three different winds, or 中发白
-    thirteen_orphans: bool = False  # Hainan 十三幺
-    orphans: bool = False  # Feibao 九幺: terminals and honours in any order
-    waves: bool = False  # Feibao 十三浪 / Cixi 大乱: nothing connects
-    all_honors: bool = False  # Cixi 全风: every tile but the jokers an honour
-    # what readings the features can tell apart: "all" keeps every reading; "win" merges
-    # readings alike in suits, quads, chows, joker count and where the winning tile and a
-    # joker sit (Cixi, Feibao); "plain" the same without the winning tile (Luzhou, Guiyang)
-    keep: str = "all"
 
 
 class Holding(NamedTuple):

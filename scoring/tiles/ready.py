@@ -2,11 +2,10 @@
 `exhausted` event's `ready` map (docs/hand-format.md): null when not ready, else the features of its
 most valuable wait.
 
-"Most valuable" is what the variant's own 查叫 makes a not-ready seat pay (Luzhou: form, pure,
-闺 and 无鬼, capped and maybe halved; Guiyang: the shape's V). Every reading of every waiting
-tile is cut down to the ready map's fields and scored as an exhausted-wall record by the variant
-itself, so no value table is copied here. Variants whose exhausted wall pays nothing for ready
-hands (Cixi, Feibao, Hainan) have no ready map: asking for one is an error.
+"Most valuable" is what the variant's own 查叫 makes a not-ready seat pay. Every reading of
+every waiting tile is cut down to the ready map's fields (`Variant.ready_fields`) and scored as
+an exhausted-wall record by the variant itself, so no value table is copied here. Variants whose
+exhausted wall pays nothing for ready hands have no ready map: asking for one is an error.
 """
 
 from __future__ import annotations
@@ -16,17 +15,16 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ScoringError
+from ..variant import get_variant
 from .analysis import Scored, score_record, scored_waits, three_suits
-from .features import READY_FIELDS, named
+from .features import named
 from .notation import tile_name
 from .request import Table, read_request, split_win
-
-FLOWER_CAT = "flower_cat"
 
 
 def has_ready_check(variant: str) -> bool:
     """The variant's exhausted event takes a `ready` map (查叫)."""
-    return variant in READY_FIELDS
+    return bool(get_variant(variant).ready_fields)
 
 
 def ready_value(variant: str, entry: dict[str, Any], seat: int = 0,
@@ -96,7 +94,7 @@ def _entry(variant: str, rules: str, seat: int, dealer: int, round_wind: int, ke
     ck = (variant, rules, seat, dealer, round_wind, key)
     got = _ENTRIES.get(ck)
     if got is None:
-        fields = READY_FIELDS[variant]
+        fields = get_variant(variant).ready_fields
         entry = {k: v for k, v in winner.items() if k in fields}
         text = _entry_text(entry)
         value = _turned_value(variant, rules, seat, dealer, round_wind, text)
@@ -135,7 +133,8 @@ def ready_entry(data: Any) -> dict[str, Any]:
                            "wall: its exhausted event has no ready map", variant=table.name)
     hand, _ = split_win(table, 13)
     if three_suits(table):
-        return {"ready": FLOWER_CAT, "value": None, "tile": None, "waits": [], "reading": None}
+        return {"ready": table.tileset.missing_suit, "value": None, "tile": None, "waits": [],
+                "reading": None}
     per_wait = scored_waits(table, hand)
     best = best_ready(table, per_wait)
     waits = [tile_name(tile) for tile, _ in per_wait]
@@ -149,10 +148,11 @@ def waits(data: Any) -> dict[str, Any]:
     table = read_request(data)
     hand, _ = split_win(table, 13)
     out: dict[str, Any] = {}
-    if table.name == "luzhou":
-        out["flower_cat"] = three_suits(table)
-        if out["flower_cat"]:
-            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": FLOWER_CAT}
+    word = table.tileset.missing_suit
+    if word:  # 缺一门: a hand of three suits is the variant's word for it (花猪), with no waits
+        out[word] = three_suits(table)
+        if out[word]:
+            return {"waits": [], "ready": False, "best": None, **out, "ready_entry": word}
     per_wait = scored_waits(table, hand)
     found = []
     best, most = None, (0, 0)

@@ -1,6 +1,6 @@
-"""Reading an `analyze` or `waits` request (docs/tiles.md): the fields, the variant's
-rules and jokers, the tiles parsed and checked, each bracketed meld resolved — every refusal
-named before any reading is searched."""
+"""Reading an `analyze` or `waits` request (docs/tiles.md): the fields, the variant's rules
+and jokers, the tiles parsed and checked against the variant's tile set (`Variant.tiles`), each
+bracketed meld resolved — every refusal named before any reading is searched."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pydantic import Field
 
 from ..errors import ScoringError, validated
 from ..model import Seat, StrictModel, WinBy
+from ..tileset import TileSet
 from ..variant import Variant, get_variant
-from .notation import RED, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
+from .notation import N_TILES, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
 from .reading import Group
 from .tables import HONOR_CHOWS
 
@@ -47,6 +48,13 @@ class Table(NamedTuple):
     def name(self) -> str:
         return self.variant.name
 
+    @property
+    def tileset(self) -> TileSet:
+        """The variant's tile set (a table is read only for a variant that has one)."""
+        tiles = self.variant.tiles
+        assert tiles is not None
+        return tiles
+
 
 def read_request(data: Any) -> Table:
     if not isinstance(data, dict):
@@ -55,13 +63,20 @@ def read_request(data: Any) -> Table:
     if not isinstance(name, str):
         raise ScoringError("variant", "is required")
     variant = get_variant(name)
+    if variant.tiles is None:
+        raise ScoringError("variant", "{variant} reads no tiles: enter the winner's features",
+                           variant=variant.name)
     req = validated(Request, data)
-    name = variant.name
     rules, rules_json = _read_rules(variant, req.rules)
-    jokers = _jokers(name, req.indicator)
+    jokers = _jokers(variant, req.indicator)
     hand, raw, win, flowers = read_tiles(req.tiles)
-    _check_tiles(name, hand, raw, win, flowers, jokers, rules)
-    melds = tuple([_meld(name, m.tiles, m.concealed, jokers) for m in raw]) if raw else ()
+    _check_tiles(variant, hand, raw, win, flowers, jokers, rules)
+    if raw:
+        chows, honor_chows = variant.tiles.chows, variant.tiles.shapes.honor_chows
+        melds = tuple([_meld(variant.name, m.tiles, m.concealed, jokers, chows, honor_chows)
+                       for m in raw])
+    else:
+        melds = ()
     return Table(req, variant, rules, jokers, hand, melds, win, flowers, rules_json)
 
 
@@ -87,35 +102,54 @@ def _read_rules(variant: Variant, data: dict[str, Any]) -> tuple[Any, str]:
     return got
 
 
-@lru_cache(maxsize=256)
-def _jokers(variant: str, indicator: str | None) -> frozenset[int]:
-    if variant == "luzhou":
-        if indicator is not None:
-            raise ScoringError("indicator", "luzhou's jokers are always 红中; it turns no "
-                               "indicator")
-        return frozenset((RED,))
-    if variant not in ("cixi", "feibao"):
-        if indicator is not None:
-            raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
-                               "indicator", variant=variant)
-        return frozenset()
+def turned_jokers(turned: int, steps: tuple[int, ...]) -> tuple[int, ...]:
+    """The jokers a turned tile makes: each `steps` tiles after it in indicator order."""
+    out = []
+    for n in steps:
+        tile = turned
+        for _ in range(n):
+            tile = next_tile(tile)
+        out.append(tile)
+    return tuple(out)
+
+
+def joker_codes(variant: Variant, indicator: str | None) -> tuple[str, ...]:
+    """The variant's jokers as tile codes ("7z"), in its declared order: its fixed ones, or
+    those the turned tile `indicator` names (none while nothing is turned); () without."""
+    jokers = variant.tiles.jokers if variant.tiles else None
+    if jokers is None:
+        return ()
+    if jokers.fixed:
+        return jokers.fixed
     if indicator is None:
-        raise ScoringError("indicator", "{variant} needs the turned tile (indicator) to know "
-                           "its jokers", variant=variant)
+        return ()
+    return tuple(tile_name(x) for x in turned_jokers(parse_tiles(indicator).hand[0],
+                                                     jokers.turned))
+
+
+@lru_cache(maxsize=256)
+def _jokers(variant: Variant, indicator: str | None) -> frozenset[int]:
+    variant.check_indicator(indicator)
+    jokers = variant.tiles.jokers if variant.tiles else None
+    if jokers is None:
+        return frozenset()
+    if jokers.fixed:
+        return frozenset(parse_tiles("".join(jokers.fixed)).hand)
+    assert indicator is not None  # check_indicator asks for it
     ts = parse_tiles(indicator)
     if len(ts.hand) != 1 or ts.melds or ts.win is not None or ts.flowers:
         raise ScoringError("indicator", "the indicator is one tile, like \"9m\" or \"北\"")
-    turned = ts.hand[0]
-    return frozenset((next_tile(turned),)) if variant == "cixi" else frozenset(
-        (turned, next_tile(turned)))
+    return frozenset(turned_jokers(ts.hand[0], jokers.turned))
 
 
-def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...],
+def _check_tiles(variant: Variant, hand: tuple[int, ...], melds: tuple[RawMeld, ...],
                  win: int | None, flowers: tuple[int, ...], jokers: frozenset[int],
                  rules: Any) -> None:
     """The first thing wrong with the tiles, in the order a player reads them."""
-    if flowers and variant != "hainan":
-        raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
+    tileset = variant.tiles
+    assert tileset is not None
+    if flowers and not tileset.flowers:
+        raise ScoringError("tiles", "{variant} plays without flowers", variant=variant.name)
     if len(set(flowers)) != len(flowers):
         raise ScoringError("tiles", "there is only one of each flower")
     all_tiles = list(hand)  # as written
@@ -123,30 +157,21 @@ def _check_tiles(variant: str, hand: tuple[int, ...], melds: tuple[RawMeld, ...]
         all_tiles += m.tiles
     if win is not None:
         all_tiles.append(win)
-    if variant in ("luzhou", "guiyang"):  # the others play every honour
+    if not tileset.honours:
         for x in all_tiles:
             if x >= 27 and x not in jokers:
-                if variant == "luzhou":
-                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
-                                       "suits and 红中 (7z) only", tile=tile_name(x))
-                raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
-                                   "suits only", variant=variant, tile=tile_name(x))
-    counts = [0] * 34
+                raise variant.refuse_tile(tile_name(x))
+    counts = [0] * N_TILES
     for x in all_tiles:
         counts[x] += 1
     for x, n in enumerate(counts):
-        if variant == "luzhou" and x == RED:
-            if n > rules.ghosts:
-                raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
-                                   "(rule ghosts)", count=n, ghosts=rules.ghosts)
-        elif n > 4:
-            raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
-                               count=n, tile=tile_name(x))
+        if n > 1 and n > variant.most_of(tile_name(x), rules):
+            raise variant.refuse_count(tile_name(x), n, rules)
 
 
 @lru_cache(maxsize=4096)
-def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
-          jokers: frozenset[int]) -> Group:
+def _meld(variant: str, tiles: tuple[int, ...], concealed: bool, jokers: frozenset[int],
+          chows: bool = True, honor_chows: bool = False) -> Group:
     """What a bracketed meld stands for: as written when that is a set, else jokers stand in."""
     text = "[" + "".join(tile_name(x) for x in tiles) + "]"
     kind = "kong" if len(tiles) == 4 else "pung"
@@ -158,11 +183,11 @@ def _meld(variant: str, tiles: tuple[int, ...], concealed: bool,
         stands = (real[0],) * len(tiles)
         wild = tuple(x != real[0] for x in tiles)
     else:
-        stands, wild = _chow(tiles, jokers, variant)
+        stands, wild = _chow(tiles, jokers, honor_chows)
         kind = "chow"
         if not stands:
             raise ScoringError("tiles", "{meld} is not a pung, kong or chow", meld=text)
-        if variant in ("luzhou", "guiyang"):
+        if not chows:
             raise ScoringError("tiles", "{variant} has no chow, so {meld} cannot be a meld",
                                variant=variant, meld=text)
     return Group(kind, stands, wild, "concealed_kong" if concealed else "exposed")
@@ -173,14 +198,14 @@ _HONOR_RUNS = frozenset(((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30),
 
 
 def _chow(tiles: tuple[int, ...], jokers: frozenset[int],
-          variant: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+          honor_chows: bool) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     if len(tiles) != 3:
         return (), ()
     natural_run = tuple(sorted(tiles))
-    if natural_run in _RUNS or (variant == "feibao" and natural_run in _HONOR_RUNS):
+    if natural_run in _RUNS or (honor_chows and natural_run in _HONOR_RUNS):
         return natural_run, (False, False, False)  # the common case: three tiles in a row
     runs = [(s, s + 1, s + 2) for s in range(27) if s % 9 <= 6]
-    if variant == "feibao":
+    if honor_chows:
         runs += [tuple(27 + j for j in c) for c in HONOR_CHOWS]  # type: ignore[misc]
     for natural in (True, False):
         for run in runs:

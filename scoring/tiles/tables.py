@@ -70,7 +70,7 @@ def _solve_suit(key: bytes) -> tuple[int, int]:
 
 
 def honor_need(key: bytes, honor_chows: bool) -> tuple[int, int]:
-    """The same for the seven honours (东南西北白发中); `honor_chows`: Feibao's chows of three
+    """The same for the seven honours (东南西北白发中); `honor_chows`: the chows of three
     different winds or of 中发白."""
     got = _HON.get((key, honor_chows))
     if got is None:
@@ -163,17 +163,17 @@ def needs_plus_one(key: bytes, honours: bool, honor_chows: bool = False
 
 # -- joker-free splits: every complete part and its splits, generated once ----------------------
 
-SUIT, HONORS, HONORS_CHOWS = 0, 1, 2  # the kinds of part: a suit, the honours, Feibao's honours
+SUIT, HONORS, HONORS_CHOWS = 0, 1, 2  # the kinds of part: a suit, the honours, the honours with chows
 
 
 def honor_kind(honor_chows: bool) -> int:
-    """The kind of the honours' part: with Feibao's chows or without."""
+    """The kind of the honours' part: with honour chows or without."""
     return HONORS_CHOWS if honor_chows else HONORS
 
 
 @cache
 def part_splits(kind: int) -> dict[bytes, tuple[tuple[tuple[int, ...], ...], ...]]:
-    """Every count vector of one part (a suit, or the honours with or without Feibao's chows)
+    """Every count vector of one part (a suit, or the honours with or without their chows)
     that is sets only or sets and one pair → its splits, each a sorted tuple of the groups'
     tiles (part-local: a set has three, the pair two).
 

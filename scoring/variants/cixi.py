@@ -8,7 +8,7 @@ holds; the level ends when a seat reaches 0. A hand's value is V = 12 + 2·L, L 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -16,7 +16,12 @@ from ..errors import ScoringError
 from ..model import SEATS, ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent, WinnerBase, only_by
 from ..outcome import Ledger, Outcome, Transfer
 from ..rotation import pass_deal
-from ..variant import Variant, describe, register
+from ..tiles import features as tf
+from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 BASE = 12  # 12点起底
 PER_DRAGON = 2  # 一龙加2点
@@ -144,10 +149,18 @@ def _seats(seats: list[int]) -> str:
 class Cixi(Variant):
     name = "cixi"
     title = ("Cixi chongji mahjong", "慈溪冲级麻将", "慈溪衝級麻將")
+    short = ("Cixi", "慈溪", "慈溪")
     unit = ("pt", "点", "點")
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], FalseWinEvent, ExhaustedEvent)
+    # every honour; the 龙 is the tile after the turned one
+    tiles = TileSet(shapes=Shapes(waves=True, all_honors=True, keep="win"),
+                    jokers=Jokers(names=(("Dragon", "龙", "龍"),), turned=(1,),
+                                  words=("龙", "龍"),
+                                  example=("龙=6m in Cixi", "慈溪写 龙=6m", "慈溪寫 龍=6m")))
+    # 清一色 is 有龙清一色 with 龙 and 无龙清一色 without
+    terms_without = {("pure", "jokers"): "clean_pure"}
     terms = {
         "jokers": ("joker", "龙", "龍"),
         "no_joker": ("no joker", "无龙会", "無龍會"),
@@ -183,6 +196,25 @@ class Cixi(Variant):
         "false_win": ("false win", "炸胡", "炸胡"),
         "streak_bonus": ("dealer streak bonus", "连庄", "連莊"),
     }
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        # `jokers` counts the 龙 held, whatever each stands for: a 龙 standing for itself is no 无龙
+        jokers = ctx.joker_tiles
+        if r.shape == "all_honors":
+            return {"jokers": jokers, "all_honors": True}
+        waves = r.shape == "waves"
+        seven_winds = waves and all(r.identity[27:])
+        pair = tf.pair(r)
+        on_pair = r.shape == "standard" and tf.win_on_pair(r) and pair is not None
+        lone_joker = on_pair and pair is not None and pair.jokers > 0 and ctx.by == "self_draw"
+        pure, half_flush = tf.flushes(r)
+        return {"jokers": jokers, "all_pungs": tf.all_pungs(r), "half_flush": half_flush,
+                "chaos": waves, "seven_pairs": r.shape == "seven_pairs",
+                "seven_winds": seven_winds, "pure": pure,
+                # 独吊: chowed or punged down to one tile, and that tile's pair won
+                "single_wait": on_pair and not lone_joker and tf.melds(r) == 4
+                and pair is not None and pair.jokers == 0,
+                "joker_single": lone_joker}
 
     def initial_balances(self, rules: Rules) -> tuple[int, int, int, int]:
         p = rules.level_points

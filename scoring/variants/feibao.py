@@ -8,7 +8,7 @@ for each one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -29,7 +29,12 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
-from ..variant import Variant, describe, register
+from ..tiles import features as tf
+from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 Form = Literal["standard", "seven_pairs", "all_pungs", "orphans", "thirteen_waves"]
 PAIRS = ("seven_pairs", "all_pungs")  # 对和
@@ -136,11 +141,21 @@ class WinRecord:
 class Feibao(Variant):
     name = "feibao"
     title = ("Feibao mahjong", "飞宝麻将", "飛寶麻將")
+    short = ("Feibao", "飞宝", "飛寶")
     unit = ("pt", "分", "分")
     Rules = Rules
     Winner = Winner
     events = (FeibaoWin, FeibaoKong, FeiBaoEvent, JingBonusEvent, ExhaustedEvent)
     multi_winner = True  # 一杠多抢: any number may rob a kong; a discard has one winner
+    after_end = frozenset({"fei_bao", "jing_bonus"})
+    # every honour; the turned tile is the 正精 and the next one the 副精
+    tiles = TileSet(shapes=Shapes(honor_chows=True, orphans=True, waves=True, keep="win"),
+                    jokers=Jokers(names=(("Jing", "正精", "正精"), ("Next jing", "副精", "副精")),
+                                  turned=(0, 1), words=("精", "正精"),
+                                  example=("精=5m (正精) in Feibao",
+                                           "飞宝写 精=5m（正精就是翻开的那张）",
+                                           "飛寶寫 精=5m（正精就是翻開的那張）")),
+                    single_wait=True)
     terms = {
         "standard": ("plain", "平和", "平和"),
         "seven_pairs": ("seven pairs", "七对", "七對"),
@@ -171,6 +186,19 @@ class Feibao(Variant):
         "chong_guan": ("over the top", "冲关", "衝關"),
         "ba_wang": ("sole jing holder", "霸王精", "霸王精"),
     }
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        if r.shape in ("orphans", "waves"):
+            form = "orphans" if r.shape == "orphans" else "thirteen_waves"
+            return {"form": form, "jing": r.jokers > 0, "seven_honors": all(r.identity[27:]),
+                    "single_wait": ctx.single_wait}
+        form = tf.form(r)
+        jing = r.jokers > 0
+        pair = r.win_group
+        diaotou = jing and tf.win_on_pair(r) and pair is not None and pair.jokers > 0
+        return {"form": form, "jing": jing, "diaotou": diaotou, "single_wait": ctx.single_wait,
+                "luxury": min(tf.quads(r), 3) if form == "seven_pairs" else 0,
+                "pure": tf.pure(r)}
 
     def win_types(self, rules: Rules) -> tuple[str, ...]:
         if rules.discard_wins:

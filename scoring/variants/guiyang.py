@@ -8,7 +8,7 @@ paid by the dealer; an exhausted wall is settled by 黄庄查叫 alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -28,7 +28,12 @@ from ..model import (
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays, pays_each
 from ..rotation import first_in_turn
-from ..variant import Variant, describe, register
+from ..tiles import features as tf
+from ..variant import Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 KONG_PAY = {"concealed": 2, "added": 3, "exposed": 1}  # 闷豆 / 转弯豆 / 点豆
 CHICKEN_QUAD = 5  # a concealed kong of a chicken tile, in place of its four tiles
@@ -181,12 +186,16 @@ class _Read:
 class Guiyang(Variant):
     name = "guiyang"
     title = ("Guiyang chicken mahjong", "贵阳捉鸡麻将", "貴陽捉雞麻將")
+    short = ("Guiyang", "贵阳", "貴陽")
     unit = ("ge", "个", "個")
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], KongEvent, ReadyEvent, ChickensEvent, FollowEvent,
               DeadHandEvent, Exhausted)
     multi_winner = True
+    after_end = frozenset({"ready", "chickens", "follow", "dead_hand"})
+    ready_fields = ("form", "pure", "quads")  # 报听 the tiles do not show
+    tiles = TileSet(honours=False, chows=False, shapes=Shapes(keep="plain"))  # the three suits
     terms = {
         "standard": ("plain", "平胡", "平胡"),
         "all_pungs": ("all pungs", "大对子", "大對子"),
@@ -218,6 +227,11 @@ class Guiyang(Variant):
         "follow": ("following the dealer", "跟张", "跟張"),
         "ready_check": ("ready check", "黄庄查叫", "黃莊查叫"),
     }
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        form = tf.form(r)
+        return {"form": form, "pure": tf.pure(r),
+                "quads": min(tf.quads(r), 3) if form == "seven_pairs" else 0}
 
     def score(self, hand: Hand) -> Outcome:
         rules: Rules = hand.rules

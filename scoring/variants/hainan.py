@@ -7,7 +7,7 @@ own. One winner per discard (截胡); the round wind (令) turns as the deal goe
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -16,7 +16,12 @@ from ..model import ExhaustedEvent, Hand, KongEvent, RulesBase, Seat, WinEvent, 
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import each_pays
 from ..rotation import pass_deal
-from ..variant import Variant, describe, register
+from ..tiles import features as tf
+from ..variant import Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 KONG_PAY = {"exposed": 1, "added": 2, "concealed": 2}  # 明杠算胡, 暗杠 (and 补杠) 算自摸
 # the boolean 番 sources, in the order lines name them
@@ -109,11 +114,13 @@ def multiplier(w: Winner, ev: WinEvent) -> tuple[int, str]:
 class Hainan(Variant):
     name = "hainan"
     title = ("Hainan mahjong", "海南麻将", "海南麻將")
+    short = ("Hainan", "海南", "海南")
     unit = ("fen", "分", "分")
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], KongEvent, ExhaustedEvent)
     multi_winner = False
+    tiles = TileSet(flowers=True, shapes=Shapes(thirteen_orphans=True))  # every honour, flowers
     terms = {
         "all_chows": ("all chows", "平胡", "平胡"),
         "concealed": ("concealed hand", "门清", "門清"),
@@ -143,6 +150,51 @@ class Hainan(Variant):
         "void": ("void", "不算", "不算"),
         "exhausted": ("exhausted wall", "黄庄", "黃莊"),
     }
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        own = (ctx.seat - ctx.dealer) % 4
+        flowers = sum(1 for f in ctx.flowers if f % 4 == own)
+        if r.shape == "thirteen_orphans":
+            return {"thirteen_orphans": True, "concealed": True, "seat_flower": flowers}
+        pure, half = tf.flushes(r)
+        if r.shape == "seven_pairs":
+            return {"seven_pairs": True, "concealed": True, "pure": pure, "half_flush": half,
+                    "luxury": tf.quads(r) > 0, "seat_flower": flowers}
+        seat_wind, round_wind = 27 + own, 27 + ctx.round_wind
+        keeps = getattr(ctx.rules, "concealed_kong_keeps_menqing", False)
+        pair = None
+        pungs: list[int] = []  # the tiles of the pungs and kongs
+        chows = 0
+        concealed = True
+        for g in r.groups:  # one look at the groups for every feature
+            kind = g.kind
+            if kind == "pair":
+                pair = g.tiles[0]
+            elif kind == "chow":
+                chows += 1
+            else:
+                pungs.append(g.tiles[0])
+            if g.meld and not (keeps and g.meld == "concealed_kong"):
+                concealed = False
+        dragons = tf.DRAGONS
+        scoring_pair = pair is not None and pair in (*dragons, seat_wind, round_wind)
+        return {"all_chows": not pungs and not scoring_pair,
+                "concealed": concealed, "all_pungs": not chows, "pure": pure,
+                "half_flush": half,
+                "eyes_258": pair is not None and pair < 27 and pair % 9 in (1, 4, 7),
+                "dragon_pungs": sum(1 for t in pungs if t in dragons),
+                "seat_flower": flowers, "seat_wind": seat_wind in pungs,
+                "round_wind": round_wind in pungs}
+
+    def refuse_tiles(self, errors: list[ScoringError], by: str) -> ScoringError | None:
+        # 有番才能胡: every reading lacks a 番, said of the tiles rather than of one reading
+        if not all(e.template.startswith("no 番") for e in errors):
+            return None
+        if by == "discard":
+            return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win off a "
+                                "discard (有番才能胡)")
+        return ScoringError("tiles", "no 番 in these tiles, so the hand cannot win, not even "
+                            "self-drawn (有番才能胡)")
 
     def score(self, hand: Hand) -> Outcome:
         end_path, end, kongs = self._read(hand)

@@ -6,7 +6,7 @@ Values climb one ladder (2, 5, 10, 20, 40, …); discards and robbed kongs pay h
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
@@ -25,7 +25,12 @@ from ..model import (
 )
 from ..outcome import Ledger, Outcome, Transfer
 from ..payments import capped, doubling_ladder, each_pays, pays_each
-from ..variant import Variant, describe, register
+from ..tiles import features as tf
+from ..variant import Jokers, Shapes, TileSet, Variant, describe, register
+
+if TYPE_CHECKING:
+    from ..tiles.features import Context
+    from ..tiles.reading import Reading
 
 LADDER = (2, 5, 10)  # 平胡 2, 闺自摸 5, then doubling
 ALWAYS_MIN_STEP = 4  # 天胡/地胡: at least 40
@@ -77,6 +82,7 @@ class Winner(WinnerBase, ReadyHand):
 
 
 FLOWER_CAT = "flower_cat"  # 花猫: still holding three suits at the end, never ready
+GHOST = "7z"  # 红中, the ghost
 
 
 def _ready_entry(value: object) -> object:
@@ -170,11 +176,22 @@ def _cap_note(amount: int, paid: int) -> str:
 class Luzhou(Variant):
     name = "luzhou"
     title = ("Luzhou ghost mahjong", "泸州鬼麻将", "瀘州鬼麻將")
+    short = ("Luzhou", "泸州", "瀘州")
     unit = ("ke", "颗", "顆")
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], LuzhouExhausted, GhostBonusEvent)
     multi_winner = True
+    blood_battle = True
+    after_end = frozenset({"ghost_bonus"})
+    discard_pays_half = True  # ⌊V/2⌋
+    ready_fields = ("form", "pure", "quads", "no_ghost")
+    # the three suits and 红中, the ghosts (as many as rule ghosts says), which always stand in
+    tiles = TileSet(honours=False, chows=False, shapes=Shapes(keep="plain"),
+                    jokers=Jokers(names=(("Ghost", "鬼", "鬼"),), fixed=(GHOST,),
+                                  as_themselves=False),
+                    missing_suit=FLOWER_CAT,
+                    missing_suit_words=("花猫", "花貓", "花猪", "花豬", "flowercat", "flower_cat"))
     terms = {
         "standard": ("plain", "平胡", "平胡"),
         "all_pungs": ("all pungs", "大对子", "大對子"),
@@ -196,6 +213,41 @@ class Luzhou(Variant):
 
     def value(self, step: int) -> int:
         return doubling_ladder(step, LADDER)
+
+    def offers(self, event_type: str, rules: Any) -> bool:
+        # 喜钱 needs the 8-ghost set and the rule on
+        if event_type == "ghost_bonus":
+            return rules.ghosts == 8 and rules.ghost_bonus != "off"
+        return True
+
+    def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
+        form = tf.form(r)
+        return {"form": form, "pure": tf.pure(r),
+                "quads": min(tf.quads(r), 3 if form == "seven_pairs" else 4),
+                "no_ghost": ctx.joker_tiles == 0,
+                "single_tile": r.shape == "standard" and tf.melds(r) == 4}
+
+    def check_indicator(self, indicator: str | None) -> None:
+        if indicator is not None:
+            raise ScoringError("indicator", "luzhou's jokers are always 红中; it turns no "
+                               "indicator")
+
+    def most_of(self, tile: str, rules: Any) -> int:
+        return rules.ghosts if tile == GHOST else super().most_of(tile, rules)
+
+    def refuse_count(self, tile: str, count: int, rules: Any) -> ScoringError:
+        if tile == GHOST:
+            return ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
+                                "(rule ghosts)", count=count, ghosts=rules.ghosts)
+        return super().refuse_count(tile, count, rules)
+
+    def refuse_tile(self, tile: str) -> ScoringError:
+        return ScoringError("tiles", "luzhou does not use {tile}: it plays the three suits and "
+                            "红中 (7z) only", tile=tile)
+
+    def refuse_three_suits(self) -> ScoringError:
+        return ScoringError("tiles", "缺一门: a Luzhou hand lacks one suit, and these tiles hold "
+                            "all three")
 
     def score(self, hand: Hand) -> Outcome:
         rules: Rules = hand.rules

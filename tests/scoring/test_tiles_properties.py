@@ -23,7 +23,6 @@ from scoring import ScoringError
 from scoring.tiles import analyze, waits
 from scoring.tiles.analysis import _candidates, _kongs, _value, paying_seat
 from scoring.tiles.engine import is_complete
-from scoring.tiles.features import SHAPES
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.reading import Holding, Shapes
 from scoring.tiles.request import read_request, split_win
@@ -264,11 +263,14 @@ def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: 
         data["rules"] = {"ghosts": 8}
     wait = {**data, "by": "self_draw", "tiles": data["tiles"].split("+")[0]
             if "+" in data["tiles"] else data["tiles"][:-2]}
-    every = dataclasses.replace(SHAPES[variant], keep="all")
+    style = type(get_variant(variant))
+    tiles = style.tiles
+    assert tiles is not None
+    every = dataclasses.replace(tiles, shapes=dataclasses.replace(tiles.shapes, keep="all"))
     answers = []
-    for shapes in (SHAPES[variant], every):
+    for tileset in (tiles, every):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setitem(SHAPES, variant, shapes)
+            mp.setattr(style, "tiles", tileset)
             answers.append([_answer(analyze, data), _answer(waits, wait)])
     assert answers[0] == answers[1], data
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field, model_validator
 
-from scoring import ScoringError
+from scoring import ScoringError, get_variant
 from scoring.errors import validated
 from scoring.model import StrictModel
 from scoring.tiles import clear_caches
@@ -233,7 +233,7 @@ def test_the_tile_check_refuses_what_the_reference_refuses(
     rules = SimpleNamespace(ghosts=ghosts)
     melds = (RawMeld(tuple(meld), False),) if meld else ()
     all_tiles = [*hand, *(meld or []), *([win] if win is not None else [])]
-    quick = tile_outcome(_check_tiles, variant, tuple(hand), melds, win, tuple(flowers),
+    quick = tile_outcome(_check_tiles, get_variant(variant), tuple(hand), melds, win, tuple(flowers),
                          jokers, rules)
     assert quick == tile_outcome(refuse_tiles, variant, all_tiles, tuple(flowers), jokers,
                                  rules)

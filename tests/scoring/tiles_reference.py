@@ -15,7 +15,6 @@ from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles.analysis import _context, _kongs, _shown, _value
-from scoring.tiles.features import FEATURES, SHAPES
 from scoring.tiles.notation import ORPHAN_TILES, RED, is_terminal_or_honor, tile_name
 from scoring.tiles.reading import Group, Reading
 from scoring.tiles.request import Table, read_request, split_win
@@ -138,7 +137,7 @@ def loose_shapes(t: Table, items: Counter[Item]) -> list[str]:
     real = [x for (x, w), n in items.items() for _ in range(n) if not w]
     melded = [x for g in t.melds for x in g.tiles]
     shapes = []
-    s = SHAPES[t.name]
+    s = t.tileset.shapes
     if s.orphans and all(is_terminal_or_honor(x) for x in ids + melded):
         shapes.append("orphans")
     if s.all_honors and all(x >= 27 for x in real + melded):
@@ -182,7 +181,7 @@ def brute_readings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Rea
         jokers = sum(n for (_, w), n in items.items() if w) + meld_jokers
         for groups in standard_splits(items, t.name == "feibao"):
             found += _place(t, win, "standard", groups + t.melds, jokers)
-        if not t.melds and SHAPES[t.name].seven_pairs:
+        if not t.melds and t.tileset.shapes.seven_pairs:
             for groups in seven_pairs(items):
                 found += _place(t, win, "seven_pairs", groups, jokers)
         for shape in loose_shapes(t, items):
@@ -211,7 +210,7 @@ def brute_best(data: dict[str, Any]) -> int | None:
     rules = json.dumps(t.rules.model_dump(), sort_keys=True)
     best: int | None = None
     for r in brute_readings(t, hand, win):
-        winner = {"seat": t.req.seat, **_shown(FEATURES[t.name](r, ctx))}
+        winner = {"seat": t.req.seat, **_shown(t.variant.tile_features(r, ctx))}
         value = _value(t.name, rules, t.req.by, t.req.seat, t.req.dealer, t.req.round_wind,
                        _kongs(t), json.dumps(winner, sort_keys=True))
         if not isinstance(value, ScoringError):

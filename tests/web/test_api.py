@@ -20,7 +20,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.chat.table import table_lines, wizard_ctx
 from bot.entry.controls import event_model, fields_of, spec_named
-from bot.entry.record import AFTER_END, extras
+from bot.entry.record import extras
 from bot.entry.screens import label
 from bot.entry.wizard.flow import new_draft, screen
 from bot.plumbing.config import ConfigError, LocalSettings, is_loopback
@@ -268,7 +268,7 @@ async def test_the_other_events_are_the_wizards(client: TestClient, store: Store
     session = await store.running_session(LOCAL_CHAT_ID)
     ctx = await wizard_ctx(store, session, "zh-Hans")
     assert [x["type"] for x in form["extras"]] == extras(ctx)
-    assert {x["type"] for x in form["extras"] if x["after_end"]} == set(extras(ctx)) & AFTER_END
+    assert {x["type"] for x in form["extras"] if x["after_end"]} == set(extras(ctx)) & ctx.variant.after_end
     chickens = next(x for x in form["extras"] if x["type"] == "chickens")
     kinds = {f["name"]: f["kind"] for f in chickens["fields"]}
     assert kinds == {"flipped": "tile", "hero": "seat", "seats": "seat_map"}

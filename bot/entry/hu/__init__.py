@@ -17,7 +17,7 @@ THEN = re.compile(r"[;；]")  # wins one after another in a blood battle: "南 �
 
 def parse_wins(variant: Variant, tokens: list[str],
                names: list[str | None] | None = None) -> list[dict[str, Any]]:
-    """Tokens after /hu → the win events they name, one per part between semicolons (Luzhou's
+    """Tokens after /hu → the win events they name, one per part between semicolons (a
     blood battle goes on after a win: `/hu 南 自摸 清一色; 西 点炮 北 大对子; 东 自摸`)."""
     parts: list[list[str]] = [[]]
     for raw in tokens:

@@ -3,8 +3,9 @@
 After a word for an exhausted wall (流局, 黄庄, 荒牌, 查叫, exhausted …) each seat still in may
 follow with its 13 tiles — `scoring.tiles.ready_entry` decides ready or not and the entry 查叫
 values highest —, with feature words as the ready screens name them (`西 大对子`), or with
-花猫 / 不听. A seat named with nothing after it is ready with a plain hand; a seat not named is
-not ready. In Luzhou's blood battle the wall runs out after the wins: `/hu 南 自摸 清一色; 流局 …`.
+不听, or the word for a hand still holding three suits where one must be missing (花猫). A seat
+named with nothing after it is ready with a plain hand; a seat not named is not ready. In a blood
+battle the wall runs out after the wins: `/hu 南 自摸 清一色; 流局 …`.
 Variants whose exhausted wall pays nothing for ready hands take the bare word only.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles import has_ready_check, ready_entry, ready_value
-from scoring.variant import Variant
+from scoring.variant import Variant, all_variants
 
 from ...view.render import esc, reason, seat_label, unit, with_unit
 from .. import controls
@@ -26,7 +27,6 @@ EXHAUSTED = {"流局", "黄庄", "黃莊", "荒牌", "荒庄", "荒莊", "查叫
              "drawngame", "huangzhuang", "liuju", "chajiao"}
 NOT_READY = {"不听", "不聽", "没叫", "沒叫", "无叫", "無叫", "未听", "未聽", "notready", "noready",
              "null", "none"}
-FLOWER_CAT = {"花猫", "花貓", "花猪", "花豬", "flowercat", "flower_cat"}
 READ = "_ready_tiles"  # a seat's tiles, until read_ready reads them
 
 
@@ -44,12 +44,24 @@ def is_exhausted(tokens: list[str]) -> bool:
     return _word_len(split_tokens(tokens)) > 0
 
 
-def _joined(tokens: list[str]) -> list[str]:
+def three_suits_words(variant: Variant) -> dict[str, str]:
+    """What a line may call a hand of three suits where one must be missing (花猫), each word
+    → the ready map's word for it: the variant's own, else any style's."""
+    words: dict[str, str] = {}
+    for v in [variant, *all_variants().values()]:
+        tiles = v.tiles
+        if tiles is not None and tiles.missing_suit:
+            for w in tiles.missing_suit_words:
+                words.setdefault(norm(w), tiles.missing_suit)
+    return words
+
+
+def _joined(tokens: list[str], marks: set[str]) -> list[str]:
     """Words of two tokens as one: "not ready", "flower cat"."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
-        if i + 1 < len(tokens) and norm(tokens[i] + tokens[i + 1]) in NOT_READY | FLOWER_CAT:
+        if i + 1 < len(tokens) and norm(tokens[i] + tokens[i + 1]) in marks:
             out.append(tokens[i] + tokens[i + 1])
             i += 2
         else:
@@ -71,7 +83,7 @@ def parse_exhausted(variant: Variant, tokens: list[str],
                     names: list[str | None] | None = None) -> dict[str, Any]:
     """Tokens of `/hu 流局 …` → the exhausted event; a seat's tiles wait under READ."""
     tokens = split_tokens(tokens)
-    rest = _joined(tokens[_word_len(tokens):])
+    rest = _joined(tokens[_word_len(tokens):], NOT_READY | set(three_suits_words(variant)))
     event: dict[str, Any] = {"type": "exhausted"}
     if not has_ready_check(variant.name):
         if rest:
@@ -97,12 +109,13 @@ def parse_exhausted(variant: Variant, tokens: list[str],
 
 def _entry(variant: Variant, words: Any, seat: int, said: str, group: list[str],
            names: list[str | None] | None) -> Any:
-    marks = [tok for tok in group if norm(tok) in NOT_READY | FLOWER_CAT]
+    three = three_suits_words(variant)
+    marks = [tok for tok in group if norm(tok) in NOT_READY or norm(tok) in three]
     if marks:
         if len(group) > 1:
             raise LineError("“{word}” says all there is about {seat}: leave out the other "
                             "words.", word=marks[0], seat=said)
-        return None if norm(marks[0]) in NOT_READY else "flower_cat"
+        return None if norm(marks[0]) in NOT_READY else three[norm(marks[0])]
     entry = parse_winner(variant, words, [str(seat), *group], names)
     entry.pop("seat")
     model = controls.spec_named(controls.event_model(variant.events, "exhausted"), "ready").model
@@ -197,7 +210,8 @@ def seat_text(ctx: Any, seat: int, result: dict[str, Any]) -> str:
     t = ctx.t
     who = seat_label(t, seat, ctx.names, html_out=False)
     hand = result["ready"]
-    if hand == "flower_cat":
+    tiles = ctx.variant.tiles
+    if tiles is not None and tiles.missing_suit and hand == tiles.missing_suit:
         return t("{seat}: 花猫 — the tiles still hold all three suits.", seat=who)
     if hand is None:
         return t("{seat}: not ready — no tile completes these tiles.", seat=who)

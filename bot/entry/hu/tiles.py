@@ -13,7 +13,7 @@ from ...view.render import esc, seat_label
 from ...view.tiles import notation_text
 from .words import TILES, LineError
 
-JOKER_VARIANTS = {"cixi": "翻=5m", "feibao": "翻=5m"}  # turn a tile to know their jokers
+TURNED_EXAMPLE = "翻=5m"  # how a line names the turned tile that the jokers follow
 
 
 def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
@@ -32,10 +32,10 @@ def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
             tiles = winner.pop(TILES, None)
             if not tiles:
                 continue
-            if variant in JOKER_VARIANTS and indicator is None:
+            if v.tiles is not None and v.tiles.indicator and indicator is None:
                 raise LineError("Which tile was turned? This game's jokers follow it: add it "
                                 "to the line, e.g. {example} (or indicator=5m).",
-                                example=JOKER_VARIANTS[variant])
+                                example=TURNED_EXAMPLE)
             result = analyze({"variant": variant, "rules": base.get("rules") or {},
                               "tiles": "".join(tiles), "by": event.get("by", "self_draw"),
                               "seat": winner["seat"], "dealer": base.get("dealer", 0),

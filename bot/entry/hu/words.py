@@ -9,9 +9,9 @@ winner feature of the variant by any name the screens show, in any of the three 
 `杠` marks a win after a kong (杠上花 / 杠上炮); `杠上花` and `杠上炮` say so themselves.
 An unknown word is answered with the closest known words.
 Tiles in place of feature words (docs/tiles.md, read in bot/entry/hu/tiles.py): `/hu 南 自摸
-123m456m789p11s 中中中`; Cixi and Feibao need the turned tile, `翻=5m` (`turned=5m`), or their
-joker itself: Cixi's `龙=6m` (the turned tile is then 5m), Feibao's `精=5m` (the 正精 is the turned
-tile).
+123m456m789p11s 中中中`; where the jokers follow a turned tile, the line names it, `翻=5m`
+(`turned=5m`), or the first joker by its own name (`Jokers.words`): `龙=6m` where the 龙 is the
+tile after the turned one (which was then 5m).
 An exhausted wall, with 查叫 by tiles (bot/entry/hu/ready.py): `/hu 流局 东 111m222m333p44p55p 南 不听`.
 """
 
@@ -24,7 +24,8 @@ from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles import parse_tiles
-from scoring.tiles.notation import N_TILES, next_tile, tile_name
+from scoring.tiles.notation import N_TILES, tile_name
+from scoring.tiles.request import turned_jokers
 from scoring.variant import Variant, all_variants, term_name
 
 from ...view.i18n import LANGS, translator
@@ -45,7 +46,7 @@ PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 SPLIT = re.compile(r"[,，、]+")
 TURNED = {"turned", "indicator", "翻", "翻牌", "指示牌"}  # 翻=5m: the tile turned up
-JOKER = {"joker", "龙", "龍", "精", "正精"}  # 龙=6m: the joker itself, named by its own name
+JOKER = "joker"  # joker=6m: the joker itself; or by a style's own name for it, 龙=6m
 TILES = "_tiles"  # a winner's tile tokens, until bot/entry/hu/tiles.py reads them
 
 
@@ -77,15 +78,25 @@ class Words:
         return [*self.flags, *self.choices, *self.counts, *self.seats_of]
 
 
-_VOCABULARIES: dict[str, Words] = {}
+_VOCABULARIES: dict[Variant, Words] = {}
 
 
 def vocabulary(variant: Variant) -> Words:
-    """The variant's words, built once (from static names and catalogues: about a
-    millisecond each time, on every /hu); callers only read them."""
-    words = _VOCABULARIES.get(variant.name)
+    """The variant's words, built once per registered style (from static names and
+    catalogues: about a millisecond each time, on every /hu); callers only read them."""
+    words = _VOCABULARIES.get(variant)
     if words is None:
-        words = _VOCABULARIES[variant.name] = _vocabulary(variant)
+        words = _VOCABULARIES[variant] = _vocabulary(variant)
+    return words
+
+
+def joker_words() -> set[str]:
+    """What a line may call a joker to name the turned tile by it: "joker", or any style's own
+    name for its first joker (龙, 精)."""
+    words = {JOKER}
+    for v in all_variants().values():
+        if v.tiles is not None and v.tiles.jokers is not None:
+            words.update(norm(w) for w in v.tiles.jokers.words)
     return words
 
 
@@ -230,7 +241,7 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
         if eq and word in TURNED and tile_token(value):
             winner["_indicator"] = value.strip()
             continue
-        if eq and word in JOKER and tile_token(value):
+        if eq and word in joker_words() and tile_token(value):
             winner["_indicator"] = turned_for(variant, value.strip())
             continue
         if eq and word in specs and word != "seat":  # name=value, the keys themselves
@@ -270,10 +281,13 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
 
 
 def turned_for(variant: Variant, joker: str) -> str:
-    """The turned tile that makes `joker` the joker (docs/tiles.md): Cixi's 龙 is the tile
-    after the turned one, so 龙=2m was turned 1m; Feibao's 正精 is the turned tile itself. Anything
-    but one tile is passed on as written, for the tile reader to refuse."""
-    if variant.name != "cixi":
+    """The turned tile that makes `joker` the variant's first joker (docs/tiles.md): a 龙
+    one step after the turned tile (`Jokers.turned`) was turned 1m when 龙=2m; a 正精 that is the
+    turned tile itself names it. Anything but one tile is passed on as written, for the tile
+    reader to refuse."""
+    jokers = variant.tiles.jokers if variant.tiles is not None else None
+    steps = jokers.turned[:1] if jokers is not None else ()
+    if not any(steps):
         return joker
     try:
         tiles = parse_tiles(joker)
@@ -281,7 +295,7 @@ def turned_for(variant: Variant, joker: str) -> str:
         return joker
     if len(tiles.hand) != 1 or tiles.melds or tiles.win is not None or tiles.flowers:
         return joker
-    return tile_name(next(t for t in range(N_TILES) if next_tile(t) == tiles.hand[0]))
+    return tile_name(next(t for t in range(N_TILES) if turned_jokers(t, steps) == tiles.hand[:1]))
 
 
 def tile_token(raw: str) -> bool:

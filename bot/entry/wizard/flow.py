@@ -5,8 +5,8 @@ save drafts through the store, so a restart in the middle of a hand loses nothin
 Steps: main (who won, or what else happened) → how (self-drawn, whose discard, whose kong)
 → form (features, sub-forms, tile picker; once the hand is whole it shows the payments and
 Confirm) → back to main for what else happened … → preview → confirm. A hand is confirmed
-only when it is whole: scoring says it has ended (Luzhou's blood battle after its third win
-or an exhausted wall).
+only when it is whole: scoring says it has ended (a blood battle after its third win or an
+exhausted wall).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .. import controls, preview
 from ..controls import FormError, Kind, Spec
 from ..ctx import Ctx
 from ..hu.words import TILES
-from ..record import AFTER_END, BLOOD_BATTLE, extras, hand_state, missing, prune, seats_won, skipped
+from ..record import extras, hand_state, missing, prune, seats_won, skipped
 from ..screens import (
     BY_LABELS,
     Screen,
@@ -379,7 +379,7 @@ def _win_types(ctx: Ctx) -> tuple[str, ...]:
 
 def _after_end_offered(ctx: Ctx) -> bool:
     """Accounting that may follow the hand's end is on offer here (ready, chickens, 精 …)."""
-    return any(name in AFTER_END for name in extras(ctx))
+    return any(name in ctx.variant.after_end for name in extras(ctx))
 
 
 # -- drawing the screen -----------------------------------------------------------------------
@@ -439,7 +439,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
     if not events:
         ask = t("Who won? Tap the winner's name, or Self-draw beside it. Anything before the "
                 "win (a kong) first.")
-    elif may_win and v.name in BLOOD_BATTLE:
+    elif may_win and v.blood_battle:
         ask = t("The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
                 exhausted=heading(ctx, "exhausted"))
     elif ended:
@@ -463,7 +463,7 @@ def _main_screen(draft: dict[str, Any], ctx: Ctx, cb: _Callbacks) -> Screen:
             e.get("type") == "exhausted" for e in events):
         extra_row.append(Button(heading(ctx, "exhausted"), cb("x")))
     for i, name in enumerate(extras(ctx)):
-        if not ended or name in AFTER_END:
+        if not ended or name in ctx.variant.after_end:
             extra_row.append(Button(heading(ctx, name), cb("e", i)))
     for i in range(0, len(extra_row), 3):
         rows.append(extra_row[i:i + 3])

@@ -211,7 +211,7 @@ function handScreen() {
   const hand = S.hand;
   const form = S.form;
   const out = [];
-  // a wall run out ends the hand with no win; in Luzhou's blood battle it may follow the wins so
+  // a wall run out ends the hand with no win; in a blood battle it may follow the wins so
   // far, so it is a button of its own there
   const drawn = hand.exhausted && !form.blood_battle;
   const winless = drawn || (hand.exhausted && !hand.winners.length);  // no "how" to light
@@ -395,7 +395,7 @@ function seatMap(field, values, label, opts) {
         h("span", {}, seatName(s) + T(":") + n),
         h("button", { onclick: () => tap(() => set(Math.max(n + 1, one.lo))) }, "+"));
     }
-    if (one.optional) {  // ready or not (or a word in place of a hand: Luzhou's 花猫)
+    if (one.optional) {  // ready or not (or a word in place of a hand: 花猫)
       const entry = map[key];
       const ready = entry != null && typeof entry === "object";
       const choice = (text, on, set, data) => h("button" + (on ? ".on" : ""), { "data-state": data,
@@ -425,7 +425,7 @@ function countChip(field, values) {
   field.label + (n ? " ×" + n : ""));
 }
 
-// a tile (Guiyang's flipped chicken tile): its face, and the picker while none is chosen
+// a tile (a flipped chicken tile): its face, and the picker while none is chosen
 function tileField(field, values, label, opts) {
   const key = opts.key + "." + field.name;
   const value = values[field.name];
@@ -649,7 +649,7 @@ function listed(fields, values) {
   return out;
 }
 
-// Luzhou: this win is kept, the next one is entered on a clean form
+// a blood battle: this win is kept, the next one is entered on a clean form
 function anotherWin() {
   const hand = S.hand;
   if (!hand.winners.length) return;
