@@ -16,7 +16,7 @@ the loader reads the .po files, no .mo needed):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -65,14 +65,19 @@ def lang_from_code(code: str | None) -> str:
     return "en"
 
 
-def translator(lang: str) -> Callable[..., str]:
-    """t("Seat {n}", n=2) in the chat's language."""
+@dataclass(frozen=True)
+class Translator:
+    """t("Seat {n}", n=2) in one language; `lang` lets renderers pick punctuation and units."""
 
-    def t(msgid: str, **kwargs: object) -> str:
-        return gettext(lang, msgid, **kwargs)
+    lang: str
 
-    t.lang = lang  # type: ignore[attr-defined]  # so renderers pick the punctuation and units
-    return t
+    def __call__(self, msgid: str, /, **kwargs: object) -> str:
+        return gettext(self.lang, msgid, **kwargs)
+
+
+def translator(lang: str) -> Translator:
+    """The translator for one of LANGS."""
+    return Translator(lang)
 
 
 def N_(msgid: str) -> str:
