@@ -22,7 +22,7 @@ from ..entry.hu.tiles import read_tiles
 from ..entry.hu.words import TILES, LineError
 from ..entry.preview import reads_from
 from ..entry.record import hand_state, missing, prune
-from ..entry.wizard.flow import new_draft
+from ..entry.wizard.draft import Read, Step, new_draft
 from .refusals import (
     AlreadyBooked,
     FieldMissing,
@@ -122,11 +122,10 @@ async def book_hand(store: Store, chat_id: int, session: Any, ctx: Ctx, hand: Ha
     if shown_at != mark:
         raise TableMoved(mark)
     record, outcome = _scored(ctx, hand.events)
-    data = new_draft(hand.events, step="preview")  # as the wizard keeps an entry
-    if hand.reads:
-        data["reads"] = hand.reads
-    data.update(rev=1, table=mark, web=True)
-    entry, replaced = await store.create_draft(chat_id, session_id=session.id, data=data)
+    data = new_draft(hand.events, step=Step.PREVIEW)  # as the wizard keeps an entry
+    data.reads = {seat: Read.model_validate(read) for seat, read in hand.reads.items()}
+    data.table, data.web = mark, True
+    entry, replaced = await store.create_draft(chat_id, session_id=session.id, data=data.dump())
     try:
         booked = await _book(store, session, entry, record, outcome, mark=mark, by=by)
     except TableMoved:

@@ -191,11 +191,12 @@ _BY_CODE: dict[tuple[Family, str], Act] = {(a.family, a.code): a for a in Act}
 
 @dataclass(frozen=True)
 class Tap:
-    """Decoded callback data: the action, and the values of its family's head and its fields,
-    by name."""
+    """Decoded callback data: the action, the values of its family's head and its fields by
+    name, and its fields' values in order (`args`)."""
 
     act: Act
     values: dict[str, Value]
+    args: tuple[Value, ...] = ()
 
     def number(self, name: str) -> int:
         value = self.values[name]
@@ -210,10 +211,16 @@ class Tap:
     def get(self, name: str) -> Value:
         return self.values.get(name)
 
-    @property
-    def args(self) -> tuple[Value, ...]:
-        """The action's own fields, in order (not the head)."""
-        return tuple(self.values[f.name] for f in self.act.fields)
+
+@dataclass(frozen=True)
+class Buttons:
+    """Makes the data of the buttons of one message: `act` with its fields, under `head` (the
+    message's entry and screen version, a session …)."""
+
+    head: tuple[Value, ...]
+
+    def __call__(self, act: Act, *args: Value) -> str:
+        return encode(act, self.head, *args)
 
 
 def encode(act: Act, head: tuple[Value, ...] = (), *args: Value) -> str:
@@ -270,4 +277,4 @@ def decode(data: str | None) -> Tap | None:
     except ValueError:
         return None
     values.update({f.name: None for f in act.fields[len(given):]})
-    return Tap(act, values)
+    return Tap(act, values, tuple(values[f.name] for f in act.fields))

@@ -83,14 +83,6 @@ class DraftsMixin(StoreCore):
 
         return await self._write(write, immediate=False)  # one statement (two if attached)
 
-    async def unattached_draft(self, chat_id: int, *, seconds: float) -> bool:
-        """True while a draft of the chat made in the last `seconds` waits for its message."""
-        since = M.utcnow().timestamp() - seconds
-        async with self._read() as s:
-            rows = (await s.execute(select(M.Draft.updated_at).where(
-                M.Draft.chat_id == chat_id, M.Draft.message_id < 0))).scalars()
-            return any((as_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
-
     async def cancel_draft(self, draft: Draft) -> None:
         """Close a hand entry without recording it, if it is still at `draft.version`.
         `DraftClosed` (with `.hand` when its hand was recorded first), `StaleDraft`."""
