@@ -7,7 +7,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
-from db import StoreError
+from db import Session, StoreError
 from scoring import all_variants, get_variant
 from scoring.variant import in_lang
 
@@ -28,7 +28,7 @@ from ..entry import controls
 from ..entry.controls import Kind
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
-from ..view.i18n import LANG_NAMES, LANGS, N_
+from ..view.i18n import LANG_NAMES, LANGS, N_, Translator
 from ..view.render import (
     colon,
     esc,
@@ -74,7 +74,7 @@ def next_rule_value(spec: controls.Spec, current: Any) -> Any:
     return choices[(idx + 1) % len(choices)]
 
 
-def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
+def rules_text(t: Translator, variant_name: str, rules: dict[str, Any]) -> list[str]:
     variant = get_variant(variant_name)
     full = variant.Rules.model_validate(rules).model_dump()
     out = []
@@ -88,7 +88,7 @@ def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
     return out
 
 
-def rules_rows(t: Any, session: Any) -> list[list[Button]]:
+def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
     variant = get_variant(session.variant)
     full = variant.Rules.model_validate(session.rules).model_dump()
     rows = []
@@ -108,7 +108,7 @@ def variant_title(name: str, lang: str) -> str:
     return in_lang(get_variant(name).title, lang)
 
 
-async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, list[list[Button]]]:
+async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str, list[list[Button]]]:
     t, store = sc.t, store_of(context)
     names = await seat_names(store, session)
     lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "
