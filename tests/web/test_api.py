@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 NAMES = ["Alice", "Bob", "Carol", "Dave"]
 SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
-
-
-@pytest.fixture
-async def client(store: Store) -> AsyncIterator[TestClient]:
-    async with TestClient(TestServer(local_app(store))) as c:
-        yield c
 
 
 async def post(client: TestClient, path: str, body: dict[str, Any], status: int = 200,
