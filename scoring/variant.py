@@ -39,6 +39,9 @@ class Variant:
     terms: ClassVar[dict[str, Term]] = {}
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
+    # counts its tiles with its own engine, not scoring.tiles': `analyze_tiles` and
+    # `waits_tiles` answer `python -m scoring analyze` and `waits` for it
+    reads_own_tiles: ClassVar[bool] = False
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
@@ -79,6 +82,14 @@ class Variant:
         return (0, 0, 0, 0)
 
     def score(self, hand: Hand) -> Outcome:
+        raise NotImplementedError
+
+    def analyze_tiles(self, data: Any) -> dict[str, Any]:
+        """`analyze` for a variant that `reads_own_tiles` (shared/spec/tiles.md's contract)."""
+        raise NotImplementedError
+
+    def waits_tiles(self, data: Any) -> dict[str, Any]:
+        """`waits` for a variant that `reads_own_tiles`."""
         raise NotImplementedError
 
     # shared checks a variant's score() calls while it walks the events
