@@ -169,8 +169,8 @@ class Mcr(Variant):
             return counted
         tiles = guobiao.read(w.tiles, wpath)
         if tiles.flowers and w.flowers:
-            raise ScoringError(f"{wpath}.flowers", "the flowers are written in the tiles; leave "
-                               "flowers out (or the flowers out of the tiles)")
+            raise ScoringError(f"{wpath}.flowers", "the flowers are already written in the "
+                               "tiles: give them once, in the tiles or as flowers")
         how = Situation(self_drawn=ev.by == "self_draw", robbed_kong=ev.by == "robbed_kong",
                         after_kong=ev.after_kong, fourth_tile=w.fourth_tile,
                         last_of_wall=w.last_of_wall, seat_wind=(w.seat - hand.dealer) % 4,
@@ -182,17 +182,17 @@ class Mcr(Variant):
         keys = [e.key for e in counted.elements]
         for key in keys:
             if key in SELF_DRAWN_ONLY and ev.by != "self_draw":
-                raise ScoringError(f"{wpath}.elements", "{element} is a self-drawn win's element, "
-                                   "and this win is {by}", element=key, by=ev.by)
+                raise ScoringError(f"{wpath}.elements", "{element} counts only in a self-drawn "
+                                   "win", element=key)
             if key in CLAIMED_ONLY and ev.by == "self_draw":
-                raise ScoringError(f"{wpath}.elements", "{element} is an element of a win on "
-                                   "another seat's tile, and this win is self-drawn", element=key)
-        for key, happened in (("robbing_the_kong", ev.by == "robbed_kong"),
-                              ("out_with_replacement_tile", ev.by == "self_draw" and ev.after_kong)):
-            if happened != (key in keys):
-                raise ScoringError(f"{wpath}.elements", "{element} is counted exactly when the "
-                                   "win is one (by robbed_kong; self_draw after_kong)",
-                                   element=key)
+                raise ScoringError(f"{wpath}.elements", "{element} counts only in a win on "
+                                   "another seat's tile, not in a self-drawn one", element=key)
+        if (ev.by == "robbed_kong") != ("robbing_the_kong" in keys):
+            raise ScoringError(f"{wpath}.elements", "robbing_the_kong (抢杠和) is named exactly "
+                               "when the win is by robbed_kong")
+        if (ev.by == "self_draw" and ev.after_kong) != ("out_with_replacement_tile" in keys):
+            raise ScoringError(f"{wpath}.elements", "out_with_replacement_tile (杠上开花) is named "
+                               "exactly when the win is self-drawn after a kong (after_kong)")
 
     def _win(self, hand: Hand, ev: WinEvent, path: str, ledger: Ledger) -> None:
         rules: Rules = hand.rules

@@ -438,11 +438,13 @@ ENTERED_REFUSALS = [
     ("flowers", {"elements": ["full_flush", "flower_tiles:2"]}, "discard", "elements[1]",
      "flowers field"),
     ("self-drawn only", {"elements": ["full_flush", "self_drawn"]}, "discard", "elements",
-     "self-drawn win's element"),
+     "only in a self-drawn win"),
     ("claimed only", {"elements": ["full_flush", "last_tile_claim"]}, "self_draw", "elements",
-     "another seat's tile"),
+     "not in a self-drawn one"),
     ("robbed kong missing", {"elements": ["full_flush"]}, "robbed_kong", "elements",
-     "robbing_the_kong"),
+     "exactly when the win is by robbed_kong"),
+    ("kong bloom missing", {"elements": ["full_flush"], "after_kong": True}, "self_draw",
+     "elements", "self-drawn after a kong"),
     ("points disagree", {"elements": ["full_flush"], "points": 25}, "discard", "points",
      "counts 24 points but points says 25"),
     ("nothing to count", {}, "discard", "", "give its tiles, its elements or its points"),
@@ -456,7 +458,9 @@ ENTERED_REFUSALS = [
 @pytest.mark.parametrize(("name", "winner", "by", "field", "words"), ENTERED_REFUSALS,
                          ids=[r[0] for r in ENTERED_REFUSALS])
 def test_entered_hands_refused(name: str, winner: dict, by: str, field: str, words: str) -> None:
-    ev = {"self_draw": self_draw(1, **winner), "discard": discard(0, 1, **winner),
+    winner = dict(winner)
+    after_kong = winner.pop("after_kong", False)  # the event's, not the winner's
+    ev = {"self_draw": self_draw(1, after_kong, **winner), "discard": discard(0, 1, **winner),
           "robbed_kong": robbed(0, 1, **winner)}[by]
     error = assert_cli_error(rec([ev]), "events[0].winners[0]" + (f".{field}" if field else ""))
     assert words in error
@@ -478,7 +482,7 @@ TILE_REFUSALS = [
     ("kong bloom without a kong", "[123m]456m789m123p55p+5p", {**SELF, "after_kong": True},
      "tiles", "needs the winner's kong"),
     ("flowers twice", "[234m][567p][678s]34m11z1f2f+5m", {"flowers": 2}, "flowers",
-     "written in the tiles"),
+     "already written in the tiles"),
 ]
 
 
