@@ -280,6 +280,12 @@ def check(tiles: Tiles, how: Situation, winner: str) -> None:
     if how.fourth_tile and held > 1:
         raise ScoringError(at(winner, "fourth_tile"), "the hand holds another {tile}, so the winning "
                            "{tile} is not the last one in view (和绝张)", tile=name)
+    if how.robbed_kong and how.fourth_tile:
+        raise ScoringError(at(winner, "fourth_tile"), "a robbed kong's tile is the fourth of its "
+                           "kind already: 抢杠和 does not count 和绝张 too; leave fourth_tile off")
+    if how.robbed_kong and how.last_of_wall:
+        raise ScoringError(at(winner, "last_of_wall"), "a robbed kong's tile is neither the "
+                           "wall's last tile nor the last discard; leave last_of_wall off")
     if how.robbed_kong and held + in_melds > 1:
         raise ScoringError(at(winner, "tiles"), "a robbed kong's tile is the fourth of its kind: the "
                            "winner cannot hold another {tile}", tile=name)

@@ -18,7 +18,17 @@ from pydantic import Field, model_validator
 from .. import guobiao
 from ..errors import IncompleteHand, ScoringError, invalid, validated
 from ..guobiao import Count, Situation
-from ..model import ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinBy, WinEvent, WinnerBase
+from ..model import (
+    ExhaustedEvent,
+    Hand,
+    RulesBase,
+    Seat,
+    StrictModel,
+    WinBy,
+    WinEvent,
+    WinnerBase,
+    only_by,
+)
 from ..outcome import Ledger, Outcome
 from ..payments import each_pays, pays_each
 from ..rotation import pass_deal
@@ -50,8 +60,9 @@ class Winner(WinnerBase):
     elements: list[str] | None = None
     points: int | None = Field(default=None, ge=0)
     flowers: int = Field(default=0, ge=0, le=8)
-    fourth_tile: bool = False
-    last_of_wall: bool = False
+    # 抢杠和 is the fourth tile already (不计和绝张), and a kong's tile is no tile of the wall
+    fourth_tile: bool = Field(default=False, json_schema_extra=only_by("self_draw", "discard"))
+    last_of_wall: bool = Field(default=False, json_schema_extra=only_by("self_draw", "discard"))
 
     @model_validator(mode="after")
     def _one_way_to_count(self) -> Winner:

@@ -241,8 +241,8 @@ WORKED = [
       "self_drawn": 1}),  # 混一色 不计缺一门; 箭刻 不计幺九刻
     ("七对 五门齐", "1133m5577p22s44z6z+6z", D,
      {"seven_pairs": 24, "all_types": 6}),  # 七对 不计门前清、单钓将
-    ("抢杠和 不计和绝张", "[234m][567p][678s]34m11z+5m",
-     {"by": "robbed_kong", "fourth_tile": True}, {"robbing_the_kong": 8}),
+    ("抢杠和", "[234m][567p][678s]34m11z+5m", {"by": "robbed_kong"},
+     {"robbing_the_kong": 8}),  # 不计和绝张: the robbed tile is the fourth of its kind
     ("杠上开花 明杠", "[2222m][567p][678s]34m11z+5m", {**SELF, "after_kong": True},
      {"out_with_replacement_tile": 8, "melded_kong": 1}),  # 杠上开花 不计自摸
     ("妙手回春", "[234m][567p][678s]34m11z+5m", {**SELF, "last_of_wall": True},
@@ -479,6 +479,10 @@ TILE_REFUSALS = [
      "holds another 5p"),
     ("robbed tile held", "[123m]456m789m123p55p+5p", {"by": "robbed_kong"}, "tiles",
      "cannot hold another 5p"),
+    ("robbed and fourth tile", "[234m][567p][678s]34m11z+5m",
+     {"by": "robbed_kong", "fourth_tile": True}, "fourth_tile", "抢杠和 does not count 和绝张"),
+    ("robbed and last of the wall", "[234m][567p][678s]34m11z+5m",
+     {"by": "robbed_kong", "last_of_wall": True}, "last_of_wall", "neither the wall's last"),
     ("kong bloom without a kong", "[123m]456m789m123p55p+5p", {**SELF, "after_kong": True},
      "tiles", "needs the winner's kong"),
     ("flowers twice", "[234m][567p][678s]34m11z1f2f+5m", {"flowers": 2}, "flowers",
@@ -640,10 +644,12 @@ def test_property_complete_hands_count_and_incomplete_do_not(seed: int, broken: 
         assert exc.template.startswith("not a winning hand"), exc
         assert not agari, tiles
         return
-    # the Chinese Official rules know knitted shapes `mahjong` (riichi) does not
+    # the Chinese Official rules know shapes `mahjong` (riichi) does not: the knitted ones, and
+    # seven pairs with four of a tile as two of them (counted 四归一 too)
     knitted = {"knitted_straight", "lesser_honors_and_knitted_tiles",
                "greater_honors_and_knitted_tiles"}
-    assert agari or knitted & set(got), (tiles, got)
+    four_as_two_pairs = "seven_pairs" in got and 4 in counts
+    assert agari or knitted & set(got) or four_as_two_pairs, (tiles, got)
 
 
 # -- properties of every outcome -----------------------------------------------------------------
