@@ -9,7 +9,7 @@ around it: reading the project's tile notation, refusing what is impossible (the
 quietly drop a flag that cannot be), and naming each element in three languages.
 
 It ships as source and compiles at install (the `mcr` extra, a C++ compiler); without it,
-`COUNTING` is false and a hand is entered as its elements or its total.
+`available()` is false and a hand is entered as its elements or its total.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ try:  # built from source at install: absent where no compiler was at hand
 except ImportError:  # pragma: no cover - exercised by monkeypatching _calculator
     _calculator = None
 
-COUNTING = _calculator is not None
 HOW_TO_COUNT = "pip install 'mahjong-ledger[mcr]' (PyMahjongGB, built with a C++ compiler)"
 
 Term = tuple[str, str, str]  # (en, zh-Hans, zh-Hant), as scoring.variant.Term
@@ -151,6 +150,11 @@ CODES = ([f"W{r}" for r in range(1, 10)] + [f"B{r}" for r in range(1, 10)]
          + [f"T{r}" for r in range(1, 10)] + ["F1", "F2", "F3", "F4", "J3", "J2", "J1"])
 
 
+def available() -> bool:
+    """Whether tiles can be counted here: PyMahjongGB is installed."""
+    return _calculator is not None
+
+
 @dataclass(frozen=True)
 class Element:
     key: str
@@ -181,16 +185,12 @@ class Count:
         return sum(e.count for e in self.elements if e.key == FLOWERS)
 
     @property
-    def without_flowers(self) -> int:
-        """The count the 8-point minimum looks at: flowers do not count toward it."""
-        return self.total - self.flowers
-
-    @property
     def terms(self) -> tuple[str, ...]:
         return tuple(e.term for e in self.elements)
 
 
 def ordered(elements: list[Element]) -> Count:
+    """The elements as a count, in the table's order."""
     return Count(tuple(sorted(elements, key=lambda e: ORDER[e.key])))
 
 
@@ -350,7 +350,7 @@ def entered(keys: list[str], flowers: int, winner: str) -> Count:
                                "among the elements")
         if key not in POINTS:
             raise ScoringError(where, "unknown element {element}", element=repr(key))
-        n = int(times) if colon and times.isdigit() else 0 if colon else 1
+        n = int(times) if colon and times.isascii() and times.isdigit() else 0 if colon else 1
         if not 1 <= n <= 4:
             raise ScoringError(where, "an element is counted 1 to 4 times, written like "
                                "\"pure_double_chow:2\" (got {element})", element=repr(text))

@@ -85,7 +85,7 @@ class Variant:
         raise NotImplementedError
 
     def analyze_tiles(self, data: Any) -> dict[str, Any]:
-        """`analyze` for a variant that `reads_own_tiles` (shared/spec/tiles.md's contract)."""
+        """`analyze` for a variant that `reads_own_tiles` (docs/tiles.md's contract)."""
         raise NotImplementedError
 
     def waits_tiles(self, data: Any) -> dict[str, Any]:

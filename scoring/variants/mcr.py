@@ -98,7 +98,7 @@ def table_points(totals: Sequence[int]) -> tuple[Fraction, Fraction, Fraction, F
 
 def ends_game(dealer: int, round_wind: int) -> bool:
     """The hand dealt by `dealer` in round `round_wind` is a game's sixteenth and last."""
-    return (dealer, round_wind) == (3, 3)
+    return 4 * round_wind + dealer == GAME_HANDS - 1
 
 
 def _names(count: Count) -> str:
@@ -133,7 +133,7 @@ class Mcr(Variant):
     @property
     def counting(self) -> bool:
         """Whether tiles can be counted here (PyMahjongGB installed)."""
-        return guobiao._calculator is not None
+        return guobiao.available()
 
     def score(self, hand: Hand) -> Outcome:
         rules: Rules = hand.rules
@@ -272,15 +272,15 @@ class Mcr(Variant):
         return {"waits": found, "ready": bool(found),
                 "best": {k: best[k] for k in ("tile", "winner", "value")} if best else None}
 
-    def _request(self, data: Any) -> tuple[TilesRequest, dict[str, Any]]:
+    def _request(self, data: Any) -> tuple[TilesRequest, Any]:
+        """The request and its rules, read (refusals name ``rules.<name>``)."""
         req = validated(TilesRequest, data)
         if req.indicator is not None:
             raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
                                "indicator", variant=self.name)
-        self.read_rules(req.rules)  # its refusals name rules.<name>
-        return req, req.rules
+        return req, self.read_rules(req.rules)
 
-    def _valued(self, req: TilesRequest, rules: dict[str, Any], winner: dict[str, Any], by: str,
+    def _valued(self, req: TilesRequest, rules: Any, winner: dict[str, Any], by: str,
                 after_kong: bool) -> dict[str, Any]:
         """The winner object's elements and what it collects, scored as a one-win record with
         the tile as it came (from the seat before it, when claimed)."""
@@ -290,17 +290,23 @@ class Mcr(Variant):
         if by != "self_draw":
             win["from"] = (req.seat + 3) % 4
         try:
-            out = self.score(build_hand(self, self.read_rules(rules), [win], req.dealer,
-                                        req.round_wind))
+            out = self.score(build_hand(self, rules, [win], req.dealer, req.round_wind))
         except ScoringError as exc:  # the record's field, as the request names it
             raise ScoringError(_request_field(exc.field), exc.template, **exc.params) from None
         line = next(x for x in out.lines if x.what == "win")
-        elements = [{"key": t.partition(":")[0], "count": int(t.partition(":")[2] or 1),
-                     "points": self.element_points[t.partition(":")[0]]
-                     * int(t.partition(":")[2] or 1)} for t in line.terms]
-        value = line.deltas[req.seat]
-        reading = {"winner": winner, "value": value, "points": line.value, "elements": elements}
+        reading = {"winner": winner, "value": line.deltas[req.seat], "points": line.value,
+                   "elements": _elements(line.terms)}
         return {**reading, "readings": [reading]}
+
+
+def _elements(terms: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A win line's terms as the elements `analyze` lists: key, times counted, points."""
+    out = []
+    for term in terms:
+        key, _, times = term.partition(":")
+        n = int(times or 1)
+        out.append({"key": key, "count": n, "points": guobiao.POINTS[key] * n})
+    return out
 
 
 def _request_field(field: str) -> str:
@@ -316,8 +322,8 @@ def _request_field(field: str) -> str:
 
 
 class TilesRequest(StrictModel):
-    """An `analyze` / `waits` request for this style (shared/spec/tiles.md), with the ways of
-    winning the elements need."""
+    """An `analyze` / `waits` request for this style (docs/tiles.md), with the ways of winning
+    the elements need."""
 
     variant: str
     rules: dict[str, Any] = Field(default_factory=dict)
