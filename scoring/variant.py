@@ -80,6 +80,9 @@ class Variant:
     # its tiles, jokers and winning shapes, for the tile analysis, the keyboard and the page;
     # None: its features are entered by hand only
     tiles: ClassVar[TileSet | None] = None
+    # counts its tiles with its own engine, not scoring.tiles': `analyze_tiles` and
+    # `waits_tiles` answer `python -m scoring analyze` and `waits` for it
+    reads_own_tiles: ClassVar[bool] = False
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
@@ -175,6 +178,13 @@ class Variant:
         """What to say when every reading of a hand's tiles was refused (`errors`, one per
         reading), where the style says it better than its first refusal; None: that one."""
         return None
+    def analyze_tiles(self, data: Any) -> dict[str, Any]:
+        """`analyze` for a variant that `reads_own_tiles` (docs/tiles.md's contract)."""
+        raise NotImplementedError
+
+    def waits_tiles(self, data: Any) -> dict[str, Any]:
+        """`waits` for a variant that `reads_own_tiles`."""
+        raise NotImplementedError
 
     # shared checks a variant's score() calls while it walks the events
     def check_winner_count(self, ev: WinEvent, path: str) -> None:
