@@ -12,7 +12,7 @@ How it is measured (fixed seeds, nothing random left):
   robbing a kong) where the tiles allow them, 0–8 flowers, any seat, dealer and round; one hand
   in ten a special shape (seven pairs, thirteen orphans, knitted tiles).
 - what is timed, per hand: *count*, reading the tile string and counting it with PyMahjongGB
-  (`scoring.guobiao.read` + `count`); *score*, the whole one-win hand record through
+  (`scoring.counting.read` + `count`); *score*, the whole one-win hand record through
   `scoring.score` (validation, counting, payments, the outcome), which is what the bot and
   `python -m scoring score` do. Every hand is timed once, after a warm-up on another sample.
 - clock: the process's CPU time (`time.process_time`), so other work on a shared machine does
@@ -29,8 +29,9 @@ from typing import Any
 
 import pytest
 
-from scoring import ScoringError, guobiao, score
+from scoring import ScoringError, score
 from scoring.tiles.notation import tile_name
+from scoring.variants.mcr import counting
 
 pytest.importorskip("MahjongGB", reason="counting from tiles needs PyMahjongGB (the mcr extra)")
 
@@ -120,15 +121,15 @@ def sample(n: int, seed: int) -> list[dict[str, Any]]:
 def _count(record: dict[str, Any]) -> None:
     ev = record["events"][0]
     w = ev["winners"][0]
-    tiles = guobiao.read(w["tiles"], "")
-    how = guobiao.Situation(self_drawn=ev["by"] == "self_draw",
+    tiles = counting.read(w["tiles"], "")
+    how = counting.Situation(self_drawn=ev["by"] == "self_draw",
                             robbed_kong=ev["by"] == "robbed_kong",
                             after_kong=ev.get("after_kong", False),
                             fourth_tile=w.get("fourth_tile", False),
                             last_of_wall=w.get("last_of_wall", False),
                             seat_wind=(w["seat"] - record["dealer"]) % 4,
                             prevailing_wind=record["round_wind"], flowers=w["flowers"])
-    guobiao.count(tiles, how, "")
+    counting.count(tiles, how, "")
 
 
 def timings(run: Callable[[dict[str, Any]], Any], records: list[dict[str, Any]]) -> list[float]:

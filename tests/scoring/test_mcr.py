@@ -89,7 +89,7 @@ def counted(tiles: str, by: str = "discard", seat: int = 1, rules: dict | None =
 
 
 def test_the_table_is_the_rulebooks() -> None:
-    from scoring.guobiao import ELEMENTS, NAMES
+    from scoring.variants.mcr.elements import ELEMENTS, NAMES
 
     assert len(ELEMENTS) == 81
     assert {k: p for k, (p, _) in ELEMENTS.items()} == RULEBOOK
@@ -524,10 +524,13 @@ def test_nothing_follows_the_end_and_a_hand_needs_one() -> None:
 
 def test_without_the_library_tiles_are_refused_with_how_to_count(monkeypatch: pytest.MonkeyPatch,
                                                                   ) -> None:
-    from scoring import get_variant, guobiao
+    from scoring import get_variant
+    from scoring.variants.mcr import counting
 
-    monkeypatch.setattr(guobiao, "_calculator", None)
-    assert get_variant("mcr").counting is False
+    assert get_variant("mcr").cannot_count() is None
+    monkeypatch.setattr(counting, "_calculator", None)
+    refused = get_variant("mcr").cannot_count()
+    assert refused is not None and "mahjong-ledger[mcr]" in str(refused)
     with pytest.raises(ScoringError) as exc:
         score(rec([win("123m456m789m123p55p+5p")]))
     assert exc.value.field == "events[0].winners[0].tiles"

@@ -1,43 +1,47 @@
 """Chinese Official mahjong (国标麻将, Mahjong Competition Rules) — docs/rules/mcr.md.
 
-A hand is worth the points (番) of its elements (scoring.guobiao: 81 elements from 1 to 88,
-counted from the tiles by PyMahjongGB, or named or totalled by the players). A win needs 8 points
+A hand is worth the points (番) of its elements (`elements`: 81 from 1 to 88, counted from the
+tiles by PyMahjongGB in `counting`, or named or totalled by the players). A win needs 8 points
 besides flowers. Every payer adds the base of 8: off a discard the discarder pays 8 + points and
 the other two 8 each; self-drawn each of the three pays 8 + points. The deal passes after every
 hand; the prevailing wind turns after every four (16 hands a game).
+
+The style is this folder: the element table (`elements`), the counting (`counting`), the tile
+analysis for `analyze` and `waits` (`analysis`), and the `Variant` here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from .. import guobiao
-from ..errors import IncompleteHand, ScoringError, invalid, validated
-from ..guobiao import Count, Situation
-from ..model import (
+from ...errors import IncompleteHand, ScoringError, invalid
+from ...model import (
     ExhaustedEvent,
     Hand,
     RulesBase,
     Seat,
     StrictModel,
-    WinBy,
     WinEvent,
     WinnerBase,
+    hand_tiles,
     only_by,
+    term_list,
 )
-from ..outcome import Ledger, Outcome
-from ..payments import each_pays, pays_each
-from ..rotation import pass_deal
-from ..validation import build_hand
-from ..variant import Variant, register
+from ...outcome import Ledger, Outcome
+from ...payments import each_pays, pays_each
+from ...rotation import pass_deal
+from ...variant import Shapes, TileSet, Variant, register
+from . import counting, elements
+from .elements import Count
 
 BASE = 8  # 底分: what every payer adds to the hand's points
 GAME_HANDS = 16  # four rounds of four hands, the prevailing wind turning each round
 TABLE_POINTS = (4, 2, 1, 0)  # league table points for the places of a game
+MAX_POINTS = 999  # more than any hand counts: the bound of a total entered by hand
 # elements only a self-drawn win has; those only a win on another's tile has
 SELF_DRAWN_ONLY = ("self_drawn", "last_tile_draw", "out_with_replacement_tile",
                    "fully_concealed_hand")
@@ -56,9 +60,9 @@ class Winner(WinnerBase):
     (`points`, flowers included). `fourth_tile` (和绝张) and `last_of_wall` (妙手回春 / 海底捞月)
     count from tiles; named elements say them themselves."""
 
-    tiles: str | None = None
-    elements: list[str] | None = None
-    points: int | None = Field(default=None, ge=0)
+    tiles: str | None = Field(default=None, json_schema_extra=hand_tiles())
+    elements: list[str] | None = Field(default=None, json_schema_extra=term_list())
+    points: int | None = Field(default=None, ge=0, le=MAX_POINTS)
     flowers: int = Field(default=0, ge=0, le=8)
     # 抢杠和 is the fourth tile already (不计和绝张), and a kong's tile is no tile of the wall
     fourth_tile: bool = Field(default=False, json_schema_extra=only_by("self_draw", "discard"))
@@ -102,7 +106,7 @@ def ends_game(dealer: int, round_wind: int) -> bool:
 
 
 def _names(count: Count) -> str:
-    return " · ".join(f"{guobiao.NAMES[e.key][1]}{'×' + str(e.count) if e.count > 1 else ''} "
+    return " · ".join(f"{elements.NAMES[e.key][1]}{'×' + str(e.count) if e.count > 1 else ''} "
                       f"{e.points}" for e in count.elements)
 
 
@@ -112,29 +116,47 @@ class Mcr(Variant):
     title = ("Chinese Official", "国标麻将", "國標麻將")
     short = ("Chinese Official", "国标", "國標")
     unit = ("points", "分", "分")
+    value_unit = ("points", "番", "番")
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], FalseWinEvent, ExhaustedEvent)
     multi_winner = False  # 截和: the first seat in turn order after the discarder wins
     terms = {
-        **guobiao.NAMES,
-        # the winner's fields, as the forms name them
+        **elements.NAMES,
+        # the winner's fields, as the forms name them ("24番" on a /hu line: `points`)
         "tiles": ("tiles", "手牌", "手牌"),
         "elements": ("scoring elements", "番种", "番種"),
-        "points": ("points", "番数", "番數"),
+        "points": ("points", "番", "番"),
         "flowers": ("flowers", "花牌", "花牌"),
         "fourth_tile": ("fourth tile (last in view)", "绝张", "絕張"),
         "last_of_wall": ("last tile of the wall", "海底", "海底"),
         "false_win": ("false win", "错和", "錯和"),
         "exhausted": ("exhausted wall", "荒庄", "荒莊"),
     }
-    element_points: ClassVar[dict[str, int]] = guobiao.POINTS  # a term's points, each time
-    reads_own_tiles = True
+    # 144 tiles: the suits, the honours and eight flowers; no jokers
+    tiles = TileSet(honours=True, flowers=True, shapes=Shapes(thirteen_orphans=True))
+    reads_own_tiles = True  # PyMahjongGB counts the whole hand (`counting`)
+    term_points = elements.POINTS
+    game_hands = GAME_HANDS
 
-    @property
-    def counting(self) -> bool:
-        """Whether tiles can be counted here (PyMahjongGB installed)."""
-        return guobiao.available()
+    def cannot_count(self) -> ScoringError | None:
+        if counting.available():
+            return None
+        return counting.not_installed("tiles")
+
+    def game_points(self, totals: tuple[int, int, int, int], rules: Any
+                    ) -> tuple[Fraction, Fraction, Fraction, Fraction] | None:
+        return table_points(totals) if rules.table_points else None
+
+    def analyze_tiles(self, data: Any) -> dict[str, Any]:
+        from .analysis import analyze  # the tile reader loads when tiles come
+
+        return analyze(self, data)
+
+    def waits_tiles(self, data: Any) -> dict[str, Any]:
+        from .analysis import waits
+
+        return waits(self, data)
 
     def score(self, hand: Hand) -> Outcome:
         rules: Rules = hand.rules
@@ -164,7 +186,8 @@ class Mcr(Variant):
         if end is None:
             raise IncompleteHand("events", "the hand has no end: add its win or exhausted event")
         nxt, wind = pass_deal(hand.dealer, hand.round_wind)
-        return ledger.outcome(hand, nxt, next_round_wind=wind)
+        return ledger.outcome(hand, nxt, next_round_wind=wind,
+                              level_over=ends_game(hand.dealer, hand.round_wind))
 
     def count(self, hand: Hand, ev: WinEvent, path: str) -> Count | None:
         """The winner's elements, or None for a hand entered as its total alone."""
@@ -176,18 +199,18 @@ class Mcr(Variant):
         if w.tiles is None:
             if w.elements is None:
                 return None
-            counted = guobiao.entered(w.elements, w.flowers, wpath)
+            counted = elements.entered(w.elements, w.flowers, wpath)
             self._check_entered(counted, ev, wpath)
             return counted
-        tiles = guobiao.read(w.tiles, wpath)
+        tiles = counting.read(w.tiles, wpath)
         if tiles.flowers and w.flowers:
             raise ScoringError(f"{wpath}.flowers", "the flowers are already written in the "
                                "tiles: give them once, in the tiles or as flowers")
-        how = Situation(self_drawn=ev.by == "self_draw", robbed_kong=ev.by == "robbed_kong",
+        how = counting.Situation(self_drawn=ev.by == "self_draw", robbed_kong=ev.by == "robbed_kong",
                         after_kong=ev.after_kong, fourth_tile=w.fourth_tile,
                         last_of_wall=w.last_of_wall, seat_wind=(w.seat - hand.dealer) % 4,
                         prevailing_wind=hand.round_wind, flowers=tiles.flowers or w.flowers)
-        return guobiao.count(tiles, how, wpath, mixed_kongs=hand.rules.mixed_kongs)
+        return counting.count(tiles, how, wpath, mixed_kongs=hand.rules.mixed_kongs)
 
     @staticmethod
     def _check_entered(counted: Count, ev: WinEvent, wpath: str) -> None:
@@ -232,109 +255,3 @@ class Mcr(Variant):
                          for p in hand.others(w.seat)]
             how = f"seat {ev.from_} pays {BASE}+{points}, the others {BASE} each"
         ledger.add("win", w.seat, f"{text}番; {how}", transfers, terms, points)
-
-    # -- tiles: `python -m scoring analyze` and `waits` ------------------------------------
-
-    def analyze_tiles(self, data: Any) -> dict[str, Any]:
-        req, rules = self._request(data)
-        winner = {"seat": req.seat, "tiles": req.tiles,
-                  **{k: v for k, v in (("flowers", req.flowers), ("fourth_tile", req.fourth_tile),
-                                       ("last_of_wall", req.last_of_wall)) if v}}
-        return self._valued(req, rules, winner, req.by, req.after_kong)
-
-    def waits_tiles(self, data: Any) -> dict[str, Any]:
-        """Every tile that completes the 13 tiles into a hand that may win, valued self-drawn."""
-        from ..tiles.notation import read_tiles, tile_name
-
-        req, rules = self._request(data)
-        try:
-            hand, melds, win, _ = read_tiles(req.tiles)
-        except ScoringError as exc:
-            raise ScoringError("tiles", exc.template, **exc.params) from None
-        if win is not None:
-            raise ScoringError("tiles", "a hand waiting for its tile has no winning tile: drop "
-                               "the '+'")
-        if len(hand) + 3 * len(melds) != 13:
-            raise ScoringError("tiles", "{count} tiles (a kong counts as three) but a waiting hand "
-                               "has 13", count=len(hand) + 3 * len(melds))
-        found: list[dict[str, Any]] = []
-        best: dict[str, Any] | None = None
-        for x in range(34):
-            winner = {"seat": req.seat, "tiles": f"{req.tiles}+{tile_name(x)}",
-                      **({"flowers": req.flowers} if req.flowers else {})}
-            try:
-                got = self._valued(req, rules, winner, "self_draw", False)
-            except ScoringError:
-                continue  # no win on this tile: no shape, a fifth tile, under the minimum
-            wait = {"tile": tile_name(x), **got}
-            found.append(wait)
-            if best is None or wait["value"] > best["value"]:
-                best = wait
-        return {"waits": found, "ready": bool(found),
-                "best": {k: best[k] for k in ("tile", "winner", "value")} if best else None}
-
-    def _request(self, data: Any) -> tuple[TilesRequest, Any]:
-        """The request and its rules, read (refusals name ``rules.<name>``)."""
-        req = validated(TilesRequest, data)
-        if req.indicator is not None:
-            raise ScoringError("indicator", "{variant} plays without jokers; it turns no "
-                               "indicator", variant=self.name)
-        return req, self.read_rules(req.rules)
-
-    def _valued(self, req: TilesRequest, rules: Any, winner: dict[str, Any], by: str,
-                after_kong: bool) -> dict[str, Any]:
-        """The winner object's elements and what it collects, scored as a one-win record with
-        the tile as it came (from the seat before it, when claimed)."""
-        win: dict[str, Any] = {"type": "win", "by": by, "winners": [winner]}
-        if after_kong:
-            win["after_kong"] = True
-        if by != "self_draw":
-            win["from"] = (req.seat + 3) % 4
-        try:
-            out = self.score(build_hand(self, rules, [win], req.dealer, req.round_wind))
-        except ScoringError as exc:  # the record's field, as the request names it
-            raise ScoringError(_request_field(exc.field), exc.template, **exc.params) from None
-        line = next(x for x in out.lines if x.what == "win")
-        reading = {"winner": winner, "value": line.deltas[req.seat], "points": line.value,
-                   "elements": _elements(line.terms)}
-        return {**reading, "readings": [reading]}
-
-
-def _elements(terms: tuple[str, ...]) -> list[dict[str, Any]]:
-    """A win line's terms as the elements `analyze` lists: key, times counted, points."""
-    out = []
-    for term in terms:
-        key, _, times = term.partition(":")
-        n = int(times or 1)
-        out.append({"key": key, "count": n, "points": guobiao.POINTS[key] * n})
-    return out
-
-
-def _request_field(field: str) -> str:
-    """A one-win record's field as the tiles request names it: ``events[0].winners[0].tiles``
-    → ``tiles``, ``events[0].after_kong`` → ``after_kong``; the winner itself (a refusal of
-    the whole hand) → ``tiles``."""
-    if field == "events[0].winners[0]":
-        return "tiles"
-    for prefix in ("events[0].winners[0].", "events[0]."):
-        if field.startswith(prefix):
-            return field[len(prefix):]
-    return "tiles"
-
-
-class TilesRequest(StrictModel):
-    """An `analyze` / `waits` request for this style (docs/tiles.md), with the ways of winning
-    the elements need."""
-
-    variant: str
-    rules: dict[str, Any] = Field(default_factory=dict)
-    tiles: str
-    by: WinBy = "self_draw"
-    seat: Seat = 0
-    dealer: Seat = 0
-    indicator: str | None = None
-    round_wind: int = Field(default=0, ge=0, le=3)
-    after_kong: bool = False
-    fourth_tile: bool = False
-    last_of_wall: bool = False
-    flowers: int = Field(default=0, ge=0, le=8)
