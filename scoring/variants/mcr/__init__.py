@@ -129,9 +129,16 @@ class Mcr(Variant):
         "points": ("points", "番", "番"),
         "flowers": ("flowers", "花牌", "花牌"),
         "fourth_tile": ("fourth tile (last in view)", "绝张", "絕張"),
-        "last_of_wall": ("last tile of the wall", "海底", "海底"),
+        "last_of_wall": ("last tile of the wall", "妙手回春/海底捞月", "妙手回春/海底撈月"),
         "false_win": ("false win", "错和", "錯和"),
         "exhausted": ("exhausted wall", "荒庄", "荒莊"),
+        # the house rules and their values, as /rules names them
+        "minimum": ("points a win needs, flowers aside", "起和番", "起和番"),
+        "false_win_penalty": ("a false win pays each seat", "错和罚分", "錯和罰分"),
+        "mixed_kongs": ("a concealed and a melded kong", "明杠暗杠同在", "明槓暗槓同在"),
+        "together": ("one element, 5", "合计明暗杠5番", "合計明暗槓5番"),
+        "separate": ("concealed 2 + melded 1", "暗杠2番＋明杠1番", "暗槓2番＋明槓1番"),
+        "table_points": ("table points 4-2-1-0 per game", "每盘名次分4-2-1-0", "每盤名次分4-2-1-0"),
     }
     # 144 tiles: the suits, the honours and eight flowers; no jokers
     tiles = TileSet(honours=True, flowers=True, shapes=Shapes(thirteen_orphans=True))
