@@ -24,6 +24,8 @@ from ...validation import build_hand
 from ...variant import Shapes, Variant
 from . import counting, elements
 
+SEVEN_PAIRS = ("seven_pairs", "seven_shifted_pairs")  # elements of a hand of seven pairs
+
 
 class TilesRequest(StrictModel):
     """An `analyze` / `waits` request for this style, with the ways of winning the elements
@@ -103,19 +105,23 @@ def _valued(variant: Variant, req: TilesRequest, rules: Any, winner: dict[str, A
         raise ScoringError(_request_field(exc.field), exc.template, **exc.params) from None
     line = next(x for x in out.lines if x.what == "win")
     assert variant.tiles is not None
-    shape, sets, at = _sets(counting.read(winner["tiles"], ""), variant.tiles.shapes)
+    listed = _elements(line.terms)
+    pairs = any(e["key"] in SEVEN_PAIRS for e in listed)
+    shape, sets, at = _sets(counting.read(winner["tiles"], ""), variant.tiles.shapes, pairs)
     reading = {"winner": winner, "value": line.deltas[req.seat], "shape": shape, "sets": sets,
-               "points": line.value, "elements": _elements(line.terms)}
+               "points": line.value, "elements": listed}
     if at >= 0:
         reading["winning_group"] = at
     return {"winner": winner, "value": reading["value"], "points": line.value,
             "elements": reading["elements"], "readings": [reading]}
 
 
-def _sets(tiles: counting.Tiles, shapes: Shapes) -> tuple[str, list[dict[str, object]], int]:
+def _sets(tiles: counting.Tiles, shapes: Shapes, pairs: bool
+          ) -> tuple[str, list[dict[str, object]], int]:
     """How the tiles read as sets, for the eye: the shared engine's first reading where it has
-    one (four sets and a pair, seven pairs, thirteen orphans), else the concealed tiles as one
-    loose group beside the melds; and the group the winning tile completed (-1 unknown)."""
+    one (four sets and a pair, seven pairs, thirteen orphans; seven pairs first where the
+    count is of seven pairs, `pairs`), else the concealed tiles as one loose group beside the
+    melds; and the group the winning tile completed (-1 unknown)."""
     melds = tuple(Group("kong" if len(m) == 4 else "chow" if len(set(m)) == 3 else "pung",
                         tuple(sorted(m)), (False,) * len(m), "concealed_kong" if hidden else "exposed")
                   for m, hidden in tiles.melds)
@@ -124,7 +130,7 @@ def _sets(tiles: counting.Tiles, shapes: Shapes) -> tuple[str, list[dict[str, ob
         counts[x] += 1
     found = readings(Holding(tuple(counts), 0, melds, tiles.win, False), shapes)
     if found:
-        first = min(found, key=lambda r: (r.groups, r.win))
+        first = min(found, key=lambda r: ((r.shape == "seven_pairs") != pairs, r.groups, r.win))
         return first.shape, groups_out(first.groups), first.win
     loose = {"kind": "loose", "tiles": group_text(tuple(sorted((*tiles.hand, tiles.win))))}
     return "knitted", [loose, *groups_out(melds)], -1
