@@ -114,7 +114,8 @@ async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
     await page.click("#preview")
     await page.wait_for_selector("#preview-html")
     preview = await page.inner_text("#preview-html")
-    assert "Pure Straight 16 · Half Flush 6 · Dragon Pung 2" in preview and f"= {best['points']} points" in preview
+    assert "Pure Straight 16 · Half Flush 6 · Dragon Pung 2" in preview, preview
+    assert f"= {best['points']} points" in preview, preview
     await shot(page, "mcr-preview-tiles")
     await no_sideways_scroll(page)
     await page.click("#confirm")
