@@ -12,9 +12,11 @@ How it is measured (fixed seeds, nothing random left):
   robbing a kong) where the tiles allow them, 0–8 flowers, any seat, dealer and round; one hand
   in ten a special shape (seven pairs, thirteen orphans, knitted tiles).
 - what is timed, per hand: *count*, reading the tile string and counting it with PyMahjongGB
-  (`scoring.counting.read` + `count`); *score*, the whole one-win hand record through
+  (`scoring.variants.mcr.counting.read` + `count`); *score*, the whole one-win hand record through
   `scoring.score` (validation, counting, payments, the outcome), which is what the bot and
-  `python -m scoring score` do. Every hand is timed once, after a warm-up on another sample.
+  `python -m scoring score` do; *analyze*, `scoring.tiles.analyze` on the tiles, what the bot's
+  tile entry (keyboard, typed line, photo, page) asks before it shows the hand. Every hand is
+  timed once, after a warm-up on another sample (each way).
 - clock: the process's CPU time (`time.process_time`), so other work on a shared machine does
   not count; the p99 is the 99th of 100 hands sorted, over the whole sample.
 """
@@ -30,6 +32,7 @@ from typing import Any
 import pytest
 
 from scoring import ScoringError, score
+from scoring.tiles import analyze
 from scoring.tiles.notation import tile_name
 from scoring.variants.mcr import counting
 
@@ -132,6 +135,18 @@ def _count(record: dict[str, Any]) -> None:
     counting.count(tiles, how, "")
 
 
+def _analyze(record: dict[str, Any]) -> None:
+    """What the bot's tile entry asks (the keyboard's Done, a typed line, the page): the
+    analysis, its sets for the eye included."""
+    ev = record["events"][0]
+    w = ev["winners"][0]
+    analyze({"variant": "mcr", "rules": record["rules"], "tiles": w["tiles"], "by": ev["by"],
+             "seat": w["seat"], "dealer": record["dealer"], "round_wind": record["round_wind"],
+             "after_kong": ev.get("after_kong", False), "flowers": w["flowers"],
+             "fourth_tile": w.get("fourth_tile", False),
+             "last_of_wall": w.get("last_of_wall", False)})
+
+
 def timings(run: Callable[[dict[str, Any]], Any], records: list[dict[str, Any]]) -> list[float]:
     out = []
     for record in records:
@@ -149,10 +164,11 @@ def main(quick: bool = False) -> None:
     n = 2000 if quick else 20000
     warm = sample(500, seed=7)
     for record in warm:
-        score(record)
+        _analyze(record)  # scores it too
     records = sample(n, seed=30)
     print(f"{n} winning hands (seed 30), CPU time per hand:")
-    for name, run in (("count (read + PyMahjongGB)", _count), ("score (whole record)", score)):
+    for name, run in (("count (read + PyMahjongGB)", _count), ("score (whole record)", score),
+                      ("analyze (the bot's tiles)", _analyze)):
         t = timings(run, records)
         print(f"  {name:28} p50 {1e6 * percentile(t, 0.5):7.1f} µs   p99 "
               f"{1e6 * percentile(t, 0.99):7.1f} µs   max {1e6 * t[-1]:8.1f} µs   "

@@ -595,6 +595,52 @@ def test_waits_on_the_command_line() -> None:
     assert code == 2 and out["error"].startswith("tiles:")
 
 
+@pytest.mark.parametrize(("tiles", "shape", "sets", "at"), [
+    # four sets and a pair, the melds as melded; the winning 5p completed the pair
+    ("123m456m789m55p[123p]+5p", "standard",
+     [("chow", "123m", ""), ("chow", "456m", ""), ("chow", "789m", ""), ("pair", "55p", ""),
+      ("chow", "123p", "exposed")], 3),
+    # a concealed kong as the record writes it
+    ("456789m1z[123m][(5555p)]+1z", "standard",
+     [("chow", "456m", ""), ("chow", "789m", ""), ("pair", "11z", ""), ("chow", "123m", "exposed"),
+      ("kong", "5555p", "concealed_kong")], 2),
+    # counted as seven shifted pairs, so shown as pairs, not as the chows they also make
+    ("11223344556677m+7m", "seven_pairs",
+     [("pair", f"{n}{n}m", "") for n in range(1, 8)], 6),
+    # a knitted hand (全不靠 + 组合龙) is no shape of sets: its tiles as one loose group
+    ("147m258p369s东南西北+白", "knitted", [("loose", "147m258p369s12345z", "")], None),
+])
+def test_analyze_shows_the_sets_as_the_wizard_reads_them(tiles: str, shape: str,
+                                                        sets: list[tuple[str, str, str]],
+                                                        at: int | None) -> None:
+    from scoring.tiles import analyze
+
+    out = analyze({"variant": "mcr", "tiles": tiles})
+    assert len(out["readings"]) == 1  # the counter took the reading worth most already
+    reading = out["readings"][0]
+    assert reading["winner"] == out["winner"] == {"seat": 0, "tiles": tiles}
+    assert reading["value"] == out["value"] and reading["points"] == out["points"]
+    assert reading["shape"] == shape
+    assert [(g["kind"], g["tiles"], g.get("meld", "")) for g in reading["sets"]] == sets
+    assert reading.get("winning_group") == at
+    assert sum(e["points"] for e in reading["elements"]) == out["points"]
+
+
+def test_the_docker_image_builds_the_extras_counter() -> None:
+    """deploy/Dockerfile's build stage compiles the PyMahjongGB the `mcr` extra asks for."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["mcr"]
+    docker = (root / "deploy" / "Dockerfile").read_text()
+    assert extra == ["PyMahjongGB>=1.4,<1.5"]
+    assert re.search(r'pip wheel .*"PyMahjongGB>=1\.4,<1\.5"', docker), docker
+    assert '".[mcr]"' in docker
+
+
 def test_ready_entry_is_refused_for_a_style_without_a_ready_map() -> None:
     from scoring.tiles import ready_entry
 
