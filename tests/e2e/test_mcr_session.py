@@ -251,3 +251,27 @@ async def test_without_pymahjonggb_the_hand_is_entered_by_its_points(
     hand = await stored(store, table)
     assert wins(hand)[0]["winners"] == [{"seat": 1, "points": 24}]
     assert hand.outcome == score(hand.record).to_dict()
+
+
+async def test_a_false_win_then_a_total_by_the_wizards_buttons(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """错和 from the wizard's first screen (the house rule's 10 to each other seat), then South's
+    self-draw entered by its total on the form's counter, in Chinese."""
+    table = Table(tg, tg.group("错和"), players(tg, "zh-hans"))
+    alice = table.players[0]
+    await seat(table, "mcr")
+    wiz = await table.say(alice, "/hand")
+    await table.tap(alice, wiz, "错和")
+    await table.tap(alice, wiz, "北")
+    await table.tap(alice, wiz, "添加")
+    await table.tap_in_row(alice, wiz, "南 Bob", "自摸")
+    await table.tap(alice, wiz, "+10")
+    await table.tap(alice, wiz, "+10")
+    text = await confirmed(table, alice, wiz, "确认")
+    assert "• 北 Dan 错和 10分：东 +10 · 南 +10 · 西 +10 · 北 −30" in text, text
+    assert "• 南 Bob 20番：东 −28 · 南 +84 · 西 −28 · 北 −28" in text, text
+    hand = await stored(store, table)
+    assert hand.record["events"] == [
+        {"type": "false_win", "seat": 3},
+        {"type": "win", "by": "self_draw", "winners": [{"seat": 1, "points": 20}]}]
+    assert hand.outcome == cli_score(hand.record)
