@@ -1,11 +1,13 @@
 """The variant interface and the registry every variant module joins.
 
-A variant (a style) is one module in `scoring/variants/` with one `Variant` subclass decorated
-with `@register`. It declares everything the rest of the project knows about it: its names, its
-unit, its house rules (a `RulesBase` model: defaults and validation), its winner features (a
-`WinnerBase` model) and their words, the event models it accepts, how a hand ends and who pays
-on a discard, its tiles and jokers (`scoring.tileset`), the features its tiles show, and
-`score(hand)`. Code outside `scoring/variants/` names no style: it asks the variant.
+A variant (a style) is one module in `scoring/variants/` (or one folder, its `Variant` in the
+folder's `__init__.py`) with one `Variant` subclass decorated with `@register`. It declares
+everything the rest of the project knows about it: its names, its unit, its house rules (a
+`RulesBase` model: defaults and validation), its winner features (a `WinnerBase` model) and their
+words, the event models it accepts, how a hand ends and who pays on a discard, its tiles and
+jokers (`scoring.tileset`), the features its tiles show (or its own count of the whole hand),
+how many hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
+it asks the variant.
 """
 
 from __future__ import annotations
@@ -144,9 +146,10 @@ class Variant:
         raise NotImplementedError
 
     # -- what the tiles show (used where `tiles` is declared) --------------------------------
-    # A style that counts its points from the tiles itself (an outside counter reading the
-    # whole hand) would take the tiles by another method beside these; these serve styles
-    # whose value comes from winner features, which the tile analysis fills in.
+    # These serve styles whose value comes from winner features, which the tile analysis fills
+    # in; a style that counts its points from the whole hand itself (`reads_own_tiles`) answers
+    # `analyze_tiles` and `waits_tiles` below instead, its `tiles` telling the keyboard and the
+    # page which tiles it plays.
 
     def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
         """The winner features one reading of the tiles shows (scoring.tiles.features has

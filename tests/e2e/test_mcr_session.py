@@ -204,6 +204,7 @@ async def test_a_game_of_sixteen_hands_with_table_points(
         assert f"{names[s]}: <b>{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}</b>" \
             in settle.raw_text, settle.raw_text
     await table.say(dan, "/chart", method="sendPhoto")
+    assert (await store.chart_series(session.id)).level_breaks == [16]  # where the game ended
     stats = await table.say(dan, "/stats")
     assert "Chinese Official: " in stats.text, stats.text
 
