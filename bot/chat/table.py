@@ -4,6 +4,7 @@ hand's starting state, points and the number each hand goes by; and the wizard's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from db import RecordedHand, Session, SessionView, Store
@@ -12,7 +13,17 @@ from scoring.variant import Variant, in_lang
 
 from ..entry.ctx import Ctx
 from ..view.i18n import Translator
-from ..view.render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
+from ..view.render import (
+    colon,
+    deltas_text,
+    esc,
+    hands_count,
+    outcome_lines,
+    seat_label,
+    totals_block,
+    unit,
+    wind,
+)
 
 
 async def last_session(store: Store, chat_id: int) -> Session | None:
@@ -49,11 +60,14 @@ async def table_state(store: Store, session: Session) -> dict[str, Any]:
         last = await store.last_hand(session.id)
         stored = last.outcome if last is not None else None
     start = list(variant.initial_balances(rules))
+    # a bankroll, or a game's running scores (`Variant.game_hands`), go from hand to hand
+    # until the level or game ends
+    carried = any(start) or variant.game_hands > 0
     if stored is not None:
         out = Outcome.from_dict(stored)
         base.update(dealer=out.next_dealer, dealer_streak=out.next_dealer_streak,
                     round_wind=out.next_round_wind)
-        if any(start) and not out.level_over:
+        if carried and not out.level_over:
             start = list(out.balances)
     if any(start):
         base["balances"] = start
@@ -123,7 +137,9 @@ async def table_lines(store: Store, session: Session, t: Translator, lang: str) 
     lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
                  + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
     lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
-    if has_bankroll(variant, session.rules):
+    if variant.game_hands:
+        lines += await game_lines(store, session, variant, t)
+    elif has_bankroll(variant, session.rules):
         standing = await store.level_summary(session.id)  # running aggregates: no replay
         balances = standing.running_balances or variant.initial_balances(
             variant.Rules.model_validate(session.rules))
@@ -133,6 +149,34 @@ async def table_lines(store: Store, session: Session, t: Translator, lang: str) 
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
+    return lines
+
+
+def points_text(points: Fraction) -> str:
+    """Table points as a league writes them: 4, 1.5, 2.33 (three tied for the first three)."""
+    return str(points.numerator) if points.denominator == 1 else f"{float(points):.2f}".rstrip("0")
+
+
+def seat_points(t: Translator, points: Sequence[Fraction]) -> str:
+    return " · ".join(f"{wind(t, s)} {points_text(p)}" for s, p in enumerate(points))
+
+
+async def game_lines(store: Store, session: Session, variant: Variant, t: Translator) -> list[str]:
+    """/table's lines for a style played in games (`Variant.game_hands`): the game and hand
+    the next hand is, the running game's scores, and the table points of the finished games
+    where the rules give them (running aggregates: a row a game)."""
+    games = await store.level_standings(session.id)
+    finished = [g for g in games if g.ended]
+    running = games[-1] if games and not games[-1].ended else None
+    lines = ["", esc(t("Game {n}, hand {k} of {hands}", n=len(finished) + 1,
+                       k=(running.hand_count if running else 0) + 1, hands=variant.game_hands))]
+    if running is not None:
+        lines.append(esc(t("This game: ")) + esc(deltas_text(t, running.final_balances) or "±0"))
+    rules = variant.read_rules(session.rules)
+    earned = [variant.game_points(g.final_balances, rules) for g in finished]
+    if finished and all(e is not None for e in earned):
+        total = [sum((e[s] for e in earned if e is not None), Fraction(0)) for s in range(4)]
+        lines.append(esc(t("Table points so far: ")) + esc(seat_points(t, total)))
     return lines
 
 
@@ -170,6 +214,14 @@ def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: Outcome, tot
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
     lines += totals_block(t, ctx.names, totals, stake_cents, outcome.next_dealer,
                           unit(ctx.variant, lang))
-    if outcome.level_over:
+    if outcome.level_over and ctx.variant.game_hands:
+        lines += ["", "🏁 " + esc(t("That was the game's last hand; the next game starts from "
+                                   "nothing. This game: {scores}",
+                                   scores=deltas_text(t, outcome.balances) or "±0"))]
+        earned = ctx.variant.game_points(tuple(outcome.balances),  # type: ignore[arg-type]
+                                         ctx.variant.read_rules(ctx.base.get("rules") or {}))
+        if earned is not None:
+            lines.append(esc(t("Table points for this game: ")) + esc(seat_points(t, earned)))
+    elif outcome.level_over:
         lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
     return lines

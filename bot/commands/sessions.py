@@ -9,7 +9,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import Session, StoreError
 from scoring import all_variants, get_variant
-from scoring.variant import in_lang
+from scoring.variant import Variant, in_lang, term_name
 
 from ..books.refusals import AlreadyRunning, BadName, BadStake, SeatsTaken
 from ..books.sessions import end_session, guest_name, seat_guest, set_stake, start_session
@@ -74,14 +74,23 @@ def next_rule_value(spec: controls.Spec, current: Any) -> Any:
     return choices[(idx + 1) % len(choices)]
 
 
+def value_text(t: Translator, variant: Variant, value: Any) -> str:
+    """A house rule's value as /rules shows it: a shared label, else the variant's own term
+    for it, else as it is."""
+    if isinstance(value, (bool, str)) and value in VALUE_LABELS:
+        return t(VALUE_LABELS[value])
+    if isinstance(value, str) and value in variant.terms:
+        return term_name(variant.terms, value, t.lang)
+    return str(value)
+
+
 def rules_text(t: Translator, variant_name: str, rules: dict[str, Any]) -> list[str]:
     variant = get_variant(variant_name)
     full = variant.Rules.model_validate(rules).model_dump()
     out = []
     for spec in controls.fields_of(variant.Rules):
         value = full[spec.name]
-        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
-            else str(value)
+        shown = value_text(t, variant, value)
         name = rule_label(t, variant, spec.name)
         changed = "" if value == spec.default else " ✎"
         out.append(f"{esc(name)}{colon(t)}<b>{esc(shown)}</b>{changed}")
@@ -94,8 +103,7 @@ def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
     rows = []
     for i, spec in enumerate(controls.fields_of(variant.Rules)):
         value = full[spec.name]
-        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
-            else str(value)
+        shown = value_text(t, variant, value)
         name = rule_label(t, variant, spec.name)
         rows.append([Button(f"{name}{colon(t)}{shown} 🔄", f"r:{session.id}:{i}")])
     rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])

@@ -566,6 +566,9 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
     labels; a suit's nine tiles take two rows (5 + 4)."""
     text = (f"<b>{esc(title)}</b>\n" if title else "") + hand_text(state, spec, t)
     text += "\n\n" + esc(_hint(state, spec, t))
+    missing = spec.style.cannot_count()
+    if missing is not None:  # its counter is not installed here: say how to get it, and what else
+        text += "\n\n⚠️ " + esc(t(missing.template, **missing.params))
     rows: list[list[Button]] = []
     for s in SUITS:
         keys = [Button(tile_label(t, f"{n}{s}"), cb("t", f"{n}{s}")) for n in range(1, 10)]

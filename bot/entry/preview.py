@@ -77,7 +77,12 @@ def outcome_block(ctx: Ctx, outcome: Outcome | dict[str, Any],
         total = ctx.totals[s] + outcome.deltas[s]
         cash = f" ({money(total * ctx.stake_cents)})" if ctx.stake_cents else ""
         body.append(f"{seat_label(t, s, ctx.names)}{colon(t)}{esc(with_unit(t, signed(total), u))}{cash}")
-    if any(ctx.base.get("balances") or []):
+    if ctx.variant.game_hands:  # a game's running scores (`Variant.game_hands`)
+        if any(ctx.base.get("balances") or []):  # (its first hand: "This hand" says it)
+            body.append(esc(t("This game: ")) + esc(deltas_text(t, outcome.balances) or "±0"))
+        if outcome.level_over:
+            body.append("🏁 " + esc(t("This hand ends the game.")))
+    elif any(ctx.base.get("balances") or []):
         body.append(esc(t("Points held: ")) + " · ".join(
             f"{wind(t, s)} {b}" for s, b in enumerate(outcome.balances)))
         if outcome.level_over:

@@ -194,6 +194,16 @@ def unit(variant: Variant, lang: str) -> str:
     return in_lang(variant.unit, lang)
 
 
+def term_points(variant: Variant, key: str) -> int | None:
+    """What a term is worth where the variant's terms carry points (`Variant.term_points`):
+    "pure_double_chow:2" counts twice; None for a term that is no element."""
+    name, _, times = key.partition(":")
+    points = variant.term_points.get(name)
+    if points is None:
+        return None
+    return points * (int(times) if times.isdigit() else 1)
+
+
 def deltas_text(t: Translator, deltas: Sequence[int]) -> str:
     return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
 
@@ -212,18 +222,26 @@ def outcome_lines(t: Translator, lang: str, variant: Variant, names: Sequence[st
     u = unit(variant, lang)
     won_by = {w.get("seat"): ev.get("by") for ev in events if ev.get("type") == "win"
               for w in ev.get("winners") or []} if variant.discard_pays_half else {}
+    worth = in_lang(variant.value_unit, lang) if variant.value_unit else u
     for line in outcome.lines:
         who = seat_label(t, line.seat, names) if line.seat is not None else ""
         what = line.what
         terms = [k for k in line.terms if k != what]
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
-        parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
-        value = " " + esc(with_unit(t, str(line.value), u)) if line.value is not None else ""
+        pointed = bool(terms) and all(term_points(variant, k) is not None for k in terms)
+        named = (" · ".join(f"{esc(term(variant, k, lang))} {term_points(variant, k)}" for k in terms)
+                 if pointed else " ".join(esc(term(variant, k, lang)) for k in terms))
+        parts = [p for p in (label, named) if p]
+        value = ""
+        if line.value is not None:  # a table of elements: "七对 24 · 自摸 1 = 25番"
+            shown = with_unit(t, str(line.value), worth if what == "win" else u)
+            value = (" = " if pointed else " ") + esc(shown)
         how = won_by.get(line.seat) if line.what == "win" else None
         if value and how in HALF_NOTES:
             value += esc(comma(t) + t(HALF_NOTES[how]))
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
+        value = value if body else value.lstrip()  # a hand entered by its total alone
         out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line.deltas) or '±0'}")
     return out
 
