@@ -86,7 +86,7 @@ def test_a_line_names_each_element_with_its_points(style: Any, lang: str, line: 
         {"seat": 1, "elements": ["seven_pairs", "pure_double_chow:2", "self_drawn"]}]}]
     record = {"variant": "mcr", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
               "events": events}
-    lines = outcome_lines(translator(lang), lang, style, NAMES, score(record).to_dict(), events)
+    lines = outcome_lines(translator(lang), lang, style, NAMES, score(record), events)
     assert lines == [line]
 
 
@@ -95,5 +95,5 @@ def test_a_total_alone_reads_without_a_gap(style: Any) -> None:
     record = {"variant": "mcr", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
               "events": events}
     lines = outcome_lines(translator("zh-Hant"), "zh-Hant", style, NAMES,
-                          score(record).to_dict(), events)
+                          score(record), events)
     assert lines == ["• <b>西 Carol</b> 16番：東 −24 · 南 −24 · 西 +72 · 北 −24"]
