@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import logging
-from typing import Any
 
 from telegram import BotCommand, Update, User
 from telegram.error import TelegramError
@@ -35,7 +34,7 @@ from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENT
 from .plumbing.messages import Context, LedgerBot, QueryExpired, reply, send, store_of
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
-from .view.i18n import LANGS, N_, lang_from_code, translator
+from .view.i18n import LANGS, N_, Translator, lang_from_code, translator
 from .view.render import comma, esc, is_zh, listing, styles_named
 
 log = logging.getLogger(__name__)
@@ -97,12 +96,12 @@ HELP_BOOKS = N_(
     "/lang — seated players and chat admins only.")
 
 
-def help_params(t: Any) -> dict[str, str]:
+def help_params(t: Translator) -> dict[str, str]:
     """What /help says of the styles, from what each declares (`scoring.variant.listed`): their
     codes (with their names in Chinese), those of a blood battle, those whose jokers follow a
     turned tile and how a line names those jokers, those with 查叫."""
     styles = listed()
-    lang = str(getattr(t, "lang", "en"))
+    lang = t.lang
     codes = [f"{v.name} {in_lang(v.short, lang)}" if is_zh(t) else v.name for v in styles]
     turned = [v for v in styles if v.tiles is not None and v.tiles.indicator]
     examples = [in_lang(v.tiles.jokers.example, lang) for v in turned
@@ -132,7 +131,7 @@ async def cmd_help(update: Update, context: Context) -> None:
 FREE_TEXT = {"guest", "undo"}  # a name, a reason: any characters; every other argument is a word
 
 
-async def _chat_t(context: Context, chat_id: int, user: User | None) -> Any:
+async def _chat_t(context: Context, chat_id: int, user: User | None) -> Translator:
     chat = await store_of(context).ensure_chat(chat_id)
     return translator(chat.language or lang_from_code(user.language_code if user else None))
 
@@ -201,7 +200,7 @@ FILE_ERROR = N_("The bot could not read or write one of its files; please tell w
                 "bot.")
 
 
-def failure_text(t: Any, kind: type[Exception] | None, error: BaseException | None) -> str:
+def failure_text(t: Translator, kind: type[Exception] | None, error: BaseException | None) -> str:
     """What a failure was, as the chat is told: a full disk (the database's or another's), a
     busy or unreachable database, a local file that could not be read or written (an OSError
     from outside the store: the store turns its own into faults), a refusal, or a failure."""

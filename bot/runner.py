@@ -11,7 +11,6 @@ import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from types import SimpleNamespace
-from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -20,7 +19,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
-from db import DatabaseUnavailable, Store
+from db import DatabaseUnavailable, Draft, Store
 from db.config import fault
 
 from .app import build_application
@@ -31,8 +30,8 @@ from .plumbing.ratelimit import retry_seconds
 from .plumbing.updates import handle
 from .view.i18n import translator
 from .view.render import esc
-from .web.api import add_routes
-from .web.auth import telegram_authorize
+from .web.api import Announce, Caller, add_routes
+from .web.auth import IsAdmin, telegram_authorize
 from .web.page import add_page_routes
 
 log = logging.getLogger(__name__)
@@ -97,7 +96,7 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     return web_app
 
 
-def admin_check(app: Application) -> Any:
+def admin_check(app: Application) -> IsAdmin:
     """(chat id, user id) → whether the user is an admin of that chat, asked of Telegram."""
 
     async def check(chat_id: int, user_id: int) -> bool:
@@ -106,11 +105,11 @@ def admin_check(app: Application) -> Any:
     return check
 
 
-def announcer(app: Application) -> Any:
+def announcer(app: Application) -> Announce:
     """A hand booked from the page: the chat gets the wizard's confirmation message, and a
     wizard entry the booking closed says so, as a newer /hand's would."""
 
-    async def announce(caller: Any, lines: list[str], replaced: list[Any]) -> None:
+    async def announce(caller: Caller, lines: list[str], replaced: list[Draft]) -> None:
         t = translator(caller.lang)
         for old in replaced:
             if old.message_id > 0:

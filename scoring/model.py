@@ -45,6 +45,21 @@ def only_by(*kinds: str) -> dict[str, Any]:
     return {"win_by": list(kinds)}
 
 
+def hand_tiles() -> dict[str, Any]:
+    """Metadata for a winner's field holding the whole hand in the tile notation, where the
+    style counts the hand from it (`Variant.reads_own_tiles`): `Field(default=None,
+    json_schema_extra=hand_tiles())`. The tile keyboard, a typed line, a photo or the page fill
+    it; the forms draw no control of their own for it."""
+    return {"entry": "tiles"}
+
+
+def term_list() -> dict[str, Any]:
+    """Metadata for a winner's field listing the style's terms by key (``"key"``, or
+    ``"key:n"`` for one counted n times): the elements a player counted. A typed line names
+    each in any language; the forms, too small for a table of them, leave it to that line."""
+    return {"entry": "terms"}
+
+
 def _integers_only(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     """A numeric choice takes integers only: pydantic's `Literal` finds a choice by equality,
     so True and 1.0 would pass for 1. Refused the way the choice itself refuses a value."""

@@ -36,6 +36,13 @@ class Line:
             out["value"] = self.value
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Line:
+        """A line as `to_dict` wrote it (a stored hand's outcome, read back)."""
+        d = data["deltas"]
+        return cls(data["what"], data["seat"], data["text"], (d[0], d[1], d[2], d[3]),
+                   tuple(data.get("terms", ())), data.get("value"))
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -57,6 +64,17 @@ class Outcome:
             "level_over": self.level_over,
             "lines": [line.to_dict() for line in self.lines],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Outcome:
+        """An outcome as `to_dict` wrote it (what the store keeps as JSON), read back:
+        `Outcome.from_dict(o.to_dict()) == o`."""
+        d, b = data["deltas"], data["balances"]
+        return cls(deltas=(d[0], d[1], d[2], d[3]), next_dealer=data["next_dealer"],
+                   next_dealer_streak=data["next_dealer_streak"],
+                   next_round_wind=data["next_round_wind"], balances=(b[0], b[1], b[2], b[3]),
+                   level_over=bool(data["level_over"]),
+                   lines=tuple(Line.from_dict(line) for line in data["lines"]))
 
 
 def transfers_to_deltas(transfers: Iterable[Transfer]) -> tuple[int, int, int, int]:

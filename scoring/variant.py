@@ -1,11 +1,13 @@
 """The variant interface and the registry every variant module joins.
 
-A variant (a style) is one module in `scoring/variants/` with one `Variant` subclass decorated
-with `@register`. It declares everything the rest of the project knows about it: its names, its
-unit, its house rules (a `RulesBase` model: defaults and validation), its winner features (a
-`WinnerBase` model) and their words, the event models it accepts, how a hand ends and who pays
-on a discard, its tiles and jokers (`scoring.tileset`), the features its tiles show, and
-`score(hand)`. Code outside `scoring/variants/` names no style: it asks the variant.
+A variant (a style) is one module in `scoring/variants/` (or one folder, its `Variant` in the
+folder's `__init__.py`) with one `Variant` subclass decorated with `@register`. It declares
+everything the rest of the project knows about it: its names, its unit, its house rules (a
+`RulesBase` model: defaults and validation), its winner features (a `WinnerBase` model) and their
+words, the event models it accepts, how a hand ends and who pays on a discard, its tiles and
+jokers (`scoring.tileset`), the features its tiles show (or its own count of the whole hand),
+how many hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
+it asks the variant.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib
 import pkgutil
 from collections import Counter
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Union
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -80,6 +83,21 @@ class Variant:
     # its tiles, jokers and winning shapes, for the tile analysis, the keyboard and the page;
     # None: its features are entered by hand only
     tiles: ClassVar[TileSet | None] = None
+    # counts a hand's worth from its whole tiles itself (a table of scoring elements and a
+    # counter of its own), not from winner features the tile analysis fills in: `analyze_tiles`
+    # and `waits_tiles` answer `analyze` and `waits` for it, in the shape docs/tiles.md gives
+    # (readings with their sets, winner and value), and its winner object carries the tiles
+    reads_own_tiles: ClassVar[bool] = False
+    # terms worth the same points each time they count (a table of scoring elements: 七对 24):
+    # the lines show each beside its points and the hand's value as their sum; a term written
+    # "key:n" counts n times. {}: the terms name features, and the value alone is a figure
+    term_points: ClassVar[dict[str, int]] = {}
+    # what a hand's value is counted in where it is not the scores' `unit`: 番 beside 分
+    value_unit: ClassVar[Term | None] = None
+    # a game is this many hands: the scores kept over a game start afresh after it (its hands
+    # carry the game's running scores as their `balances`; `score` marks the game's last hand
+    # `level_over`), and `game_points` may give places points. 0: a session is not cut into games
+    game_hands: ClassVar[int] = 0
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
@@ -128,9 +146,10 @@ class Variant:
         raise NotImplementedError
 
     # -- what the tiles show (used where `tiles` is declared) --------------------------------
-    # A style that counts its points from the tiles itself (an outside counter reading the
-    # whole hand) would take the tiles by another method beside these; these serve styles
-    # whose value comes from winner features, which the tile analysis fills in.
+    # These serve styles whose value comes from winner features, which the tile analysis fills
+    # in; a style that counts its points from the whole hand itself (`reads_own_tiles`) answers
+    # `analyze_tiles` and `waits_tiles` below instead, its `tiles` telling the keyboard and the
+    # page which tiles it plays.
 
     def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
         """The winner features one reading of the tiles shows (scoring.tiles.features has
@@ -174,6 +193,30 @@ class Variant:
     def refuse_tiles(self, errors: list[ScoringError], by: str) -> ScoringError | None:
         """What to say when every reading of a hand's tiles was refused (`errors`, one per
         reading), where the style says it better than its first refusal; None: that one."""
+        return None
+
+    # -- a style that `reads_own_tiles` ------------------------------------------------------
+
+    def analyze_tiles(self, data: Any) -> dict[str, Any]:
+        """`analyze` for a variant that `reads_own_tiles` (docs/tiles.md's contract)."""
+        raise NotImplementedError(f"{self.name} reads its tiles with scoring.tiles")
+
+    def waits_tiles(self, data: Any) -> dict[str, Any]:
+        """`waits` for a variant that `reads_own_tiles`."""
+        raise NotImplementedError(f"{self.name} reads its tiles with scoring.tiles")
+
+    def cannot_count(self) -> ScoringError | None:
+        """Why tiles cannot be counted here (its counter is not installed), with how to get
+        it: the tile keyboard says so before a hand is tapped in, and the hand is entered by
+        its worth instead. None: they can."""
+        return None
+
+    # -- games -------------------------------------------------------------------------------
+
+    def game_points(self, totals: tuple[int, int, int, int], rules: Any
+                    ) -> tuple[Fraction, Fraction, Fraction, Fraction] | None:
+        """What each seat's place in a finished game (`totals`: the game's scores) earns under
+        these rules (a league's table points); None where the rules give none."""
         return None
 
     # shared checks a variant's score() calls while it walks the events

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from db import Draft, RecordedHand, Session, Store, TableChanged, crash_point
+from db import Draft, RecordedHand, Session, SessionView, Store, TableChanged, crash_point
 from db.store import session_mark
-from scoring import ScoringError, score
+from scoring import Outcome, ScoringError, score
 
 from ..chat.table import hand_number
 from ..entry import controls
@@ -54,7 +54,7 @@ class Booked:
 
     hand: RecordedHand
     record: dict[str, Any]
-    outcome: dict[str, Any]
+    outcome: Outcome
     totals: tuple[int, ...]
     stake_cents: int
     replaced: list[Draft] = field(default_factory=list)
@@ -101,7 +101,7 @@ def check_hand(ctx: Ctx, events: list[dict[str, Any]]) -> Hand:
     return Hand(events, reads_from(read, typed) if read else {})
 
 
-async def book_entry(store: Store, session: Any, ctx: Ctx, entry: Draft,
+async def book_entry(store: Store, session: Session, ctx: Ctx, entry: Draft,
                      events: list[dict[str, Any]], *, shown_at: str | None, mark: str,
                      by: int | None) -> Booked:
     """The wizard's Confirm: book the hand of the chat's open `entry` (its `events` as the
@@ -114,7 +114,7 @@ async def book_entry(store: Store, session: Any, ctx: Ctx, entry: Draft,
     return await _book(store, session, entry, record, outcome, mark=mark, by=by)
 
 
-async def book_hand(store: Store, chat_id: int, session: Any, ctx: Ctx, hand: Hand, *,
+async def book_hand(store: Store, chat_id: int, session: Session, ctx: Ctx, hand: Hand, *,
                     shown_at: str | None, mark: str, by: int | None) -> Booked:
     """The page's Confirm: book a hand checked whole (check_hand), in an entry of its own that
     closes the chat's open one (`Booked.replaced`), on the terms of book_entry; the entry is
@@ -134,33 +134,35 @@ async def book_hand(store: Store, chat_id: int, session: Any, ctx: Ctx, hand: Ha
     return replace(booked, replaced=replaced)
 
 
-def _scored(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _scored(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[dict[str, Any], Outcome]:
     record = ctx.record(events)
     try:
-        return record, score(record).to_dict()
+        return record, score(record)
     except ScoringError as exc:
         raise HandRefused(exc) from None
 
 
-async def _book(store: Store, session: Any, entry: Draft, record: dict[str, Any],
-                outcome: dict[str, Any], *, mark: str, by: int | None) -> Booked:
+async def _book(store: Store, session: Session, entry: Draft, record: dict[str, Any],
+                outcome: Outcome, *, mark: str, by: int | None) -> Booked:
     try:
-        hand = await store.confirm_hand(entry, record, outcome, entered_by=by, table_mark=mark)
+        hand = await store.confirm_hand(entry, record, outcome.to_dict(), entered_by=by,
+                                        table_mark=mark)
     except TableChanged:
         fresh = await store.get_session(session.id)  # not the update's snapshot
         raise TableMoved(await store.table_mark(fresh.id), fresh, late=True) from None
     crash_point("after_hand_stored")
     if not hand.created:
         raise AlreadyBooked(await hand_number(store, hand))
-    if session_mark(session) == mark:  # the snapshot was the table the hand was added to
-        totals = tuple(t + d for t, d in zip(session.totals, outcome["deltas"], strict=True))
+    # the snapshot (a SessionView has a mark) was the table the hand was added to
+    if isinstance(session, SessionView) and session_mark(session) == mark:
+        totals = tuple(t + d for t, d in zip(session.totals, outcome.deltas, strict=True))
     else:
         session = await store.get_session(session.id)
         totals = await store.totals(session.id)
     return Booked(hand, record, outcome, totals, session.stake_cents)
 
 
-async def undo_last(store: Store, session: Any, *, by: int | None,
+async def undo_last(store: Store, session: Session, *, by: int | None,
                     anyone: Callable[[], Awaitable[bool]], reason: str = "") -> Undone:
     """Undo the session's last standing hand (it stays in the books, struck through, with
     `reason`). Whoever entered it may; `anyone()` says whether the asker may undo anyone's (a

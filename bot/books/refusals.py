@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from db import Session
 from scoring import ScoringError
 
 
@@ -108,7 +109,7 @@ class TableMoved(Refusal):
     `late`: the store found it while booking (then `session` is the session read afresh);
     else the preview's mark was already behind."""
 
-    def __init__(self, mark: str, session: Any = None, *, late: bool = False) -> None:
+    def __init__(self, mark: str, session: Session | None = None, *, late: bool = False) -> None:
         super().__init__(mark)
         self.mark, self.session, self.late = mark, session, late
 

@@ -42,7 +42,7 @@ async def running(store: Store, chat_id: int) -> Session:
     return session
 
 
-def seated(session: Any) -> None:
+def seated(session: Session) -> None:
     """A hand is entered only with four players seated: `NotSeated`."""
     if None in session.seats:
         raise NotSeated()
@@ -101,7 +101,7 @@ def _four_names(names: Any) -> list[str]:
     return clean
 
 
-async def seat_guest(store: Store, chat_id: int, session: Any, name: str) -> Session:
+async def seat_guest(store: Store, chat_id: int, session: Session, name: str) -> Session:
     """A player without Telegram, by name, in the first free seat: `BadName`, `SeatsTaken`;
     the store's refusals (seats fixed once a hand is booked …) pass through."""
     name = guest_name(name)
@@ -112,12 +112,12 @@ async def seat_guest(store: Store, chat_id: int, session: Any, name: str) -> Ses
     return await store.seat_player(session.id, free[0], guest.id)
 
 
-async def set_stake(store: Store, session: Any, text: str) -> Session:
+async def set_stake(store: Store, session: Session, text: str) -> Session:
     """The session's stake, money per point as typed: `BadStake`."""
     return await store.set_stake(session.id, stake_cents(text))
 
 
-async def end_session(store: Store, session: Any) -> Ended:
+async def end_session(store: Store, session: Session) -> Ended:
     """End the session; its open hand entries close with it."""
     totals = await store.totals(session.id)
     for draft in await store.drafts_for_session(session.id):
@@ -133,7 +133,8 @@ async def import_session(store: Store, chat_id: int, imported: ImportedSession,
     `key` names this import (the same when it is delivered again): `AlreadyImported`; the
     store's refusals pass through."""
     players: list[int | str] = [members.get(seat, name) for seat, name in enumerate(imported.players)]
-    hands = [HandToImport(h.record, h.outcome, h.voided, h.void_reason) for h in imported.hands]
+    hands = [HandToImport(h.record, h.outcome.to_dict(), h.voided, h.void_reason)
+             for h in imported.hands]
     try:
         return await store.import_session(
             chat_id, imported.variant, imported.rules, stake_cents=imported.stake_cents,

@@ -7,9 +7,9 @@ import base64
 import hashlib
 import hmac
 import re
-from collections.abc import Callable
 
 from ..plumbing.messages import Button, Context
+from ..view.i18n import Translator
 
 _TOKEN = re.compile(r"([mp])(\d{1,20})_([A-Za-z0-9_-]{22})")
 
@@ -50,7 +50,7 @@ def mini_app_link(context: Context, chat_id: int) -> str | None:
             f"?startapp={chat_token(settings.token, chat_id)}")
 
 
-def mini_app_rows(context: Context, chat_id: int, t: Callable[..., str]) -> list[list[Button]]:
+def mini_app_rows(context: Context, chat_id: int, t: Translator) -> list[list[Button]]:
     """A URL button row opening the page on this chat's books (none when not configured)."""
     link = mini_app_link(context, chat_id)
     return [[Button("🀄 " + t("Open the table"), "", url=link)]] if link else []

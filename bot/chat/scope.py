@@ -4,7 +4,6 @@ session's buttons, the running session, and the store's refusals in the chat's w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from telegram import CallbackQuery, Chat, Update, User
 from telegram.constants import ChatMemberStatus
@@ -17,6 +16,7 @@ from db import (
     Draft,
     NotFound,
     SeatTaken,
+    Session,
     SessionEnded,
     SessionLocked,
     SessionSettled,
@@ -25,7 +25,7 @@ from db import (
 )
 
 from ..plumbing.messages import Context, reply, store_of
-from ..view.i18n import N_, lang_from_code, translator
+from ..view.i18n import N_, Translator, lang_from_code, translator
 from ..view.render import esc
 
 
@@ -49,7 +49,7 @@ class ChatScope:
     draft: Draft | None = None
 
     @property
-    def t(self) -> Any:
+    def t(self) -> Translator:
         return translator(self.lang)
 
 
@@ -75,7 +75,7 @@ async def scope(update: Update, context: Context) -> ChatScope:
                      session=found.session, loaded=True, message_id=message_id, draft=found.draft)
 
 
-async def running_session(context: Context, sc: ChatScope) -> Any | None:
+async def running_session(context: Context, sc: ChatScope) -> Session | None:
     """The chat's running session: from the scope when it was read with it (no write since)."""
     if sc.loaded:
         return sc.session
@@ -110,7 +110,7 @@ async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
-async def may_act(context: Context, sc: ChatScope, session: Any, user_id: int) -> bool:
+async def may_act(context: Context, sc: ChatScope, session: Session, user_id: int) -> bool:
     """Seated players and chat admins may press a session's buttons (private chat: its owner)."""
     if sc.is_private or (sc.person_id is not None and sc.person_id in session.seats):
         return True
@@ -118,7 +118,7 @@ async def may_act(context: Context, sc: ChatScope, session: Any, user_id: int) -
 
 
 async def require_session(update: Update, context: Context, sc: ChatScope, *,
-                          act: bool = False) -> Any | None:
+                          act: bool = False) -> Session | None:
     """The chat's running session; None after telling the chat why not (none is running, or,
     with `act`, the sender is neither seated nor an admin)."""
     session = await running_session(context, sc)
@@ -145,7 +145,7 @@ _REFUSALS: tuple[tuple[type[StoreError], str], ...] = (
 )
 
 
-def refusal(t: Any, exc: StoreError) -> str:
+def refusal(t: Translator, exc: StoreError) -> str:
     """A store refusal as a short sentence in the chat's language (plain text)."""
     for kind, msgid in _REFUSALS:
         if isinstance(exc, kind):
@@ -156,6 +156,6 @@ def refusal(t: Any, exc: StoreError) -> str:
 STALE_BUTTON = N_("That button is no longer valid.")
 
 
-async def stale_button(query: CallbackQuery, t: Any) -> None:
+async def stale_button(query: CallbackQuery, t: Translator) -> None:
     """Answer a tap on a button whose screen or offer is gone (the one reply for all of them)."""
     await query.answer(t(STALE_BUTTON), show_alert=True)

@@ -4,17 +4,14 @@ for their payee. Marking a transfer paid or a payment received: bot/books/paymen
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from db import Store
+from db import Payment, Person, Store
 from scoring import get_variant
 from scoring.settlement import Transfer, settle
 
+from ..view.i18n import Translator
 from ..view.render import colon, esc, money, name_html, signed, unit
-
-Tr = Callable[..., str]
 
 
 @dataclass
@@ -25,17 +22,17 @@ class Settlement:
 
     lines: list[str]
     transfers: list[tuple[int, Transfer, bool]] = field(default_factory=list)
-    pending: list[Any] = field(default_factory=list)
-    people: dict[int, Any] = field(default_factory=dict)
+    pending: list[Payment] = field(default_factory=list)
+    people: dict[int, Person] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
 
 
-async def people_of(store: Store, chat_id: int) -> dict[int, Any]:
+async def people_of(store: Store, chat_id: int) -> dict[int, Person]:
     """Everyone who sat at this chat's tables, by person id."""
-    people: dict[int, Any] = {}
+    people: dict[int, Person] = {}
     for session in await store.chat_sessions(chat_id, include_settled=True):
         for pid in session.seats:
             if pid is not None and pid not in people:
@@ -43,7 +40,7 @@ async def people_of(store: Store, chat_id: int) -> dict[int, Any]:
     return people
 
 
-async def settlement(store: Store, chat_id: int, t: Tr, lang: str,
+async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
                      session_id: int | None) -> Settlement:
     """What /settle shows for the chat (one session, or all unsettled ones); square balances
     close the ended sessions they cover."""
@@ -89,7 +86,7 @@ async def settlement(store: Store, chat_id: int, t: Tr, lang: str,
     return out
 
 
-async def _points_lines(store: Store, chat_id: int, t: Tr, lang: str, session_id: int | None,
+async def _points_lines(store: Store, chat_id: int, t: Translator, lang: str, session_id: int | None,
                         name: dict[int, str]) -> list[str]:
     """Sessions played without a stake still owe points: who pays whom in points, and how to
     set a stake (nothing is marked settled: no money has changed hands)."""

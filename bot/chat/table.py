@@ -3,17 +3,30 @@ hand's starting state, points and the number each hand goes by; and the wizard's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
-from db import SessionView, Store
-from scoring import get_variant
+from db import RecordedHand, Session, SessionView, Store
+from scoring import Outcome, get_variant
 from scoring.variant import Variant, in_lang
 
 from ..entry.ctx import Ctx
-from ..view.render import colon, esc, hands_count, outcome_lines, seat_label, totals_block, unit, wind
+from ..view.i18n import Translator
+from ..view.render import (
+    colon,
+    deltas_text,
+    esc,
+    hands_count,
+    outcome_lines,
+    seat_label,
+    totals_block,
+    unit,
+    wind,
+)
 
 
-async def last_session(store: Store, chat_id: int) -> Any | None:
+async def last_session(store: Store, chat_id: int) -> Session | None:
     """The chat's running session, else its newest (what /export, /history and /settle
     session speak of)."""
     running = await store.running_session(chat_id)
@@ -23,7 +36,7 @@ async def last_session(store: Store, chat_id: int) -> Any | None:
     return sessions[0] if sessions else None
 
 
-async def seat_names(store: Store, session: Any) -> list[str | None]:
+async def seat_names(store: Store, session: Session) -> list[str | None]:
     if isinstance(session, SessionView):
         return list(session.names)
     people = await store.get_people(pid for pid in session.seats if pid is not None)
@@ -34,7 +47,7 @@ def has_bankroll(variant: Variant, rules: dict[str, Any]) -> bool:
     return any(variant.initial_balances(variant.Rules.model_validate(rules)))
 
 
-async def table_state(store: Store, session: Any) -> dict[str, Any]:
+async def table_state(store: Store, session: Session) -> dict[str, Any]:
     """The next hand's record without events: dealer, streak and round wind from the last
     hand's outcome, and (a bankroll variant) the points each seat holds."""
     variant = get_variant(session.variant)
@@ -42,43 +55,47 @@ async def table_state(store: Store, session: Any) -> dict[str, Any]:
     base: dict[str, Any] = {"variant": session.variant, "rules": dict(session.rules),
                             "dealer": 0, "dealer_streak": 1, "round_wind": 0}
     if isinstance(session, SessionView):
-        out = session.last_outcome
+        stored = session.last_outcome
     else:
         last = await store.last_hand(session.id)
-        out = last.outcome if last is not None else None
+        stored = last.outcome if last is not None else None
     start = list(variant.initial_balances(rules))
-    if out is not None:
-        base.update(dealer=out["next_dealer"], dealer_streak=out["next_dealer_streak"],
-                    round_wind=out["next_round_wind"])
-        if any(start) and not out.get("level_over"):
-            start = list(out["balances"])
+    # a bankroll, or a game's running scores (`Variant.game_hands`), go from hand to hand
+    # until the level or game ends
+    carried = any(start) or variant.game_hands > 0
+    if stored is not None:
+        out = Outcome.from_dict(stored)
+        base.update(dealer=out.next_dealer, dealer_streak=out.next_dealer_streak,
+                    round_wind=out.next_round_wind)
+        if carried and not out.level_over:
+            start = list(out.balances)
     if any(start):
         base["balances"] = start
     return base
 
 
-async def wizard_ctx(store: Store, session: Any, lang: str) -> Ctx:
+async def wizard_ctx(store: Store, session: Session, lang: str) -> Ctx:
     return Ctx(
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
         base=await table_state(store, session), hand_no=await standing_hands(store, session) + 1,
         totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents)
 
 
-async def session_totals(store: Store, session: Any) -> tuple[int, int, int, int]:
+async def session_totals(store: Store, session: Session) -> tuple[int, int, int, int]:
     """Points per seat: from the snapshot when the session is one, else read."""
     if isinstance(session, SessionView):
         return session.totals
     return await store.totals(session.id)
 
 
-async def standing_hands(store: Store, session: Any) -> int:
+async def standing_hands(store: Store, session: Session) -> int:
     """How many of the session's hands stand: from the snapshot when the session is one."""
     if isinstance(session, SessionView):
         return session.standing_hands
     return await store.standing_hands(session.id)
 
 
-def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
+def hand_numbers(newest_first: Sequence[RecordedHand], standing: int) -> dict[int, int]:
     """The number each hand goes by, from the newest hands of a session (a page that runs to the
     latest) and how many of all its hands stand: standing hands count 1, 2, 3 …; an undone hand
     keeps the number it had when it was undone (the hands before it that stood then), which the
@@ -94,7 +111,7 @@ def hand_numbers(newest_first: list[Any], standing: int) -> dict[int, int]:
     return numbers
 
 
-async def hand_number(store: Any, hand: Any) -> int:
+async def hand_number(store: Store, hand: RecordedHand) -> int:
     """The number a stored hand goes by at the table now, as /history shows it (its stored
     sequence number differs once a hand before it was undone)."""
     latest = await store.history(hand.session_id, limit=1)
@@ -104,7 +121,7 @@ async def hand_number(store: Any, hand: Any) -> int:
     return hand_numbers(page, await store.standing_hands(hand.session_id)).get(hand.seq, hand.seq)
 
 
-async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str]:
+async def table_lines(store: Store, session: Session, t: Translator, lang: str) -> list[str]:
     """/table's HTML lines: the totals (money at the stake), dealer, round wind and, where the
     variant keeps a bankroll, the level's points and the levels won."""
     names = await seat_names(store, session)
@@ -120,7 +137,9 @@ async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str
     lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
                  + (esc(t(" (streak {n})", n=streak)) if streak > 1 else ""))
     lines.append(esc(t("Round wind: {wind}", wind=wind(t, base["round_wind"]))))
-    if has_bankroll(variant, session.rules):
+    if variant.game_hands:
+        lines += await game_lines(store, session, variant, t)
+    elif has_bankroll(variant, session.rules):
         standing = await store.level_summary(session.id)  # running aggregates: no replay
         balances = standing.running_balances or variant.initial_balances(
             variant.Rules.model_validate(session.rules))
@@ -133,7 +152,35 @@ async def table_lines(store: Store, session: Any, t: Any, lang: str) -> list[str
     return lines
 
 
-async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: int) -> list[str]:
+def points_text(points: Fraction) -> str:
+    """Table points as a league writes them: 4, 1.5, 2.33 (three tied for the first three)."""
+    return str(points.numerator) if points.denominator == 1 else f"{float(points):.2f}".rstrip("0")
+
+
+def seat_points(t: Translator, points: Sequence[Fraction]) -> str:
+    return " · ".join(f"{wind(t, s)} {points_text(p)}" for s, p in enumerate(points))
+
+
+async def game_lines(store: Store, session: Session, variant: Variant, t: Translator) -> list[str]:
+    """/table's lines for a style played in games (`Variant.game_hands`): the game and hand
+    the next hand is, the running game's scores, and the table points of the finished games
+    where the rules give them (running aggregates: a row a game)."""
+    games = await store.level_standings(session.id)
+    finished = [g for g in games if g.ended]
+    running = games[-1] if games and not games[-1].ended else None
+    lines = ["", esc(t("Game {n}, hand {k} of {hands}", n=len(finished) + 1,
+                       k=(running.hand_count if running else 0) + 1, hands=variant.game_hands))]
+    if running is not None:
+        lines.append(esc(t("This game: ")) + esc(deltas_text(t, running.final_balances) or "±0"))
+    rules = variant.read_rules(session.rules)
+    earned = [variant.game_points(g.final_balances, rules) for g in finished]
+    if finished and all(e is not None for e in earned):
+        total = [sum((e[s] for e in earned if e is not None), Fraction(0)) for s in range(4)]
+        lines.append(esc(t("Table points so far: ")) + esc(seat_points(t, total)))
+    return lines
+
+
+async def history_blocks(store: Store, session: Session, t: Translator, lang: str, limit: int) -> list[str]:
     """/history's HTML, a block per hand, newest first: its number and payment lines (an
     undone hand struck through, with its reason)."""
     hands = await store.history(session.id, limit=limit)
@@ -145,7 +192,8 @@ async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: i
     blocks = []
     for hand in hands:
         head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
-        body = outcome_lines(t, lang, variant, names, hand.outcome, hand.record["events"])
+        body = outcome_lines(t, lang, variant, names, Outcome.from_dict(hand.outcome),
+                             hand.record["events"])
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None
             note = t("(undone: {reason})", reason=why) if why else t("(undone)")
@@ -155,7 +203,7 @@ async def history_blocks(store: Store, session: Any, t: Any, lang: str, limit: i
     return blocks
 
 
-def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: dict[str, Any], totals: Any,
+def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: Outcome, totals: Sequence[int],
                    stake_cents: int) -> list[str]:
     """The message of a hand just booked (the wizard's Confirm, the web page's): its payment
     lines, the totals after it and whether it ended the level."""
@@ -164,8 +212,16 @@ def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: dict[str, An
     lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, lang, ctx.variant, ctx.names, outcome, events)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
-    lines += totals_block(t, ctx.names, totals, stake_cents, outcome["next_dealer"],
+    lines += totals_block(t, ctx.names, totals, stake_cents, outcome.next_dealer,
                           unit(ctx.variant, lang))
-    if outcome.get("level_over"):
+    if outcome.level_over and ctx.variant.game_hands:
+        lines += ["", "🏁 " + esc(t("That was the game's last hand; the next game starts from "
+                                   "nothing. This game: {scores}",
+                                   scores=deltas_text(t, outcome.balances) or "±0"))]
+        earned = ctx.variant.game_points(tuple(outcome.balances),  # type: ignore[arg-type]
+                                         ctx.variant.read_rules(ctx.base.get("rules") or {}))
+        if earned is not None:
+            lines.append(esc(t("Table points for this game: ")) + esc(seat_points(t, earned)))
+    elif outcome.level_over:
         lines += ["", "🏁 " + esc(t("The level is over; everyone starts the next one afresh."))]
     return lines

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
-from telegram import InputFile, Update
+from telegram import InputFile, Message, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import StoreError, without_bidi_controls
+from db import Person, Session, StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
@@ -46,7 +45,7 @@ from ..view.render import (
 
 # -- whose money ---------------------------------------------------------------------------------
 
-def _find(people: dict[int, Any], token: str) -> int | None:
+def _find(people: dict[int, Person], token: str) -> int | None:
     token = token.strip()
     if token.startswith("@"):
         wanted = token[1:].lower()
@@ -297,7 +296,7 @@ async def cmd_export(update: Update, context: Context) -> None:
     context.application.create_task(_send_export(context, sc, session, names), update=update)
 
 
-async def _send_export(context: Context, sc: ChatScope, session: Any, names: list[str]) -> None:
+async def _send_export(context: Context, sc: ChatScope, session: Session, names: list[str]) -> None:
     (csv_name, csv_data), (json_name, json_data) = await session_files(
         store_of(context), session, names)
     await context.bot.send_document(sc.chat_id, InputFile(csv_data, filename=csv_name))
@@ -340,7 +339,7 @@ async def _is_member(context: Context, sc: ChatScope, telegram_id: int) -> bool:
     return member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
 
 
-def _import_args(message: Any, context: Context) -> list[str]:
+def _import_args(message: Message, context: Context) -> list[str]:
     if context.args is not None:
         return list(context.args)
     return (message.caption or "").split()[1:]

@@ -7,9 +7,9 @@ from typing import Any
 from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
-from db import StoreError
+from db import Session, StoreError
 from scoring import all_variants, get_variant
-from scoring.variant import in_lang
+from scoring.variant import Variant, in_lang, term_name
 
 from ..books.refusals import AlreadyRunning, BadName, BadStake, SeatsTaken
 from ..books.sessions import end_session, guest_name, seat_guest, set_stake, start_session
@@ -29,7 +29,7 @@ from ..entry.controls import Kind
 from ..plumbing.callbacks import Act, Family, decode, encode
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
-from ..view.i18n import LANG_NAMES, LANGS, N_
+from ..view.i18n import LANG_NAMES, LANGS, N_, Translator
 from ..view.render import (
     colon,
     esc,
@@ -75,28 +75,36 @@ def next_rule_value(spec: controls.Spec, current: Any) -> Any:
     return choices[(idx + 1) % len(choices)]
 
 
-def rules_text(t: Any, variant_name: str, rules: dict[str, Any]) -> list[str]:
+def value_text(t: Translator, variant: Variant, value: Any) -> str:
+    """A house rule's value as /rules shows it: a shared label, else the variant's own term
+    for it, else as it is."""
+    if isinstance(value, (bool, str)) and value in VALUE_LABELS:
+        return t(VALUE_LABELS[value])
+    if isinstance(value, str) and value in variant.terms:
+        return term_name(variant.terms, value, t.lang)
+    return str(value)
+
+
+def rules_text(t: Translator, variant_name: str, rules: dict[str, Any]) -> list[str]:
     variant = get_variant(variant_name)
     full = variant.Rules.model_validate(rules).model_dump()
     out = []
     for spec in controls.fields_of(variant.Rules):
         value = full[spec.name]
-        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
-            else str(value)
+        shown = value_text(t, variant, value)
         name = rule_label(t, variant, spec.name)
         changed = "" if value == spec.default else " ✎"
         out.append(f"{esc(name)}{colon(t)}<b>{esc(shown)}</b>{changed}")
     return out
 
 
-def rules_rows(t: Any, session: Any) -> list[list[Button]]:
+def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
     variant = get_variant(session.variant)
     full = variant.Rules.model_validate(session.rules).model_dump()
     rows = []
     for i, spec in enumerate(controls.fields_of(variant.Rules)):
         value = full[spec.name]
-        shown = t(VALUE_LABELS[value]) if isinstance(value, (bool, str)) and value in VALUE_LABELS \
-            else str(value)
+        shown = value_text(t, variant, value)
         name = rule_label(t, variant, spec.name)
         rows.append([Button(f"{name}{colon(t)}{shown} 🔄", encode(Act.RULE, (session.id,), i))])
     rows.append([Button("◀ " + t("Back"), encode(Act.TO_LOBBY, (session.id,)))])
@@ -109,7 +117,7 @@ def variant_title(name: str, lang: str) -> str:
     return in_lang(get_variant(name).title, lang)
 
 
-async def lobby(context: Context, sc: ChatScope, session: Any) -> tuple[str, list[list[Button]]]:
+async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str, list[list[Button]]]:
     t, store = sc.t, store_of(context)
     names = await seat_names(store, session)
     lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "

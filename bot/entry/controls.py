@@ -22,6 +22,7 @@ from pydantic_core import PydanticUndefined
 from scoring.model import StrictModel, check_seat
 
 COUNTER_MAX = 8  # where a model gives no upper bound, the keyboard stops here
+WIDE = 20  # a counter of more values than this also steps by ten (a hand's points: 0–999)
 
 
 class Kind(enum.Enum):
@@ -32,6 +33,8 @@ class Kind(enum.Enum):
     SEATS = "seats"  # a set of seats
     SEAT_MAP = "seat_map"  # seat → value (a counter or an object, maybe null)
     TILE = "tile"  # a tile name such as "5p", or none
+    HAND = "hand"  # a whole hand in the tile notation: the tile keyboard's (scoring.model.hand_tiles)
+    TERMS = "terms"  # the variant's term keys, "key" or "key:n": a /hu line's (model.term_list)
     OBJECT = "object"  # a nested model
     ITEMS = "items"  # a list of models (winners)
     OTHER = "other"
@@ -144,9 +147,17 @@ def fields_of(model: type[StrictModel]) -> tuple[Spec, ...]:
         spec = classify(key, info.annotation, list(info.metadata), _default(info),
                         info.is_required())
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        entry = {"tiles": Kind.HAND, "terms": Kind.TERMS}.get(str(extra.get("entry")))
+        if entry is not None:
+            spec = replace(spec, kind=entry)
         win_by = extra.get("win_by")
         out.append(replace(spec, win_by=tuple(win_by)) if isinstance(win_by, list) else spec)
     return tuple(out)
+
+
+def wide(spec: Spec) -> bool:
+    """A counter of many values, which also steps by ten ("++" / "--")."""
+    return spec.kind is Kind.INT and spec.hi - spec.lo > WIDE
 
 
 def first_counter(model: type[StrictModel] | None) -> Spec | None:
@@ -234,9 +245,11 @@ def apply(model: type[StrictModel], obj: dict[str, Any], op: str, ref: str, arg:
         options = list(spec.choices) + ([None] if spec.optional else [])
         idx = options.index(value) if value in options else -1
         target[name] = options[(idx + 1) % len(options)]
-    elif op == "i" and spec.kind is Kind.INT and arg in ("+", "-"):
+    elif op == "i" and spec.kind is Kind.INT and (arg in ("+", "-") or (
+            arg in ("++", "--") and wide(spec))):
         current = spec.lo if value is None else int(value)
-        target[name] = min(spec.hi, max(spec.lo, current + (1 if arg == "+" else -1)))
+        step = (1 if arg[0] == "+" else -1) * (10 if len(arg) == 2 else 1)
+        target[name] = min(spec.hi, max(spec.lo, current + step))
     elif op == "s" and spec.kind is Kind.SEAT:
         seat = _seat(arg, allow_none=spec.optional)
         target[name] = None if seat is None or (value == seat and spec.optional) else seat

@@ -10,7 +10,7 @@ from typing import Any
 from scoring import Outcome, ScoringError, score
 from scoring.variant import Variant
 
-from ..view.i18n import translator
+from ..view.i18n import Translator, translator
 from ..view.render import reason
 
 
@@ -31,7 +31,7 @@ class Ctx:
         default_factory=dict, init=False, repr=False, compare=False)
 
     @property
-    def t(self) -> Any:
+    def t(self) -> Translator:
         return translator(self.lang)
 
     def record(self, events: list[dict[str, Any]]) -> dict[str, Any]:

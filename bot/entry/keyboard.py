@@ -619,6 +619,9 @@ def keys_screen(state: KeyState, spec: KeySpec, t: Translator, cb: Cb,
     labels; a suit's nine tiles take two rows (5 + 4)."""
     text = (f"<b>{esc(title)}</b>\n" if title else "") + hand_text(state, spec, t)
     text += "\n\n" + esc(_hint(state, spec, t))
+    missing = spec.style.cannot_count()
+    if missing is not None:  # its counter is not installed here: say how to get it, and what else
+        text += "\n\n⚠️ " + esc(t(missing.template, **missing.params))
     return Screen(text, [*_tile_rows(state, spec, t, cb), *_key_rows(state, spec, t, cb)])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoring import Outcome
 from scoring.variant import in_lang
 
 from ..view.render import (
@@ -36,7 +37,7 @@ MAX_READINGS = 6  # the best few: more would not fit a row, and are worth less a
 def text(ctx: Ctx, events: list[dict[str, Any]], reads: dict[str, Any] | None = None) -> str:
     """The preview of a whole hand: its header, then what it pays (scored at ctx's table)."""
     winners = [w for e in events if e.get("type") == "win" for w in e.get("winners", [])]
-    outcome = ctx.score(events).to_dict()
+    outcome = ctx.score(events)
     return "\n".join([header(ctx, events, reading_lines(ctx, winners, reads or {})), "",
                       *outcome_block(ctx, outcome, events)])
 
@@ -60,26 +61,34 @@ def header(ctx: Ctx, events: list[dict[str, Any]], reading: list[str]) -> str:
     return "\n".join([*lines, *(["", *reading] if reading else [])])
 
 
-def outcome_block(ctx: Ctx, outcome: dict[str, Any], events: list[dict[str, Any]]) -> list[str]:
+def outcome_block(ctx: Ctx, outcome: Outcome | dict[str, Any],
+                  events: list[dict[str, Any]]) -> list[str]:
     """The scored hand (of `events`): payments, this hand, the totals after it, the next
     dealer."""
+    if isinstance(outcome, dict):  # entry/wizard/flow.py's preview, until it hands the Outcome
+        outcome = Outcome.from_dict(outcome)
     t, u = ctx.t, unit(ctx.variant, ctx.lang)
     body = ["<b>" + esc(t("Payments")) + "</b>"]
     body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome, events)
     body += ["", "<b>" + esc(t("This hand")) + "</b>" + colon(t)
-             + esc(deltas_text(t, outcome["deltas"]) or "±0")]
+             + esc(deltas_text(t, outcome.deltas) or "±0")]
     body += ["<b>" + esc(t("After it")) + "</b>"]
     for s in range(4):
-        total = ctx.totals[s] + outcome["deltas"][s]
+        total = ctx.totals[s] + outcome.deltas[s]
         cash = f" ({money(total * ctx.stake_cents)})" if ctx.stake_cents else ""
         body.append(f"{seat_label(t, s, ctx.names)}{colon(t)}{esc(with_unit(t, signed(total), u))}{cash}")
-    if any(ctx.base.get("balances") or []):
+    if ctx.variant.game_hands:  # a game's running scores (`Variant.game_hands`)
+        if any(ctx.base.get("balances") or []):  # (its first hand: "This hand" says it)
+            body.append(esc(t("This game: ")) + esc(deltas_text(t, outcome.balances) or "±0"))
+        if outcome.level_over:
+            body.append("🏁 " + esc(t("This hand ends the game.")))
+    elif any(ctx.base.get("balances") or []):
         body.append(esc(t("Points held: ")) + " · ".join(
-            f"{wind(t, s)} {b}" for s, b in enumerate(outcome["balances"])))
-        if outcome["level_over"]:
+            f"{wind(t, s)} {b}" for s, b in enumerate(outcome.balances)))
+        if outcome.level_over:
             body.append("🏁 " + esc(t("This hand ends the level.")))
     body.append("")
-    body.append(esc(t("Next dealer: ")) + seat_label(t, outcome["next_dealer"], ctx.names))
+    body.append(esc(t("Next dealer: ")) + seat_label(t, outcome.next_dealer, ctx.names))
     return body
 
 

@@ -14,7 +14,17 @@ from ..plumbing.callbacks import Act
 from ..plumbing.messages import Button
 from ..view import tiles
 from ..view.i18n import N_
-from ..view.render import colon, comma, esc, listing, seat_label, semicolon, term, wind
+from ..view.render import (
+    colon,
+    comma,
+    esc,
+    listing,
+    seat_label,
+    semicolon,
+    term,
+    wind,
+    with_unit,
+)
 from . import controls
 from .controls import Kind, Spec
 from .ctx import Ctx
@@ -142,9 +152,13 @@ def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callb
                                       cb(Act.CHOOSE, ref, i)))
             continue
         if spec.kind is Kind.INT:
-            rows.append([Button("−", cb(Act.COUNT, ref, "-")),
-                         Button(f"{name}{colon(t)}{value if value is not None else spec.lo}", cb(Act.NOOP)),
-                         Button("+", cb(Act.COUNT, ref, "+"))])
+            row = [Button("−", cb(Act.COUNT, ref, "-")),
+                   Button(f"{name}{colon(t)}{value if value is not None else spec.lo}", cb(Act.NOOP)),
+                   Button("+", cb(Act.COUNT, ref, "+"))]
+            if controls.wide(spec):  # a hand's points: ten at a time too
+                row = [Button("−10", cb(Act.COUNT, ref, "--")), *row,
+                       Button("+10", cb(Act.COUNT, ref, "++"))]
+            rows.append(row)
         elif spec.kind is Kind.SEAT:
             rows.append([heading_row(name, cb)])
             seat_row = [Button(("✅ " if value == s else "") + wind(t, s), cb(Act.SEAT_FIELD, ref, s))
@@ -259,8 +273,8 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
         elif spec.kind is Kind.CHOICE:
             shown = value_label(ctx, value, event)
             parts.append(shown if spec.name in SELF_NAMING else f"{name} {shown}")
-        elif spec.kind is Kind.INT:
-            parts.append(f"{name}×{value}")
+        elif spec.kind is Kind.INT:  # a count of a feature (闺×2), or an amount (24番)
+            parts.append(with_unit(t, str(value), name) if controls.wide(spec) else f"{name}×{value}")
         elif spec.kind is Kind.SEAT:
             parts.append(("← " if spec.name == "from" else f"{name} ") + wind(t, value))
         elif spec.kind is Kind.SEATS:
@@ -272,6 +286,10 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
             parts.append(inner if spec.name in ("seats", "ready") else f"{name}{colon(t)}{inner}")
         elif spec.kind is Kind.TILE:
             parts.append(f"{name} {tile_label(ctx, value)}")
+        elif spec.kind is Kind.HAND:
+            continue  # the reading of the tiles is shown beside the events
+        elif spec.kind is Kind.TERMS:
+            parts.append(listing(t).join(term(ctx.variant, str(k), ctx.lang) for k in value))
         elif spec.kind is Kind.OBJECT:
             parts.append(summarize(ctx, spec.model, value, event))
         else:

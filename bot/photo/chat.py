@@ -5,12 +5,11 @@ from the message it answers."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 from telegram import Bot, Document, Message, PhotoSize
 from telegram.error import TelegramError
 
-from ..view.i18n import N_
+from ..view.i18n import N_, Translator
 from .detect import (
     NO_TILES,
     NOT_AN_IMAGE,
@@ -67,6 +66,6 @@ async def read_message_photo(bot: Bot, message: Message, *, command: str = "/hu"
     return reading
 
 
-def error_text(t: Callable[..., str], exc: PhotoError) -> str:
+def error_text(t: Translator, exc: PhotoError) -> str:
     """The chat's message for a photo that could not be read (plain text: escape it for HTML)."""
     return t(exc.msgid, **exc.params)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -30,6 +30,9 @@ from .boxes import OVERLAP, Box, iou, same_tile
 from .classify import CLASSES, CROP_PX, FLOWER, NONE, classify, crop
 from .locator import locate
 from .row import MAX_TILES, fit_row, propose
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 # The project's tile names (docs/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
 SUITS = "mpsz"
@@ -157,7 +160,7 @@ def tile_string(tiles: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class _Model:
-    session: Any  # onnxruntime.InferenceSession
+    session: InferenceSession
     predict: Any  # the package's predict module (tensor layout, post-processing, class names)
     preprocess: Any
     lock: threading.Lock  # one inference at a time: the machine's cores are better spent on one

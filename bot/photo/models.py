@@ -7,14 +7,17 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 
 @dataclass(frozen=True)
 class Model:
-    session: Any  # onnxruntime.InferenceSession
+    session: InferenceSession
     lock: threading.Lock
 
     def run(self, name: str, x: np.ndarray) -> np.ndarray:

@@ -68,7 +68,7 @@ TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f"
 SEAT = Kind("[0-3]", _number, 0, 3)
 SEAT_OR_NONE = Kind("[0-3]|-", _none_or(_number), None, 3, _write_none)
 SEAT_STEP = Kind("[0-3][-+]", str, "0-", "3+")  # a seat's counter one up or down: "2+"
-STEP = Kind("[-+]", str, "-", "+")
+STEP = Kind(r"[-+]|--|\+\+", str, "-", "++")  # one down or up, or ten (a hand's points)
 INDEX = Kind("[0-9]{1,2}", _number, 0, 99)  # a place in a short list (a choice, an event type)
 REV = Kind("[0-9]{1,9}", _number, 0, 999_999_999)  # the wizard's screen version
 ID = Kind("[0-9]{1,13}", _number, 0, 9_999_999_999_999)  # a database id (a session, a person)
@@ -135,7 +135,7 @@ class Act(enum.Enum):
     ROBBED_SWITCH = (_W, "hk", (), "the seat buttons name whose kong was robbed (or discarded)")
     TOGGLE = (_W, "t", (_REF,), "a yes/no field flipped")
     CHOOSE = (_W, "c", (_REF, Field("choice", INDEX)), "a field set to its n-th choice (again: back)")
-    COUNT = (_W, "i", (_REF, Field("step", STEP)), "a counter one up or down")
+    COUNT = (_W, "i", (_REF, Field("step", STEP)), "a counter one (or ten) up or down")
     SEAT_FIELD = (_W, "s", (_REF, Field("seat", SEAT_OR_NONE)), "a seat field set (or none)")
     SEATS_FIELD = (_W, "m", (_REF, Field("seat", SEAT)), "a seat put in or taken out of a set")
     MAP_COUNT = (_W, "k", (_REF, Field("step", SEAT_STEP)), "a seat's count in a map up or down")

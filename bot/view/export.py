@@ -15,8 +15,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import IO, Any
 
-from db import Session, Store
-from scoring import ScoringError, get_variant, score
+from db import RecordedHand, Session, Store
+from scoring import Outcome, ScoringError, get_variant, score
 
 from ..plumbing.limits import (
     MAX_HAND_POINTS,
@@ -39,7 +39,7 @@ CSV_HEADER = ["hand", "seat", "wind", "player", "points", "total_points", "money
 class ExportedHand:
     seq: int
     record: dict[str, Any]
-    outcome: dict[str, Any]
+    outcome: Outcome
     voided: bool = False
     void_reason: str | None = None
 
@@ -62,6 +62,14 @@ class ImportError_(ValueError):
         self.msgid, self.kwargs, self.scoring, self.players = msgid, kwargs, scoring, players
         english = {**kwargs, "reason": str(scoring)} if scoring is not None else kwargs
         super().__init__(msgid.format(**english) if english else msgid)
+
+
+def exported_hand(hand: ExportedHand | RecordedHand) -> ExportedHand:
+    """A stored hand as the export has it, its outcome read back from the stored JSON."""
+    if isinstance(hand, ExportedHand):
+        return hand
+    return ExportedHand(hand.seq, hand.record, Outcome.from_dict(hand.outcome), hand.voided,
+                        hand.void_reason)
 
 
 def header_json(variant: str, rules: dict[str, Any], stake_cents: int,
@@ -92,7 +100,7 @@ class CsvWriter:
     def write(self, hands: Sequence[ExportedHand]) -> None:
         for hand in hands:
             for seat in range(4):
-                points = 0 if hand.voided else hand.outcome["deltas"][seat]
+                points = 0 if hand.voided else hand.outcome.deltas[seat]
                 self.totals[seat] += points
                 self.writer.writerow([hand.seq, seat, WIND_NAMES[seat], self.players[seat], points,
                                       self.totals[seat], self.totals[seat] * self.stake_cents,
@@ -130,13 +138,13 @@ class SessionExport:
         self.json.write(head[:-1] + ', "hands": [\n')
         self.hands = 0
 
-    def write(self, hands: Sequence[ExportedHand]) -> None:
+    def write(self, hands: Sequence[ExportedHand | RecordedHand]) -> None:
         for start in range(0, len(hands), YIELD_EVERY):
             if start:
                 # let the event loop's thread (and the driver's) take the GIL now, not after
                 # the interpreter's switch interval: another chat's reply waits that long per step
                 time.sleep(0)
-            piece = hands[start:start + YIELD_EVERY]
+            piece = [exported_hand(h) for h in hands[start:start + YIELD_EVERY]]
             self.rows.write(piece)
             for hand in piece:
                 if self.hands:
@@ -172,8 +180,7 @@ async def session_files(store: Store, session: Session, players: Sequence[str]) 
     export = SessionExport(session.variant, session.rules, session.stake_cents, players)
     async with aclosing(store.iter_hands(session.id)) as batches:
         async for batch in batches:
-            await asyncio.to_thread(export.write, [
-                ExportedHand(h.seq, h.record, h.outcome, h.voided, h.void_reason) for h in batch])
+            await asyncio.to_thread(export.write, batch)
     return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.number}")
 
 
@@ -275,14 +282,14 @@ def _hand(n: int, item: Any, variant: Any, players: Sequence[str], seen: set[int
     if bad is not None:
         raise ImportError_("hand {n}: the number {value} is out of range", n=n, value=clip(bad))
     try:
-        outcome = score(record).to_dict()
+        outcome = score(record)
     except ScoringError as exc:
         raise ImportError_("hand {n}: {reason}", n=n, scoring=exc, players=players) from None
     except (ValueError, TypeError, KeyError, OverflowError, RecursionError):
         raise ImportError_("hand {n} cannot be scored", n=n) from None
-    if any(abs(d) > MAX_HAND_POINTS for d in outcome["deltas"]):
+    if any(abs(d) > MAX_HAND_POINTS for d in outcome.deltas):
         raise ImportError_("hand {n}: the number {value} is out of range", n=n,
-                           value=max(outcome["deltas"], key=abs))
+                           value=max(outcome.deltas, key=abs))
     reason = item.get("void_reason")
     reason = str(reason)[:200] if reason is not None else None
     return ExportedHand(seq, record, outcome, bool(item.get("voided")), reason)

@@ -5,17 +5,17 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from db import without_bidi_controls
 from scoring.errors import ScoringError, seat_params
+from scoring.outcome import Outcome
 from scoring.settlement import format_cents
 from scoring.variant import Variant, in_lang, term_name
 
-from .i18n import N_
+from .i18n import N_, Translator
 
-Tr = Callable[..., str]
 WINDS = (N_("East"), N_("South"), N_("West"), N_("North"))
 NAME_MAX = 24
 
@@ -27,43 +27,43 @@ def money(cents: int) -> str:
     return format_cents(cents).replace("-", MINUS)
 
 
-def is_zh(t: Tr) -> bool:
-    return str(getattr(t, "lang", "en")).startswith("zh")
+def is_zh(t: Translator) -> bool:
+    return t.lang.startswith("zh")
 
 
-def colon(t: Tr) -> str:
+def colon(t: Translator) -> str:
     """": " in English, "：" in Chinese text."""
     return "：" if is_zh(t) else ": "
 
 
-def comma(t: Tr) -> str:
+def comma(t: Translator) -> str:
     """", " in English, "，" in Chinese text."""
     return "，" if is_zh(t) else ", "
 
 
-def semicolon(t: Tr) -> str:
+def semicolon(t: Translator) -> str:
     """"; " in English, "；" in Chinese text."""
     return "；" if is_zh(t) else "; "
 
 
-def listing(t: Tr) -> str:
+def listing(t: Translator) -> str:
     """Between the items of a list: ", " in English, "、" in Chinese text."""
     return "、" if is_zh(t) else ", "
 
 
-def and_list(t: Tr, items: Sequence[str]) -> str:
+def and_list(t: Translator, items: Sequence[str]) -> str:
     """"A and B", "A, B and C" in English; "A、B、C" in Chinese text."""
     if is_zh(t) or len(items) < 2:
         return listing(t).join(items)
     return ", ".join(items[:-1]) + " " + t("and") + " " + items[-1]
 
 
-def styles_named(t: Tr, variants: Sequence[Variant]) -> str:
+def styles_named(t: Translator, variants: Sequence[Variant]) -> str:
     """Styles by their short names in running text: "Luzhou and Guiyang", "泸州、贵阳"."""
-    return and_list(t, [in_lang(v.short, str(getattr(t, "lang", "en"))) for v in variants])
+    return and_list(t, [in_lang(v.short, t.lang) for v in variants])
 
 
-def with_unit(t: Tr, text: str, u: str) -> str:
+def with_unit(t: Translator, text: str, u: str) -> str:
     """"+13 ke" in English, "+13颗" in Chinese."""
     if not u:
         return text
@@ -99,18 +99,18 @@ def name_html(name: str, limit: int | None = None) -> str:
     return esc(shown_name(name, limit))
 
 
-def wind(t: Tr, seat: int) -> str:
+def wind(t: Translator, seat: int) -> str:
     return t(WINDS[seat])
 
 
-def seat_label(t: Tr, seat: int, names: Sequence[str | None], *, html_out: bool = True) -> str:
+def seat_label(t: Translator, seat: int, names: Sequence[str | None], *, html_out: bool = True) -> str:
     """"East Alice" — for buttons (plain text) or messages (escaped HTML)."""
     name = names[seat] if seat < len(names) and names[seat] else t("(empty)")
     text = f"{wind(t, seat)} {shown_name(name)}"
     return esc(text) if html_out else text
 
 
-def reason(t: Tr, lang: str, exc: ScoringError, names: Sequence[str | None],
+def reason(t: Translator, lang: str, exc: ScoringError, names: Sequence[str | None],
            variant: Variant | None = None) -> str:
     """Why scoring refused a hand, in the chat's language with seats as players (plain text:
     escape it before it goes into HTML)."""
@@ -143,24 +143,24 @@ RULE_LABELS = {
 }
 
 
-def rule_label(t: Tr, variant: Variant, key: str) -> str:
+def rule_label(t: Translator, variant: Variant, key: str) -> str:
     """A house rule's name as /rules shows it: the shared label, else the variant's own term
     for it, else its key."""
     if key in RULE_LABELS:
         return t(RULE_LABELS[key])
     if key in variant.terms:
-        return term(variant, key, str(getattr(t, "lang", "en")))
+        return term(variant, key, t.lang)
     return key
 
 
 RAW_KEY = re.compile(r"\s?[（(]([a-z]+(?:_[a-z0-9]+)+)(?::\s*[^)）]*)?[)）]|\b([a-z]+(?:_[a-z0-9]+)+)\b")
 
 
-def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
+def plain_words(t: Translator, text: str, variant: Variant | None = None) -> str:
     """Scoring's reasons name rules and fields by their keys ("only with rule one_ke_discard",
     "清一色（pure）"): a key in brackets after its own name goes, a rule key reads as the
     /rules screen names it, a feature key as the variant's term."""
-    lang = str(getattr(t, "lang", "en"))
+    lang = t.lang
 
     def word(m: re.Match[str]) -> str:
         if m.group(1):  # a gloss in brackets: the name it glosses is right before it
@@ -177,7 +177,7 @@ def plain_words(t: Tr, text: str, variant: Variant | None = None) -> str:
     return re.sub(r"\s*(「[^」]*」)\s*", r"\1", out) if is_zh(t) else out
 
 
-def hands_count(t: Tr, n: int) -> str:
+def hands_count(t: Translator, n: int) -> str:
     """"1 hand", "4 hands" (Chinese: "4 局")."""
     return t("1 hand") if n == 1 else t("{n} hands", n=n)
 
@@ -194,7 +194,17 @@ def unit(variant: Variant, lang: str) -> str:
     return in_lang(variant.unit, lang)
 
 
-def deltas_text(t: Tr, deltas: Sequence[int]) -> str:
+def term_points(variant: Variant, key: str) -> int | None:
+    """What a term is worth where the variant's terms carry points (`Variant.term_points`):
+    "pure_double_chow:2" counts twice; None for a term that is no element."""
+    name, _, times = key.partition(":")
+    points = variant.term_points.get(name)
+    if points is None:
+        return None
+    return points * (int(times) if times.isdigit() else 1)
+
+
+def deltas_text(t: Translator, deltas: Sequence[int]) -> str:
     return " · ".join(f"{wind(t, s)} {signed(d)}" for s, d in enumerate(deltas) if d)
 
 
@@ -204,31 +214,39 @@ HALF_NOTES = {"discard": N_("the discarder pays half"),
               "robbed_kong": N_("the kong's owner pays half")}
 
 
-def outcome_lines(t: Tr, lang: str, variant: Variant, names: Sequence[str | None],
-                  outcome: dict[str, Any], events: Sequence[dict[str, Any]] = ()) -> list[str]:
+def outcome_lines(t: Translator, lang: str, variant: Variant, names: Sequence[str | None],
+                  outcome: Outcome, events: Sequence[dict[str, Any]] = ()) -> list[str]:
     """One readable HTML line per payment item, in the chat's language; `events` (the hand's)
     tell how each winner won, for the variants where a discard pays half."""
     out = []
     u = unit(variant, lang)
     won_by = {w.get("seat"): ev.get("by") for ev in events if ev.get("type") == "win"
               for w in ev.get("winners") or []} if variant.discard_pays_half else {}
-    for line in outcome["lines"]:
-        who = seat_label(t, line["seat"], names) if line.get("seat") is not None else ""
-        what = line["what"]
-        terms = [k for k in line.get("terms", []) if k != what]
+    worth = in_lang(variant.value_unit, lang) if variant.value_unit else u
+    for line in outcome.lines:
+        who = seat_label(t, line.seat, names) if line.seat is not None else ""
+        what = line.what
+        terms = [k for k in line.terms if k != what]
         label = term(variant, what, lang) if what in variant.terms and what != "win" else ""
-        parts = [p for p in (label, " ".join(esc(term(variant, k, lang)) for k in terms)) if p]
-        value = " " + esc(with_unit(t, str(line["value"]), u)) if line.get("value") is not None else ""
-        how = won_by.get(line["seat"]) if line["what"] == "win" else None
+        pointed = bool(terms) and all(term_points(variant, k) is not None for k in terms)
+        named = (" · ".join(f"{esc(term(variant, k, lang))} {term_points(variant, k)}" for k in terms)
+                 if pointed else " ".join(esc(term(variant, k, lang)) for k in terms))
+        parts = [p for p in (label, named) if p]
+        value = ""
+        if line.value is not None:  # a table of elements: "七对 24 · 自摸 1 = 25番"
+            shown = with_unit(t, str(line.value), worth if what == "win" else u)
+            value = (" = " if pointed else " ") + esc(shown)
+        how = won_by.get(line.seat) if line.what == "win" else None
         if value and how in HALF_NOTES:
             value += esc(comma(t) + t(HALF_NOTES[how]))
         head = f"<b>{who}</b> " if who else ""
         body = esc(" ".join(parts)) if not terms else " ".join(parts)
-        out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line['deltas']) or '±0'}")
+        value = value if body else value.lstrip()  # a hand entered by its total alone
+        out.append(f"• {head}{body}{value}{colon(t)}{deltas_text(t, line.deltas) or '±0'}")
     return out
 
 
-def totals_block(t: Tr, names: Sequence[str | None], totals: Sequence[int],
+def totals_block(t: Translator, names: Sequence[str | None], totals: Sequence[int],
                  stake_cents: int = 0, dealer: int | None = None, u: str = "") -> list[str]:
     """A line a seat: points in the variant's unit `u`, money at the stake; 🀄 marks the
     dealer, explained on a legend line."""

@@ -4,9 +4,8 @@ that names a tile, and the notation of a reading (`123m 111z`) in those labels."
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from .i18n import N_
+from .i18n import N_, Translator
 
 # Button labels: short, the characters on the tiles (an English table reads 東/中 off them too)
 HONOUR_LABELS = (N_("E"), N_("S"), N_("W"), N_("N"), N_("Wh"), N_("Gr"), N_("Rd"))
@@ -16,7 +15,7 @@ SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
 _RUN = re.compile(r"([1-9]+)([mpszf])")
 
 
-def tile_label(t: Callable[..., str], tile: str) -> str:
+def tile_label(t: Translator, tile: str) -> str:
     """A tile's name on a button: "5p" / "5筒", 东 / "E", 春 / "Spring"."""
     n, s = int(tile[0]), tile[1]
     if s == "z":
@@ -26,7 +25,7 @@ def tile_label(t: Callable[..., str], tile: str) -> str:
     return t(SUIT_LABELS[s], n=n)
 
 
-def notation_text(t: Callable[..., str], text: str) -> str:
+def notation_text(t: Translator, text: str) -> str:
     """Tile notation as the keyboard names the tiles, for Chinese text: `111z [555m]` →
     `东东东 [555万]`. English keeps the notation, which is what a /hu line types."""
     if not str(getattr(t, "lang", "en")).startswith("zh"):

@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from db import StoreError
+from db import Draft, Session, Store, StoreError
 from scoring import ScoringError, all_variants, get_variant
 from scoring.settlement import Transfer
 from scoring.tiles import analyze
@@ -95,11 +95,11 @@ def not_allowed(caller: Caller) -> Refused:
 Authorize = Callable[[web.Request, dict[str, Any]], Awaitable[Caller]]
 # After a hand is booked from the page: (caller, the confirmation's HTML lines, drafts the
 # booking closed) → tell the chat (Telegram mode); None in the local mode.
-Announce = Callable[[Caller, list[str], list[Any]], Awaitable[None]]
+Announce = Callable[[Caller, list[str], list[Draft]], Awaitable[None]]
 
-STORE_KEY = web.AppKey("store", Any)
-AUTH_KEY = web.AppKey("authorize", Any)
-ANNOUNCE_KEY = web.AppKey("announce", Any)
+STORE_KEY = web.AppKey("store", Store)
+AUTH_KEY: web.AppKey[Authorize] = web.AppKey("authorize")
+ANNOUNCE_KEY: web.AppKey[Announce] = web.AppKey("announce")
 
 
 def request_lang(request: web.Request, chat_language: str | None = None) -> str:
@@ -135,7 +135,7 @@ async def caller_and_body(request: web.Request) -> tuple[Caller, dict[str, Any]]
     return await request.app[AUTH_KEY](request, body), body
 
 
-async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Any:
+async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Session:
     """The chat's running session; with `book`, one the caller may book hands in."""
     try:
         session = await sessions.running(request.app[STORE_KEY], caller.chat_id)
@@ -255,9 +255,9 @@ async def preview(request: web.Request) -> web.Response:
     mark = await store.table_mark(session.id)  # before the reads the preview is computed on
     ctx = await wizard_ctx(store, session, caller.lang)
     hand = _hand(ctx, body, caller)
-    outcome = ctx.score(hand.events).to_dict()
+    outcome = ctx.score(hand.events)
     return web.json_response({"html": drawn.text(ctx, hand.events, hand.reads), "mark": mark,
-                              "deltas": outcome["deltas"], "events": hand.events})
+                              "deltas": list(outcome.deltas), "events": hand.events})
 
 
 async def tiles(request: web.Request) -> web.Response:
@@ -310,7 +310,7 @@ async def confirm(request: web.Request) -> web.Response:
 
 # -- settling up ----------------------------------------------------------------------------------
 
-async def _settlement(store: Any, caller: Caller) -> dict[str, Any]:
+async def _settlement(store: Store, caller: Caller) -> dict[str, Any]:
     """/settle's screen for the chat (all its unsettled sessions), and its transfers and waiting
     payments as data, each with whether this caller is its payee (who says "received")."""
     t = translator(caller.lang)
@@ -366,7 +366,7 @@ async def received(request: web.Request) -> web.Response:
     return web.json_response(await _settlement(store, caller))
 
 
-def add_routes(app: web.Application, store: Any, authorize: Authorize,
+def add_routes(app: web.Application, store: Store, authorize: Authorize,
                announce: Announce | None = None) -> None:
     """The API under /app/api/ (the page itself: bot/web/page.py)."""
     app[STORE_KEY] = store

@@ -20,7 +20,7 @@ from db import Store
 
 from ..chat.miniapp import Forbidden, chat_of_token, chat_token
 from ..view.i18n import N_, lang_from_code, translator
-from .api import Caller, Refused, request_lang
+from .api import Authorize, Caller, Refused, request_lang
 
 MAX_AGE = 24 * 3600  # seconds: initData older than a day is refused
 HEADER = "X-Telegram-Init-Data"
@@ -63,7 +63,7 @@ def check_init_data(init_data: str, bot_token: str, *, now: float | None = None)
     return fields
 
 
-def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Any:
+def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Authorize:
     """The Mini App's Authorize: initData in the X-Telegram-Init-Data header, its start_param
     the chat's token; the user becomes the chat's person (as a message of theirs would)."""
 

@@ -7,7 +7,6 @@ page says them: no chat commands in them."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from db import StoreError
 
@@ -33,7 +32,7 @@ from ..books.refusals import (
 from ..chat.scope import refusal as store_refusal
 from ..entry.ctx import Ctx
 from ..entry.screens import label
-from ..view.i18n import N_, gettext, translator
+from ..view.i18n import N_, Translator, gettext, translator
 from ..view.render import colon, money
 
 PAGE_STRINGS = (
@@ -80,7 +79,7 @@ REFUSALS: tuple[tuple[type[Refusal], str], ...] = (
 )
 
 
-def refusal_text(exc: Refusal | StoreError, t: Any, ctx: Ctx | None = None) -> str:
+def refusal_text(exc: Refusal | StoreError, t: Translator, ctx: Ctx | None = None) -> str:
     """A refusal in the reader's words (plain text); `ctx` names a hand's fields and seats."""
     if isinstance(exc, StoreError):
         return store_refusal(t, exc)

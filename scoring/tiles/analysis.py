@@ -19,7 +19,7 @@ from ..variant import get_variant
 from .engine import readings, waiting
 from .features import Context, named, suits
 from .reading import Holding, Reading, groups_out
-from .request import Table, read_request, split_win
+from .request import Table, own_engine, read_request, split_win
 
 WIN_LINES = ("win", "all_in")  # the lines that pay the winner for the win itself
 
@@ -324,6 +324,9 @@ def _check_missing_suit(table: Table) -> None:
 
 def analyze(data: Any) -> dict[str, Any]:
     """The best reading of a winning hand and every legal reading, best first."""
+    own = own_engine(data)
+    if own is not None:
+        return own.analyze_tiles(data)
     return analyze_table(read_request(data))
 
 

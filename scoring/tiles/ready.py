@@ -19,7 +19,7 @@ from ..variant import get_variant
 from .analysis import Scored, score_record, scored_waits, three_suits
 from .features import named
 from .notation import tile_name
-from .request import Table, read_request, split_win
+from .request import Table, own_engine, read_request, split_win
 
 
 def has_ready_check(variant: str) -> bool:
@@ -127,6 +127,10 @@ def ready_entry(data: Any) -> dict[str, Any]:
     `ready` is what the `exhausted` event's ready map takes for the seat; `value` what each
     seat that is not ready pays it (None when not ready); `tile` the wait that value comes from
     and `reading` its sets; `waits` every tile that completes the hand (jokers not listed)."""
+    own = own_engine(data)
+    if own is not None:
+        raise ScoringError("variant", "{variant} pays nothing for ready hands at an exhausted "
+                           "wall: its exhausted event has no ready map", variant=own.name)
     table = read_request(data)
     if not has_ready_check(table.name):
         raise ScoringError("variant", "{variant} pays nothing for ready hands at an exhausted "
@@ -145,6 +149,9 @@ def ready_entry(data: Any) -> dict[str, Any]:
 
 def waits(data: Any) -> dict[str, Any]:
     """Every tile that completes a 13-tile hand, with its best reading valued as a self-draw."""
+    own = own_engine(data)
+    if own is not None:
+        return own.waits_tiles(data)
     table = read_request(data)
     hand, _ = split_win(table, 13)
     out: dict[str, Any] = {}

@@ -56,6 +56,14 @@ class Table(NamedTuple):
         return tiles
 
 
+def own_engine(data: Any) -> Variant | None:
+    """The variant a request names, when it reads its tiles with its own engine."""
+    if isinstance(data, dict) and isinstance(data.get("variant"), str):
+        variant = get_variant(data["variant"])
+        return variant if variant.reads_own_tiles else None
+    return None
+
+
 def read_request(data: Any) -> Table:
     if not isinstance(data, dict):
         raise ScoringError("request", "a request must be a JSON object")

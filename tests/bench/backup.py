@@ -28,13 +28,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from alembic import command
 from sqlalchemy import text
 
 from db import Store
 from db.config import make_engine
-from db.store import alembic_config
-from tests.bench.scale import FIRST_REVISION, add_session, cixi_level, luzhou_pool
+from tests.bench.scale import add_session, cixi_level, luzhou_pool, to_first_revision
 from tests.databases import new_pg_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,13 +42,7 @@ async def build(url: str, chats: int, hands: int) -> float:
     """The database of `chats` × `hands`, migrated by the bot; the seconds its migration took."""
     engine = make_engine(url)
     try:
-        async with engine.begin() as conn:
-            def upgrade(sync_conn: Any) -> None:
-                cfg = alembic_config()
-                cfg.attributes["connection"] = sync_conn
-                command.upgrade(cfg, FIRST_REVISION)
-
-            await conn.run_sync(upgrade)
+        await to_first_revision(engine)
         pool, level = luzhou_pool(), cixi_level(random.Random(15))
         for n in range(chats):
             async with engine.begin() as conn:

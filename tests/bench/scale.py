@@ -93,17 +93,22 @@ def cixi_level(rng: random.Random) -> list[tuple[dict[str, Any], dict[str, Any]]
                 outcome["next_dealer_streak"]
 
 
+async def to_first_revision(engine: Any) -> None:
+    """An empty database brought to the schema's first revision, as the oldest deployments had."""
+    def upgrade(sync_conn: Any) -> None:
+        cfg = alembic_config()
+        cfg.attributes["connection"] = sync_conn
+        command.upgrade(cfg, FIRST_REVISION)
+
+    async with engine.begin() as conn:
+        await conn.run_sync(upgrade)
+
+
 async def build(url: str, sizes: list[int]) -> None:
     """The database at the first revision, with a Luzhou and a Cixi chat per size."""
     engine = make_engine(url)
     try:
-        async with engine.begin() as conn:
-            def upgrade(sync_conn: Any) -> None:
-                cfg = alembic_config()
-                cfg.attributes["connection"] = sync_conn
-                command.upgrade(cfg, FIRST_REVISION)
-
-            await conn.run_sync(upgrade)
+        await to_first_revision(engine)
         rng = random.Random(15)
         pool, level = luzhou_pool(), cixi_level(rng)
         for size in sizes:

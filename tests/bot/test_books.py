@@ -86,9 +86,9 @@ async def test_the_pages_booking_closes_the_chats_entry_and_books_once(store: St
     assert await store.standing_hands(session.id) == 0
     booked = await book_hand(store, CHAT, session, ctx, hand, shown_at=mark, mark=mark, by=None)
     assert [d.message_id for d in booked.replaced] == [chats.message_id]
-    assert booked.hand.created and booked.totals == tuple(booked.outcome["deltas"])
+    assert booked.hand.created and booked.totals == booked.outcome.deltas
     assert await store.drafts_for_session(session.id) == []
-    assert list(await store.totals(session.id)) == booked.outcome["deltas"]
+    assert await store.totals(session.id) == booked.outcome.deltas
 
 
 async def test_the_same_entry_confirmed_twice_is_one_hand(store: Store) -> None:

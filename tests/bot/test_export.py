@@ -42,7 +42,7 @@ def hands() -> list[ExportedHand]:
         {"variant": "luzhou", "rules": {}, "dealer": 2, "dealer_streak": 1, "round_wind": 0,
          "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 0, "quads": 2}]}]},
     ]]
-    return [ExportedHand(i + 1, r, score(r).to_dict(), voided=(i == 2), void_reason="typo" if i == 2
+    return [ExportedHand(i + 1, r, score(r), voided=(i == 2), void_reason="typo" if i == 2
                          else None) for i, r in enumerate(records)]
 
 
@@ -56,7 +56,7 @@ def test_json_round_trip_gives_identical_totals() -> None:
     assert set(back.rules) == set(get_variant("luzhou").Rules.model_fields)
 
     def totals(hs: list[ExportedHand] | tuple[ExportedHand, ...]) -> list[int]:
-        return [sum(h.outcome["deltas"][s] for h in hs if not h.voided) for s in range(4)]
+        return [sum(h.outcome.deltas[s] for h in hs if not h.voided) for s in range(4)]
 
     assert totals(back.hands) == totals(original) == [-10, 30, -5, -15]
     assert [h.voided for h in back.hands] == [False, False, True]
@@ -124,7 +124,7 @@ def many(n: int) -> list[ExportedHand]:
                   "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": winner}]},
                              {"type": "exhausted", "ready": {str(s): {} for s in range(4) if s != winner}}]}
         voided = i % 7 == 3
-        out.append(ExportedHand(i + 1, record, score(record).to_dict(), voided,
+        out.append(ExportedHand(i + 1, record, score(record), voided,
                                 "typo" if voided else None))
     return out
 

@@ -14,7 +14,7 @@ from bot.view.i18n import translator
 from bot.view.render import FSI, PDI, outcome_lines, seat_label, shown_name, totals_block
 from bot.view.tiles import notation_text, tile_label
 from db.store.rows import clean_name
-from scoring import get_variant, score
+from scoring import Outcome, get_variant, score
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
@@ -39,12 +39,12 @@ def test_a_shown_name_cannot_reverse_the_points_after_it() -> None:
     assert shown_name("Alice") == "Alice" and shown_name("小红") == "小红"
 
 
-def luzhou_discard() -> tuple[dict[str, Any], dict[str, Any]]:
+def luzhou_discard() -> tuple[dict[str, Any], Outcome]:
     record = {"variant": "luzhou", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0,
               "events": [{"type": "win", "by": "discard", "from": 0,
                           "winners": [{"seat": 1, "form": "all_pungs"}]},
                          {"type": "exhausted", "ready": {"0": None, "2": None, "3": None}}]}
-    return record, score(record).to_dict()
+    return record, score(record)
 
 
 @pytest.mark.parametrize(("lang", "line"), [

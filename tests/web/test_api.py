@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +36,6 @@ NAMES = ["Alice", "Bob", "Carol", "Dave"]
 SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
 
 
-@pytest.fixture
-async def client(store: Store) -> AsyncIterator[TestClient]:
-    async with TestClient(TestServer(local_app(store))) as c:
-        yield c
-
-
 async def post(client: TestClient, path: str, body: dict[str, Any], status: int = 200,
                lang: str = "en") -> dict[str, Any]:
     resp = await client.post(f"/app/api/{path}?lang={lang}", data=json.dumps(body))
@@ -58,7 +51,8 @@ async def start(client: TestClient, variant: str = "guiyang", stake: str = "") -
 async def test_state_without_a_session_lists_the_variants(client: TestClient) -> None:
     data = await post(client, "state", {}, lang="zh-Hans")
     assert data["session"] is None and data["local"] and data["may_book"]
-    assert {v["name"] for v in data["variants"]} == {"luzhou", "guiyang", "cixi", "feibao", "hainan"}
+    assert {v["name"] for v in data["variants"]} == {"luzhou", "guiyang", "cixi", "feibao", "hainan",
+                                                     "mcr"}
     assert any(v["title"] == "贵阳捉鸡" for v in data["variants"]) or all(
         v["title"] != v["name"] for v in data["variants"])
 

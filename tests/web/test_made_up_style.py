@@ -5,53 +5,26 @@ browser plays it from what the API says, keeping no list of its own."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from bot.chat.table import wizard_ctx
 from bot.entry.wizard.flow import new_draft, screen
-from bot.web.local import LOCAL_CHAT_ID, local_app
+from bot.web.local import LOCAL_CHAT_ID
 from db import Store
 from scoring import score
 from scoring.variant import Variant
 
-from .browser import launch, shot
+from .browser import shot
 from .test_api import post
 from .test_page import NAMES, book_previewed, open_page, start_in_page
 
 SUITED = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
 
 
-@pytest.fixture
-async def api(store: Store) -> AsyncIterator[TestClient]:
-    """The local mode's app, through aiohttp's test client."""
-    async with TestClient(TestServer(local_app(store))) as c:
-        yield c
-
-
-@pytest.fixture
-async def chromium() -> AsyncIterator[Any]:
-    async for b in launch():
-        yield b
-
-
-@pytest.fixture
-async def page_url(store: Store) -> AsyncIterator[str]:
-    """The local mode's app served for the browser: the page's address."""
-    server = TestServer(local_app(store))
-    await server.start_server()
-    try:
-        yield str(server.make_url("/app/"))
-    finally:
-        await server.close()
-
-
-async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, api: TestClient,
+async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, client: TestClient,
                                                         store: Store) -> None:
-    client = api
     state = await post(client, "state", {}, lang="zh-Hans")
     assert {"name": "toy", "title": "玩具麻将"} in state["variants"]
     await post(client, "session", {"variant": "toy", "names": NAMES})
@@ -84,9 +57,9 @@ async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, 
     assert list(await store.totals(session.id)) == [-1, 3, 1, -3]
 
 
-async def test_the_page_plays_a_made_up_style(made_up_style: Variant, chromium: Any,
-                                              page_url: str, store: Store) -> None:
-    page = await open_page(chromium, page_url)
+async def test_the_page_plays_a_made_up_style(made_up_style: Variant, browser: Any,
+                                              site: str, store: Store) -> None:
+    page = await open_page(browser, site)
     await start_in_page(page, "toy")
     await page.click("nav button[data-screen=hand]")
     await page.click("[data-row=winner] [data-seat='2']")

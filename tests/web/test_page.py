@@ -9,37 +9,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestServer
 
 from bot.chat.settle import settlement
 from bot.chat.table import table_lines
 from bot.view.i18n import translator
-from bot.web.local import LOCAL_CHAT_ID, local_app
+from bot.web.local import LOCAL_CHAT_ID
 from db import Store
 
-from .browser import PHONE, launch, no_sideways_scroll, shot
+from .browser import PHONE, no_sideways_scroll, shot
 
 NAMES = ["Alice", "Bob", "Carol", "Dave"]
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async for b in launch():
-        yield b
-
-
-@pytest.fixture
-async def site(store: Store) -> AsyncIterator[str]:
-    server = TestServer(local_app(store))
-    await server.start_server()
-    try:
-        yield str(server.make_url("/app/"))
-    finally:
-        await server.close()
 
 
 async def open_page(browser: Any, url: str, lang: str = "en") -> Any:

@@ -19,6 +19,7 @@ from scoring.variant import Variant, all_variants
 
 from ...view.render import esc, reason, seat_label, unit, with_unit
 from .. import controls
+from ..ctx import Ctx
 from ..screens import summarize, tile_label, value_label
 from .words import TILES, LineError, norm, parse_seat, parse_winner, split_tokens, tile_token, vocabulary
 
@@ -139,7 +140,7 @@ class SeatTilesError(ScoringError):
         self.seat = seat
 
 
-def refusal(ctx: Any, exc: ScoringError) -> str:
+def refusal(ctx: Ctx, exc: ScoringError) -> str:
     """Why a /hu line's tiles were refused, naming whose tiles at an exhausted wall."""
     if not isinstance(exc, SeatTilesError):
         return ctx.explain(exc)
@@ -189,7 +190,7 @@ def read_ready(v: Variant, base: dict[str, Any],
     return sorted(read, key=lambda r: r[0])
 
 
-def ready_note(ctx: Any, read: list[tuple[int, dict[str, Any]]]) -> str:
+def ready_note(ctx: Ctx, read: list[tuple[int, dict[str, Any]]]) -> str:
     """Per seat, what its tiles were taken as at the exhausted wall, for the preview."""
     if not read:
         return ""
@@ -204,7 +205,7 @@ def ready_note(ctx: Any, read: list[tuple[int, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
-def seat_text(ctx: Any, seat: int, result: dict[str, Any]) -> str:
+def seat_text(ctx: Ctx, seat: int, result: dict[str, Any]) -> str:
     """Plain text: a seat's tiles at the exhausted wall — ready, its waits, the entry and value
     taken — from `ready_entry`'s result."""
     t = ctx.t

@@ -9,6 +9,7 @@ from typing import Any
 from scoring.tiles import analyze
 from scoring.variant import Variant
 
+from ...view.i18n import Translator
 from ...view.render import esc, seat_label
 from ...view.tiles import notation_text
 from .words import TILES, LineError
@@ -61,7 +62,7 @@ def _kongs(seat: int, sets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"type": "kong", "seat": seat, "kind": "concealed"} for _ in kongs]
 
 
-def reading_note(t: Any, names: list[str | None], read: list[tuple[int, dict[str, Any]]]) -> str:
+def reading_note(t: Translator, names: list[str | None], read: list[tuple[int, dict[str, Any]]]) -> str:
     """Which reading each winner's tiles were taken as, for the preview."""
     lines = []
     for seat, result in read:

@@ -44,6 +44,7 @@ KONG = {"kong", "gang", "杠", "槓"}
 AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上炮", "槓上炮"}
 PLUS = {"+", "＋", "和", "and"}
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
+AMOUNT = re.compile(r"^(\d+)\s*(\D.*)$")  # the number first: 24番, 24points
 SPLIT = re.compile(r"[,，、]+")
 TURNED = {"turned", "indicator", "翻", "翻牌", "指示牌"}  # 翻=5m: the tile turned up
 JOKER = "joker"  # joker=6m: the joker itself; or by a style's own name for it, 龙=6m
@@ -71,11 +72,12 @@ class Words:
     choices: dict[str, tuple[str, str]] = field(default_factory=dict)  # word → (field, value)
     counts: dict[str, str] = field(default_factory=dict)  # word → int field
     seats_of: dict[str, str] = field(default_factory=dict)  # word → seat field (name=SEAT)
+    terms: dict[str, tuple[str, str]] = field(default_factory=dict)  # word → (list field, term)
     shown: dict[str, list[str]] = field(default_factory=dict)  # lang → words as shown there
     spelled: dict[str, str] = field(default_factory=dict)  # every known word → as written
 
     def known(self) -> list[str]:
-        return [*self.flags, *self.choices, *self.counts, *self.seats_of]
+        return [*self.flags, *self.choices, *self.counts, *self.seats_of, *self.terms]
 
 
 _VOCABULARIES: dict[Variant, Words] = {}
@@ -117,12 +119,13 @@ def _vocabulary(variant: Variant) -> Words:
                 if other is not variant and key in other.terms for lang in LANGS]
         return out
 
-    def add(table: dict[str, Any], key: str, value: Any) -> None:
+    def add(table: dict[str, Any], key: str, value: Any, *, show: bool = True) -> None:
+        """`show`: /help lists the word (not each of a table of 81 elements)."""
         for lang, name in names(key):
             table.setdefault(norm(name), value)
             if "_" not in name:
                 words.spelled.setdefault(norm(name), name)
-            if lang and name not in words.shown.setdefault(lang, []):
+            if show and lang and name not in words.shown.setdefault(lang, []):
                 words.shown[lang].append(name)
 
     for spec in controls.fields_of(variant.Winner):
@@ -137,6 +140,12 @@ def _vocabulary(variant: Variant) -> Words:
             add(words.counts, spec.name, spec.name)
         elif spec.kind is Kind.SEAT:
             add(words.seats_of, spec.name, spec.name)
+    for spec in controls.fields_of(variant.Winner):
+        if spec.kind is Kind.TERMS:  # the elements a player counted: each by any of its names
+            taken = {*words.flags, *words.choices, *words.counts, *words.seats_of}
+            for key in variant.term_points:
+                if not any(norm(name) in taken for _, name in names(key)):
+                    add(words.terms, key, (spec.name, key), show=False)
     return words
 
 
@@ -234,7 +243,7 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
     seat = parse_seat(tokens[0], names)
     winner: dict[str, Any] = {"seat": seat}
     specs = {s.name: s for s in controls.fields_of(variant.Winner)}
-    rest = iter(tokens[1:])
+    rest = iter(_amounts(tokens[1:], words))
     for at, raw in enumerate(rest, 1):
         name, eq, value = raw.partition("=")
         word = norm(name)
@@ -273,11 +282,34 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
             key = words.counts[norm(count.group(1))]
             winner[key] = _value(specs[key], count.group(2), names)
             continue
+        amount = AMOUNT.match(raw)
+        if amount and norm(amount.group(2)) in words.counts:  # 24番, 24 points
+            key = words.counts[norm(amount.group(2))]
+            winner[key] = _value(specs[key], amount.group(1), names)
+            continue
+        if word in words.terms or (count and norm(count.group(1)) in words.terms):
+            # an element counted (七对), or counted n times (一般高×2)
+            key, term = words.terms[word] if word in words.terms else words.terms[norm(count.group(1))]
+            times = int(count.group(2)) if word not in words.terms and count else 1
+            listed = winner.setdefault(key, [])
+            listed.append(term if times == 1 else f"{term}:{times}")
+            continue
         if tile_token(raw):
             winner.setdefault(TILES, []).append(raw)
             continue
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
+
+
+def _amounts(tokens: list[str], words: Words) -> list[str]:
+    """A number and the word of its amount as one token: "24 points" → "24points"."""
+    out: list[str] = []
+    for tok in tokens:
+        if out and out[-1].isdigit() and norm(tok) in words.counts:
+            out[-1] += tok
+        else:
+            out.append(tok)
+    return out
 
 
 def turned_for(variant: Variant, joker: str) -> str:

@@ -353,10 +353,11 @@ function fieldControl(field, values, by, opts) {
   }
   if (field.kind === "int") {
     const n = value ?? field.lo;
-    return h("div.counter", { "data-field": field.name },
-      h("button", { onclick: () => tap(() => { values[field.name] = Math.max(field.lo, n - 1); }) }, "−"),
-      h("span", {}, label + T(":") + n),
-      h("button", { onclick: () => tap(() => { values[field.name] = Math.min(field.hi, n + 1); }) }, "+"));
+    const step = (k, text) => h("button", { "data-step": k,
+      onclick: () => tap(() => { values[field.name] = Math.min(field.hi, Math.max(field.lo, n + k)); }) }, text);
+    const wide = field.hi - field.lo > 20;  // a hand's points: ten at a time too, as in the chat
+    return h("div.counter", { "data-field": field.name }, wide ? step(-10, "−10") : null, step(-1, "−"),
+      h("span", {}, label + T(":") + n), step(1, "+"), wide ? step(10, "+10") : null);
   }
   if (field.kind === "seat") {
     return h("div", { style: "width:100%" }, h("h3", {}, cap(label)),

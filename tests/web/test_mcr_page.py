@@ -1,0 +1,145 @@
+"""Chinese Official mahjong (issue 30) on the page: the API's form for it (its winner's flags and
+total, no control for the tiles the tile picker fills, the honours and flowers), a hand booked
+by tiles and one by its total; and in a browser, a hand picked tile by tile with a melded pung,
+then one by its points counter, each booked as the chat would book it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.web.local import LOCAL_CHAT_ID, local_app
+from db import Store
+from scoring import score
+from scoring.tiles import analyze
+
+from .browser import launch, no_sideways_scroll, shot
+from .test_api import post
+from .test_page import NAMES, book_previewed, open_page, start_in_page
+
+pytest.importorskip("MahjongGB", reason="counting from tiles needs PyMahjongGB (the mcr extra)")
+
+SUITED = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
+
+
+@pytest.fixture
+async def api(store: Store) -> AsyncIterator[TestClient]:
+    async with TestClient(TestServer(local_app(store))) as c:
+        yield c
+
+
+@pytest.fixture
+async def chromium() -> AsyncIterator[Any]:
+    async for b in launch():
+        yield b
+
+
+@pytest.fixture
+async def page_url(store: Store) -> AsyncIterator[str]:
+    server = TestServer(local_app(store))
+    await server.start_server()
+    try:
+        yield str(server.make_url("/app/"))
+    finally:
+        await server.close()
+
+
+async def test_the_api_offers_and_books_a_chinese_official_hand(api: TestClient,
+                                                               store: Store) -> None:
+    state = await post(api, "state", {}, lang="zh-Hans")
+    assert {"name": "mcr", "title": "国标麻将"} in state["variants"]
+    await post(api, "session", {"variant": "mcr", "names": NAMES})
+    form = await post(api, "form", {})
+    # the hand's tiles and its elements have no control of their own on the form
+    assert [(f["name"], f["kind"]) for f in form["winner"]] == [
+        ("points", "int"), ("flowers", "int"), ("fourth_tile", "bool"), ("last_of_wall", "bool")]
+    assert form["winner"][0]["hi"] == 999  # the model's bound, not a counter's 8
+    tiles = form["tiles"]
+    assert tiles["codes"] == [*SUITED, *(f"{n}z" for n in range(1, 8)),
+                              *(f"{n}f" for n in range(1, 9))]
+    assert tiles["jokers"] == {"": []} and not tiles["indicator"]
+    assert [e["type"] for e in form["extras"]] == ["false_win"]
+
+    reading = await post(api, "tiles", {"tiles": "123m456m789m55p[123p]+5p", "seat": 1,
+                                        "by": "discard"})
+    assert reading == analyze({"variant": "mcr", "tiles": "123m456m789m55p[123p]+5p", "seat": 1,
+                               "by": "discard"})
+    assert reading["points"] == 21 and reading["readings"][0]["sets"][-1] == {
+        "kind": "chow", "tiles": "123p", "meld": "exposed"}
+    by_tiles = [{"type": "win", "by": "discard", "from": 0,
+                 "winners": [{"seat": 1, "tiles": "123m456m789m55p[123p]+5p"}]}]
+    shown = await post(api, "preview", {"events": by_tiles})
+    assert "Pure Straight 16 · All Chows 2 · Mixed Double Chow 1 · One Voided Suit 1 · Single " \
+           "Wait 1 = 21 points" in shown["html"], shown["html"]
+    assert shown["deltas"] == [-29, 45, -8, -8]
+    await post(api, "confirm", {"events": by_tiles, "mark": shown["mark"]})
+
+    by_total = [{"type": "win", "by": "self_draw", "winners": [{"seat": 2, "points": 16}]}]
+    shown = await post(api, "preview", {"events": by_total})
+    assert shown["deltas"] == [-24, -24, 72, -24]
+    await post(api, "confirm", {"events": by_total, "mark": shown["mark"]})
+    too_few = [{"type": "win", "by": "self_draw", "winners": [{"seat": 3, "points": 7}]}]
+    refused = await post(api, "preview", {"events": too_few}, status=422, lang="zh-Hant")
+    assert "不算花牌只有 7 番：起和要 8 番" in refused["error"], refused
+
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hands = sorted(await store.history(session.id, limit=5), key=lambda h: h.seq)
+    assert [h.record["events"][0]["winners"] for h in hands] == [
+        [{"seat": 1, "tiles": "123m456m789m55p[123p]+5p"}], [{"seat": 2, "points": 16}]]
+    assert all(h.outcome == score(h.record).to_dict() for h in hands)
+
+
+async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
+        chromium: Any, page_url: str, store: Store) -> None:
+    page = await open_page(chromium, page_url)
+    await start_in_page(page, "mcr")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("#mode-tiles")
+    shown = await page.locator("#picker [data-tile]").evaluate_all(
+        "els => els.map(e => e.dataset.tile)")
+    assert "7z" in shown and "8f" in shown  # honours and flowers
+    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1z"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")  # a melded pung of 红中
+    await page.click("#picker [data-tile='7z']")
+    await page.click("#picker [data-tile='1z']")  # the winning tile: the target moved there
+    await page.wait_for_selector("#reading b")
+    tiles = "123456789m1z[777z]+1z"
+    best = analyze({"variant": "mcr", "tiles": tiles, "seat": 0})
+    assert f"{best['value']}" in await page.inner_text("#reading b")
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    preview = await page.inner_text("#preview-html")
+    assert "Pure Straight 16 · Half Flush 6 · Dragon Pung 2" in preview, preview
+    assert f"= {best['points']} points" in preview, preview
+    await shot(page, "mcr-preview-tiles")
+    await no_sideways_scroll(page)
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    first = await store.last_hand(session.id)
+    assert first.record["events"] == [{"type": "win", "by": "self_draw",
+                                       "winners": [best["winner"]]}]
+    assert best["winner"] == {"seat": 0, "tiles": tiles}
+
+    # by its points: the counter, ten at a time too
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='2']")
+    await page.click("#mode-features")
+    counter = page.locator("[data-field=points]")
+    await counter.locator("[data-step='10']").click()
+    await counter.locator("[data-step='10']").click()
+    await counter.locator("[data-step='1']").click()
+    await shot(page, "mcr-points")
+    await book_previewed(page)
+    second = await store.last_hand(session.id)
+    assert second.record["events"] == [{"type": "win", "by": "self_draw",
+                                        "winners": [{"seat": 2, "points": 21}]}]
+    assert list(await store.totals(session.id)) == [
+        a + b for a, b in zip(score(first.record).deltas, score(second.record).deltas,
+                              strict=True)]
+    assert not page.errors
