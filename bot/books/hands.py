@@ -13,7 +13,7 @@ from typing import Any
 
 from db import Draft, RecordedHand, Session, SessionView, Store, TableChanged, crash_point
 from db.store import session_mark
-from scoring import Outcome, ScoringError, score
+from scoring import Outcome, ScoringError
 
 from ..chat.table import hand_number
 from ..entry import controls
@@ -135,9 +135,8 @@ async def book_hand(store: Store, chat_id: int, session: Session, ctx: Ctx, hand
 
 
 def _scored(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[dict[str, Any], Outcome]:
-    record = ctx.record(events)
-    try:
-        return record, score(record)
+    try:  # as the preview or the wizard's Confirm scored it in this update, if they did
+        return ctx.record(events), ctx.score(events)
     except ScoringError as exc:
         raise HandRefused(exc) from None
 

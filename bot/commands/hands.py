@@ -255,9 +255,9 @@ async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
                       tap: Tap | None) -> _Entry | None:
     """The entry of the wizard message a button belongs to; None when the tap was answered
     already (the entry is closed, its session over, or the tapper may not)."""
-    t, store = sc.t, store_of(context)
+    store = store_of(context)
     message = query.message
-    entry = tap.get("entry") if tap is not None else None
+    entry = tap.values.get("entry") if tap is not None else None
     saved = await _stored(store, message.chat.id, message.message_id, sc, entry)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
@@ -266,10 +266,11 @@ async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
         else await store.get_session(saved.session_id)
     if session.ended_at is not None:
         await store.delete_draft(saved.chat_id, saved.message_id)
-        await query.answer(t("This session is over."), show_alert=True)
+        await query.answer(sc.t("This session is over."), show_alert=True)
         return None
     if not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        await query.answer(sc.t("Only seated players and chat admins can do that."),
+                           show_alert=True)
         return None
     # the mark before the reads the preview is computed on (a snapshot: read with them)
     mark = session_mark(session) or await store.table_mark(session.id)
@@ -302,9 +303,9 @@ def _current(tap: Tap | None, family: Family, opened: _Entry) -> bool:
     and, for the wizard's, its version."""
     if tap is None or tap.act.family is not family:
         return False
-    if opened.draft.entry is not None and tap.get("entry") != opened.draft.entry:
+    if opened.draft.entry is not None and tap.values["entry"] != opened.draft.entry:
         return False
-    return family is not Family.WIZARD or tap.get("rev") == opened.draft.rev
+    return family is not Family.WIZARD or tap.values["rev"] == opened.draft.rev
 
 
 async def on_wizard_button(update: Update, context: Context) -> None:
@@ -532,7 +533,7 @@ async def on_key(update: Update, context: Context) -> None:
     try:
         if tap is None or not _current(tap, Family.KEYS, opened):
             raise FormError(query.data or "")
-        reading.key_press(draft, ctx, tap.act, tap.text("tile") if tap.get("tile") else "")
+        reading.key_press(draft, ctx, tap.act, str(tap.values.get("tile") or ""))
     except FormError:
         await _out_of_date(query, context, sc, opened)
         return
