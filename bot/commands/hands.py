@@ -49,7 +49,7 @@ from ..entry.wizard.draft import HandDraft, Read, Step, new_draft
 from ..entry.wizard.flow import Finish, photo_draft, press, screen
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
-from ..plumbing.callbacks import Act, Family, Tap, decode
+from ..plumbing.callbacks import Act, Family, Tap, Value, decode
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, shows, store_of
 from ..plumbing.throttle import throttle_of
@@ -279,7 +279,7 @@ async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
 
 
 async def _stored(store: Store, chat_id: int, message_id: int, sc: ChatScope,
-                  entry: object) -> Draft | None:
+                  entry: Value) -> Draft | None:
     """The draft on this message (as read with the update's scope). A tap can beat the
     opener's attach_draft (the message is posted first, then given its draft; another worker
     may take the tap): its button names the entry, found under its placeholder and attached
