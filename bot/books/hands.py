@@ -13,7 +13,7 @@ from typing import Any
 
 from db import Draft, RecordedHand, Session, SessionView, Store, TableChanged, crash_point
 from db.store import session_mark
-from scoring import Outcome, ScoringError, score
+from scoring import Outcome, ScoringError
 
 from ..chat.table import hand_number
 from ..entry import controls
@@ -22,7 +22,7 @@ from ..entry.hu.tiles import read_tiles
 from ..entry.hu.words import TILES, LineError
 from ..entry.preview import reads_from
 from ..entry.record import hand_state, missing, prune
-from ..entry.wizard.flow import new_draft
+from ..entry.wizard.draft import Read, Step, new_draft
 from .refusals import (
     AlreadyBooked,
     FieldMissing,
@@ -122,11 +122,10 @@ async def book_hand(store: Store, chat_id: int, session: Session, ctx: Ctx, hand
     if shown_at != mark:
         raise TableMoved(mark)
     record, outcome = _scored(ctx, hand.events)
-    data = new_draft(hand.events, step="preview")  # as the wizard keeps an entry
-    if hand.reads:
-        data["reads"] = hand.reads
-    data.update(rev=1, table=mark, web=True)
-    entry, replaced = await store.create_draft(chat_id, session_id=session.id, data=data)
+    data = new_draft(hand.events, step=Step.PREVIEW)  # as the wizard keeps an entry
+    data.reads = {seat: Read.model_validate(read) for seat, read in hand.reads.items()}
+    data.table, data.web = mark, True
+    entry, replaced = await store.create_draft(chat_id, session_id=session.id, data=data.dump())
     try:
         booked = await _book(store, session, entry, record, outcome, mark=mark, by=by)
     except TableMoved:
@@ -136,9 +135,8 @@ async def book_hand(store: Store, chat_id: int, session: Session, ctx: Ctx, hand
 
 
 def _scored(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[dict[str, Any], Outcome]:
-    record = ctx.record(events)
-    try:
-        return record, score(record)
+    try:  # as the preview or the wizard's Confirm scored it in this update, if they did
+        return ctx.record(events), ctx.score(events)
     except ScoringError as exc:
         raise HandRefused(exc) from None
 

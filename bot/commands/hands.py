@@ -9,12 +9,22 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import Update
+from telegram import Bot, CallbackQuery, Update
 from telegram.constants import ChatAction
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import DraftClosed, NotFound, StaleDraft, StoreError, crash_point, message_hand_key
+from db import (
+    Draft,
+    DraftClosed,
+    NotFound,
+    Session,
+    StaleDraft,
+    Store,
+    StoreError,
+    crash_point,
+    message_hand_key,
+)
 from db.store import session_mark
 from scoring import ScoringError, get_variant
 
@@ -35,18 +45,18 @@ from ..entry.keyboard import KeyRefused, ReadRefused, refusal_text
 from ..entry.preview import reads_from
 from ..entry.record import hand_state
 from ..entry.wizard import reading
-from ..entry.wizard.flow import new_draft, photo_draft, press, screen
+from ..entry.wizard.draft import HandDraft, Read, Step, new_draft
+from ..entry.wizard.flow import Finish, photo_draft, press, screen
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
+from ..plumbing.callbacks import Act, Family, Tap, Value, decode
 from ..plumbing.limits import clip
-from ..plumbing.messages import Context, edit, reply, send, shows, store_of
+from ..plumbing.messages import Button, Context, edit, reply, send, shows, store_of
 from ..plumbing.throttle import throttle_of
 from ..view.render import esc, totals_block, unit
 
-ATTACH_WAIT = 3.0  # seconds a tap waits for its just-posted message to get its draft
 
-
-async def _running(update: Update, context: Context, sc: ChatScope) -> Any | None:
+async def _running(update: Update, context: Context, sc: ChatScope) -> Session | None:
     """The running session, if four are seated and the sender may enter hands."""
     session = await require_session(update, context, sc, act=True)
     if session is None:
@@ -60,27 +70,27 @@ async def _running(update: Update, context: Context, sc: ChatScope) -> Any | Non
     return session
 
 
-async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Any,
-                       draft: dict[str, Any], note: str = "", ctx: Ctx | None = None,
-                       extra_rows: list[list[Any]] | None = None) -> None:
-    """Store the draft, then post its message (removed again if the draft cannot be attached
-    to it); an older open entry of the session is closed in the same transaction. `ctx`, built
-    by the caller from the same session, is reused (with the hand it already scored) when the
-    session is a snapshot; else it is read again after the mark."""
+async def _open_wizard(update: Update, context: Context, sc: ChatScope, session: Session,
+                       draft: HandDraft, note: str = "", ctx: Ctx | None = None,
+                       extra_rows: list[list[Button]] | None = None) -> None:
+    """Store the draft under its entry's number, then post its message (removed again if the
+    draft cannot be attached to it); an older open entry of the session is closed in the same
+    transaction. `ctx`, built by the caller from the same session, is reused (with the hand it
+    already scored) when the session is a snapshot; else it is read again after the mark."""
     store = store_of(context)
     # the mark before the reads the preview is computed on (a snapshot: read with them)
     snapshot = session_mark(session)
     mark = snapshot or await store.table_mark(session.id)
     if ctx is None or snapshot is None:
         ctx = await wizard_ctx(store, session, sc.lang)
-    draft["rev"] = 1
-    draft["table"] = mark
-    view = screen(draft, ctx, draft["rev"])
+    draft.rev, draft.table = 1, mark
+    view = screen(draft, ctx)
     if note:
         view.text = note + "\n\n" + view.text
     view.rows = view.rows + (extra_rows or [])
     try:
-        saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id, data=draft)
+        saved, replaced = await store.create_draft(sc.chat_id, session_id=session.id,
+                                                   data=draft.dump(), placeholder=_placeholder(draft))
     except StoreError as exc:
         await reply(update, context, esc(refusal(sc.t, exc)))
         return
@@ -99,12 +109,29 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
         with suppress(StoreError):
             await store.cancel_draft(saved)  # no message shows it: forget it
         raise
+    await _attach(context, store, saved, message.chat_id, message.message_id)
+
+
+async def _attach(context: Context, store: Store, saved: Draft, chat_id: int,
+                  message_id: int) -> None:
+    """Give the draft its message's id; a message whose draft cannot have it is deleted (a
+    keyboard without its draft must not stay), unless a tap that came first (another worker)
+    attached the entry itself and recorded its hand: that message says so."""
     try:
-        await store.attach_draft(saved, message.chat_id, message.message_id)
-    except Exception:
-        with suppress(Exception):  # a keyboard without its draft must not stay
-            await context.bot.delete_message(message.chat_id, message.message_id)
+        await store.attach_draft(saved, chat_id, message_id)
+    except Exception as exc:
+        if isinstance(exc, NotFound) and await store.hand_by_key(
+                saved.session_id, message_hand_key(chat_id, message_id)) is not None:
+            return
+        with suppress(Exception):
+            await context.bot.delete_message(chat_id, message_id)
         raise
+
+
+def _placeholder(draft: HandDraft) -> int | None:
+    """The message id an entry is stored under until its message is posted: its number, which
+    its buttons name, made negative (no real message id is)."""
+    return -draft.entry if draft.entry else None
 
 
 async def cmd_hand(update: Update, context: Context) -> None:
@@ -147,9 +174,9 @@ async def cmd_hu(update: Update, context: Context) -> None:
         return
     # a whole hand goes to the preview; a blood battle's first win to the wizard, which asks
     # how the hand went on. The reading taken stays in the draft: every screen names it.
-    draft = new_draft(events, step="preview" if ended else "main")
+    draft = new_draft(events, step=Step.PREVIEW if ended else Step.MAIN)
     if read:
-        draft["reads"] = reads_from(read, typed)
+        draft.reads = {seat: Read.model_validate(r) for seat, r in reads_from(read, typed).items()}
     await _open_wizard(update, context, sc, session, draft, ready_note(ctx, ready), ctx)
 
 
@@ -176,16 +203,16 @@ async def hu_photo(update: Update, context: Context) -> None:
         return
     try:
         async with _typing(context.bot, message.chat_id):  # reading takes up to ~20 s
-            reading = await read_message_photo(context.bot, message)
+            seen = await read_message_photo(context.bot, message)
     except PhotoError as exc:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
-    unsure = [reading.names[i] for i in reading.uncertain]
+    unsure = [seen.names[i] for i in seen.uncertain]
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
-    draft = photo_draft(ctx, wins[:1], reading.names, unsure)
+    draft = photo_draft(ctx, wins[:1], seen.names, unsure)
     note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
-                           "got wrong, then tap Done.", n=len(reading.names)))
-    if draft["step"] == "main":
+                           "got wrong, then tap Done.", n=len(seen.names)))
+    if draft.step is Step.MAIN:
         note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
     await _open_wizard(update, context, sc, session, draft, note)
 
@@ -194,7 +221,7 @@ TYPING_EVERY = 4.5  # Telegram shows a chat action for about 5 s
 
 
 @asynccontextmanager
-async def _typing(bot: Any, chat_id: int) -> AsyncIterator[None]:
+async def _typing(bot: Bot, chat_id: int) -> AsyncIterator[None]:
     """The chat shows "typing…" while the body runs (a photo being read), renewed before it
     fades; a failed chat action is only a missing hint, never the reply's end."""
     async def keep() -> None:
@@ -214,22 +241,24 @@ async def _typing(bot: Any, chat_id: int) -> AsyncIterator[None]:
 
 @dataclass
 class _Entry:
-    """A wizard entry a button was tapped on: its stored draft, a copy of its data to change,
-    its session, the table mark and the wizard's context."""
+    """A wizard entry a button was tapped on: its stored draft, its data to change, its
+    session, the table mark and the wizard's context."""
 
-    saved: Any
-    draft: dict[str, Any]
-    session: Any
+    saved: Draft
+    draft: HandDraft
+    session: Session
     mark: str
     ctx: Ctx
 
 
-async def _open_entry(query: Any, context: Context, sc: ChatScope) -> _Entry | None:
+async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
+                      tap: Tap | None) -> _Entry | None:
     """The entry of the wizard message a button belongs to; None when the tap was answered
     already (the entry is closed, its session over, or the tapper may not)."""
-    t, store = sc.t, store_of(context)
+    store = store_of(context)
     message = query.message
-    saved = await _draft_of(store, message.chat.id, message.message_id, sc)
+    entry = tap.values.get("entry") if tap is not None else None
+    saved = await _stored(store, message.chat.id, message.message_id, sc, entry)
     if saved is None:
         await _closed(query, context, sc, message.chat.id, message.message_id)
         return None
@@ -237,92 +266,117 @@ async def _open_entry(query: Any, context: Context, sc: ChatScope) -> _Entry | N
         else await store.get_session(saved.session_id)
     if session.ended_at is not None:
         await store.delete_draft(saved.chat_id, saved.message_id)
-        await query.answer(t("This session is over."), show_alert=True)
+        await query.answer(sc.t("This session is over."), show_alert=True)
         return None
     if not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        await query.answer(sc.t("Only seated players and chat admins can do that."),
+                           show_alert=True)
         return None
     # the mark before the reads the preview is computed on (a snapshot: read with them)
     mark = session_mark(session) or await store.table_mark(session.id)
-    return _Entry(saved, dict(saved.data), session, mark, await wizard_ctx(store, session, sc.lang))
+    draft = HandDraft.load(saved.data)
+    return _Entry(saved, draft, session, mark, await wizard_ctx(store, session, sc.lang))
 
 
-async def on_wizard_button(update: Update, context: Context) -> None:
-    """h:<rev>:<op>[:<a>[:<b>]] on a wizard message."""
-    query = update.callback_query
-    sc = await scope(update, context)
-    t = sc.t
-    entry = await _open_entry(query, context, sc)
-    if entry is None:
-        return
-    saved, draft, session, mark, ctx = entry.saved, entry.draft, entry.session, entry.mark, entry.ctx
-    parts = (query.data or "").split(":")
-    if len(parts) < 3 or parts[1] != str(draft.get("rev")):
-        # A screen older than the draft: show the current one instead of refusing forever.
-        view = screen(draft, ctx, draft["rev"])
-        await _edit(query, context, view.text, view.rows)
-        await query.answer(t("That screen was out of date; here is the current one."),
-                           show_alert=True)
-        return
-    op, a, b = parts[2], *[*parts[3:5], "", ""][:2]
-    if op == "_":
-        await query.answer()
-        return
-    try:
-        action = press(draft, ctx, op, a, b)
-    except FormError:
-        await stale_button(query, t)
-        return
-    if action == "cancel":
-        await _cancel(query, context, sc, saved)
-        return
-    if action == "confirm":
-        await _confirm(query, context, sc, session, ctx, draft, saved, mark)
-        return
-    await _save_and_show(query, context, sc, saved, ctx, draft, mark)
-
-
-async def _draft_of(store: Any, chat_id: int, message_id: int, sc: ChatScope) -> Any | None:
+async def _stored(store: Store, chat_id: int, message_id: int, sc: ChatScope,
+                  entry: Value) -> Draft | None:
     """The draft on this message (as read with the update's scope). A tap can beat the
-    opener's attach_draft by a few milliseconds (the message is posted first, then given its
-    draft): wait for that."""
+    opener's attach_draft (the message is posted first, then given its draft; another worker
+    may take the tap): its button names the entry, found under its placeholder and attached
+    here, as the tap shows which message shows it."""
     if sc.message_id == message_id and sc.chat_id == chat_id:
         saved = sc.draft
     else:
         saved = await store.get_draft(chat_id, message_id)
-    for _ in range(int(ATTACH_WAIT / 0.05) if saved is None else 0):
-        waiting = await store.unattached_draft(chat_id, seconds=ATTACH_WAIT)  # asked first: an
-        saved = await store.get_draft(chat_id, message_id)  # attach in between is seen here
-        if saved is not None or not waiting:
-            break
-        await asyncio.sleep(0.05)
-    return saved
+    if saved is not None or not isinstance(entry, int) or entry <= 0:
+        return saved
+    waiting = await store.get_draft(chat_id, -entry)
+    if waiting is None:
+        return None
+    with suppress(NotFound):  # closed meanwhile
+        return await store.attach_draft(waiting, chat_id, message_id)
+    return None
 
 
-async def _save_and_show(query: Any, context: Context, sc: ChatScope, saved: Any, ctx: Ctx,
-                         draft: dict[str, Any], mark: str, note: str | None = None) -> None:
+def _current(tap: Tap | None, family: Family, opened: _Entry) -> bool:
+    """The tap is of the screen shown: its kind of button, its entry (where the draft knows it)
+    and, for the wizard's, its version."""
+    if tap is None or tap.act.family is not family:
+        return False
+    if opened.draft.entry is not None and tap.values["entry"] != opened.draft.entry:
+        return False
+    return family is not Family.WIZARD or tap.values["rev"] == opened.draft.rev
+
+
+async def on_wizard_button(update: Update, context: Context) -> None:
+    """A button of the wizard's message (bot/plumbing/callbacks.py, family WIZARD)."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    tap = decode(query.data)
+    opened = await _open_entry(query, context, sc, tap)
+    if opened is None:
+        return
+    if tap is None or not _current(tap, Family.WIZARD, opened):
+        await _out_of_date(query, context, sc, opened)
+        return
+    if tap.act is Act.NOOP:  # a row's heading
+        await query.answer()
+        return
+    try:
+        finish = press(opened.draft, opened.ctx, tap)
+    except FormError:
+        await stale_button(query, sc.t)
+        return
+    if finish is Finish.CANCEL:
+        await _cancel(query, context, sc, opened.saved)
+    elif finish is Finish.CONFIRM:
+        await _confirm(query, context, sc, opened)
+    else:
+        await _save_and_show(query, context, sc, opened, opened.mark)
+
+
+async def _out_of_date(query: CallbackQuery, context: Context, sc: ChatScope,
+                       opened: _Entry) -> None:
+    """A screen older than the draft: show the current one instead of refusing forever."""
+    view = screen(opened.draft, opened.ctx)  # not sent again if on screen already
+    await _edit(query, context, view.text, view.rows)
+    await query.answer(sc.t("That screen was out of date; here is the current one."),
+                       show_alert=True)
+
+
+async def _save(query: CallbackQuery, sc: ChatScope, store: Store, opened: _Entry,
+                mark: str) -> bool:
     """Store the draft's next screen (it remembers the table it was computed on: a preview,
-    and the form of the event that ends the hand, show payments and Confirm), then show it."""
-    t, store = sc.t, store_of(context)
-    draft["rev"] = int(draft["rev"]) + 1
-    draft["table"] = mark
+    and the form of the event that ends the hand, show payments and Confirm). False, the tap
+    answered, when someone else's tap was stored first."""
+    draft, saved = opened.draft, opened.saved
+    draft.rev, draft.table = draft.rev + 1, mark
     try:
         await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
-                               data=draft, expected_version=saved.version)
-    except StaleDraft:
-        await query.answer(t("Someone changed this hand at the same moment; try again."),
+                               data=draft.dump(), expected_version=saved.version)
+    except StaleDraft:  # a tap of someone else came first: the screen shows theirs
+        await query.answer(sc.t("Someone changed this hand at the same moment; try again."),
                            show_alert=True)
+        return False
+    return True
+
+
+async def _save_and_show(query: CallbackQuery, context: Context, sc: ChatScope, opened: _Entry,
+                         mark: str, note: str | None = None) -> None:
+    """Store the draft's next screen, then show it."""
+    if not await _save(query, sc, store_of(context), opened, mark):
         return
-    view = screen(draft, ctx, draft["rev"])
+    draft = opened.draft
+    view = screen(draft, opened.ctx)
     if note:
         view.text += "\n\n⚠️ " + esc(note)
-    await _edit(query, context, view.text, view.rows, spaced=draft["step"] == "keys")
-    alert = note or (("⚠️ " + draft["error"]) if draft.get("error") else None)
+    await _edit(query, context, view.text, view.rows, spaced=draft.step is Step.KEYS)
+    alert = note or (("⚠️ " + draft.error) if draft.error else None)
     await query.answer(alert[:190] if alert else None, show_alert=bool(alert))
 
 
-async def _edit(query: Any, context: Context, text: str, rows: Any = (), *,
-                spaced: bool = False) -> None:
+async def _edit(query: CallbackQuery, context: Context, text: str,
+                rows: list[list[Button]] | tuple[()] = (), *, spaced: bool = False) -> None:
     """Edit the wizard's message: at once, unless the tile keyboard edited it within the last
     second (or `spaced`: the keyboard opens), then in turn through the throttle."""
     throttle = throttle_of(context)
@@ -335,7 +389,7 @@ async def _edit(query: Any, context: Context, text: str, rows: Any = (), *,
         await edit(query, text, rows)
 
 
-async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
+async def _closed(query: CallbackQuery, context: Context, sc: ChatScope, chat_id: int,
                   message_id: int) -> None:
     """A button of an entry that is gone: say whether its hand was recorded."""
     t, store = sc.t, store_of(context)
@@ -355,7 +409,7 @@ async def _closed(query: Any, context: Context, sc: ChatScope, chat_id: int,
         await query.answer(t("This hand entry is closed."), show_alert=True)
 
 
-async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> None:
+async def _cancel(query: CallbackQuery, context: Context, sc: ChatScope, saved: Draft) -> None:
     t, store = sc.t, store_of(context)
     try:
         await store.cancel_draft(saved)
@@ -374,47 +428,51 @@ async def _cancel(query: Any, context: Context, sc: ChatScope, saved: Any) -> No
     await query.answer()
 
 
-async def _confirm(query: Any, context: Context, sc: ChatScope, session: Any, ctx: Ctx,
-                   draft: dict[str, Any], saved: Any, mark: str) -> None:
+async def _confirm(query: CallbackQuery, context: Context, sc: ChatScope, opened: _Entry) -> None:
     """Record exactly what the preview showed (books.hands.book_entry): if the table changed
     since it was computed, show a fresh preview instead."""
-    t, store = sc.t, store_of(context)
+    t, store, draft = sc.t, store_of(context), opened.draft
     try:
-        booked = await book_entry(store, session, ctx, saved, draft["events"],
-                                  shown_at=draft.get("table"), mark=mark, by=sc.person_id)
+        booked = await book_entry(store, opened.session, opened.ctx, opened.saved, draft.events,
+                                  shown_at=draft.table, mark=opened.mark, by=sc.person_id)
     except TableMoved as moved:
         if moved.late:  # the store saw it: the table as it is now
-            ctx = await wizard_ctx(store, moved.session, sc.lang)
+            opened.ctx = await wizard_ctx(store, moved.session, sc.lang)
         else:
-            draft["step"] = "preview"
-        await _save_and_show(query, context, sc, saved, ctx, draft, moved.mark, t(
+            draft.step = Step.PREVIEW
+        await _save_and_show(query, context, sc, opened, moved.mark, t(
             "The table changed since this preview (a hand was added or undone). "
             "Check the new numbers and confirm again."))
         return
-    except HandRefused as exc:
-        await query.answer(("⚠️ " + ctx.explain(exc.error))[:190], show_alert=True)
-        return
-    except DraftClosed:
-        await _edit(query, context, esc(t("Hand entry cancelled.")))
-        await query.answer(t("This entry was cancelled; nothing was recorded."), show_alert=True)
-        return
-    except StaleDraft:
-        await query.answer(t("Someone changed this hand at the same moment; try again."),
-                           show_alert=True)
-        return
-    except NotFound:
-        await query.answer(t("This hand entry is closed."), show_alert=True)
-        return
-    except AlreadyBooked as exc:
-        await query.answer(t("Hand {n} is already recorded.", n=exc.number), show_alert=True)
+    except (HandRefused, DraftClosed, StaleDraft, NotFound, AlreadyBooked) as exc:
+        await _not_booked(query, context, sc, opened.ctx, exc)
         return
     await _edit(query, context, "\n".join(recorded_lines(
-        ctx, booked.record["events"], booked.outcome, booked.totals, booked.stake_cents)))
+        opened.ctx, booked.record["events"], booked.outcome, booked.totals, booked.stake_cents)))
     finished = _finished(context)
     finished[(query.message.chat.id, query.message.message_id)] = None
     while len(finished) > FINISHED_KEEP:
         finished.popitem(last=False)
     await query.answer(t("Recorded."))
+
+
+async def _not_booked(query: CallbackQuery, context: Context, sc: ChatScope, ctx: Ctx,
+                      exc: Exception) -> None:
+    """Why Confirm recorded nothing: the hand refused, the entry cancelled, changed or closed
+    meanwhile, or its hand recorded already (a second tap)."""
+    t = sc.t
+    if isinstance(exc, HandRefused):
+        await query.answer(("⚠️ " + ctx.explain(exc.error))[:190], show_alert=True)
+    elif isinstance(exc, DraftClosed):
+        await _edit(query, context, esc(t("Hand entry cancelled.")))
+        await query.answer(t("This entry was cancelled; nothing was recorded."), show_alert=True)
+    elif isinstance(exc, StaleDraft):
+        await query.answer(t("Someone changed this hand at the same moment; try again."),
+                           show_alert=True)
+    elif isinstance(exc, AlreadyBooked):
+        await query.answer(t("Hand {n} is already recorded.", n=exc.number), show_alert=True)
+    else:
+        await query.answer(t("This hand entry is closed."), show_alert=True)
 
 
 # Wizard messages this process redrew as "recorded" (the latest ones): a second tap of their
@@ -459,48 +517,38 @@ async def cmd_undo(update: Update, context: Context) -> None:
 
 
 async def on_key(update: Update, context: Context) -> None:
-    """k:<op>[:<tile>] on the tile keyboard. The tap is answered once stored; the message is edited
-    through the throttle (at most once a second, the last state wins), so a quick run of taps
-    neither waits on Telegram nor runs into its limits. The keys carry no screen version: a tap
-    on a keyboard not yet redrawn is still the tile meant."""
+    """A key of the tile keyboard (bot/plumbing/callbacks.py, family KEYS). The tap is answered
+    once stored; the message is edited through the throttle (at most once a second, the last
+    state wins), so a quick run of taps neither waits on Telegram nor runs into its limits. The
+    keys carry no screen version: a tap on a keyboard not yet redrawn is still the tile meant."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    entry = await _open_entry(query, context, sc)
-    if entry is None:
+    tap = decode(query.data)
+    opened = await _open_entry(query, context, sc, tap)
+    if opened is None:
         return
-    saved, draft, mark, ctx = entry.saved, entry.draft, entry.mark, entry.ctx
-    parts = (query.data or "").split(":")
-    op, arg = parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
-    draft["error"] = None
+    draft, ctx = opened.draft, opened.ctx
+    draft.error = None
     try:
-        reading.key_press(draft, ctx, op, arg)
+        if tap is None or not _current(tap, Family.KEYS, opened):
+            raise FormError(query.data or "")
+        reading.key_press(draft, ctx, tap.act, str(tap.values.get("tile") or ""))
     except FormError:
-        view = screen(draft, ctx, draft["rev"])  # not sent again if on screen already
-        await _edit(query, context, view.text, view.rows)
-        await query.answer(t("That screen was out of date; here is the current one."),
-                           show_alert=True)
+        await _out_of_date(query, context, sc, opened)
         return
     except KeyRefused as exc:
         await query.answer(refusal_text(t, exc)[:190])
         return
     except ReadRefused as exc:
-        draft["error"] = exc.text  # shown under the keyboard until the next tap
-        alert = ("⚠️ " + exc.text)[:190]
-    else:
-        alert = None
-    draft["rev"] = int(draft["rev"]) + 1
-    draft["table"] = mark
-    try:
-        await store.save_draft(saved.chat_id, saved.message_id, session_id=saved.session_id,
-                               data=draft, expected_version=saved.version)
-    except StaleDraft:  # a tap of someone else came first: the screen shows theirs
-        await query.answer(t("Someone changed this hand at the same moment; try again."),
-                           show_alert=True)
+        draft.error = exc.text  # shown under the keyboard until the next tap
+    if not await _save(query, sc, store, opened, opened.mark):
         return
     # answered once the tap is stored: a tap the database refused is told so, not taken silently
+    alert = ("⚠️ " + draft.error)[:190] if draft.error else None
     await query.answer(alert, show_alert=bool(alert))
-    view = screen(draft, ctx, draft["rev"])
+    view = screen(draft, ctx)
+    saved = opened.saved
     throttle_of(context).show(context.bot, saved.chat_id, saved.message_id, view.text, view.rows)
 
 
@@ -510,7 +558,7 @@ HANDLERS = [
     # any file: one that is no picture is told so (read_message_photo), not left unanswered
     MessageHandler((filters.PHOTO | filters.Document.ALL)
                    & filters.CaptionRegex(r"^/hu(@\w+)?(\s|$)"), hu_photo),
-    CallbackQueryHandler(on_key, pattern=r"^k:"),
+    CallbackQueryHandler(on_key, pattern=Family.KEYS.pattern),
     CommandHandler("undo", cmd_undo),
-    CallbackQueryHandler(on_wizard_button, pattern=r"^h:"),
+    CallbackQueryHandler(on_wizard_button, pattern=Family.WIZARD.pattern),
 ]

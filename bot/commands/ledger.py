@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
 from telegram import InputFile, Message, Update
 from telegram.constants import ChatMemberStatus, ParseMode
@@ -25,7 +24,8 @@ from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
 from ..chat.settle import people_of, settlement
 from ..chat.table import last_session, seat_names
 from ..entry.hu.words import parse_seat
-from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, is_ascii_uint, parse_amount
+from ..plumbing.callbacks import Act, Family, decode, encode
+from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, parse_amount
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.export import ImportError_, parse_import, session_files
 from ..view.render import (
@@ -61,13 +61,14 @@ async def _settle_view(context: Context, sc: ChatScope,
     received for each payment waiting for its payee."""
     t = sc.t
     shown = await settlement(store_of(context), sc.chat_id, t, sc.lang, session_id)
-    suffix = f":{session_id}" if session_id is not None else ""
-    rows = [[Button(t("✓ {n} paid", n=i), f"p:{tr.payer}:{tr.payee}:{tr.cents}{suffix}")]
+    rows = [[Button(t("✓ {n} paid", n=i),
+                    encode(Act.PAID, (), tr.payer, tr.payee, tr.cents, session_id))]
             for i, tr, waiting in shown.transfers if not waiting]
     for p in shown.pending:
         payee = shown_name(shown.people[p.to_person].name, 20)
         rows.append([Button(t("✅ {name} received {amount}", name=payee,
-                              amount=format_cents(p.cents)), f"pc:{p.id}{suffix}")])
+                              amount=format_cents(p.cents)),
+                            encode(Act.RECEIVED, (), p.id, session_id))])
     return shown.text, rows
 
 
@@ -86,27 +87,18 @@ async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int
     return sc.person_id == payee or sc.is_private or await is_admin(context, sc.chat_id, user_id)
 
 
-def _button_numbers(data: str | None, fixed: int) -> list[Any] | None:
-    """`op:<n1>:…:<n_fixed>[:<session>]` as its numbers, the session last (None when absent);
-    None for data of any other shape."""
-    parts = (data or "").split(":")
-    if len(parts) not in (fixed + 1, fixed + 2) or not all(is_ascii_uint(p) for p in parts[1:]):
-        return None
-    numbers: list[Any] = [int(p) for p in parts[1:]]
-    return numbers + [None] * (fixed + 2 - len(parts))
-
-
 async def on_paid_button(update: Update, context: Context) -> None:
-    """p:<payer>:<payee>:<cents>[:<session>] — that transfer was made. Tapped by the payee (or
-    an admin) it counts at once; by the payer it waits for the payee's confirmation."""
+    """Act.PAID: that transfer was made. Tapped by the payee (or an admin) it counts at once;
+    by the payer it waits for the payee's confirmation."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    numbers = _button_numbers(query.data, 3)
-    if numbers is None:
+    tap = decode(query.data)
+    if tap is None:
         await stale_button(query, t)
         return
-    payer, payee, cents, session_id = numbers
+    payer, payee, cents, session_id = (tap.number("payer"), tap.number("payee"),
+                                       tap.number("cents"), tap.get("session"))
     confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
     if sc.person_id != payer and not confirmed:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
@@ -135,15 +127,15 @@ async def on_paid_button(update: Update, context: Context) -> None:
 
 
 async def on_received_button(update: Update, context: Context) -> None:
-    """pc:<payment>[:<session>] — the payee (or an admin) confirms a pending payment."""
+    """Act.RECEIVED: the payee (or an admin) confirms a pending payment."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    numbers = _button_numbers(query.data, 1)
-    if numbers is None:
+    tap = decode(query.data)
+    if tap is None:
         await stale_button(query, t)
         return
-    payment_id, session_id = numbers
+    payment_id, session_id = tap.number("payment"), tap.get("session")
     try:
         payment = await store.get_payment(payment_id)
     except StoreError:
@@ -421,6 +413,6 @@ HANDLERS = [
     # A file with the caption /import (CommandHandler reads text only); the guard in app.py
     # drops captions addressed to another bot.
     MessageHandler(filters.Document.ALL & filters.CaptionRegex(r"^/import(@\w+)?(\s|$)"), cmd_import),
-    CallbackQueryHandler(on_paid_button, pattern=r"^p:"),
-    CallbackQueryHandler(on_received_button, pattern=r"^pc:"),
+    CallbackQueryHandler(on_paid_button, pattern=Family.PAID.pattern),
+    CallbackQueryHandler(on_received_button, pattern=Family.RECEIVED.pattern),
 ]

@@ -26,6 +26,7 @@ from ..chat.scope import (
 from ..chat.table import seat_names
 from ..entry import controls
 from ..entry.controls import Kind
+from ..plumbing.callbacks import Act, Family, decode, encode
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import LANG_NAMES, LANGS, N_, Translator
@@ -105,8 +106,8 @@ def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
         value = full[spec.name]
         shown = value_text(t, variant, value)
         name = rule_label(t, variant, spec.name)
-        rows.append([Button(f"{name}{colon(t)}{shown} 🔄", f"r:{session.id}:{i}")])
-    rows.append([Button("◀ " + t("Back"), f"s:{session.id}:b")])
+        rows.append([Button(f"{name}{colon(t)}{shown} 🔄", encode(Act.RULE, (session.id,), i))])
+    rows.append([Button("◀ " + t("Back"), encode(Act.TO_LOBBY, (session.id,)))])
     return rows
 
 
@@ -136,13 +137,14 @@ async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str,
         lines.append(esc(t("Everyone is seated. /hand enters a hand; /hu for one line.")))
     else:
         lines.append(esc(t("Tap Join to sit down; /guest NAME seats a player without Telegram.")))
-    sid = session.id
-    rows = [[Button("🙋 " + t("Join"), f"s:{sid}:j"), Button("🚪 " + t("Leave"), f"s:{sid}:l")]]
+    head = (session.id,)
+    rows = [[Button("🙋 " + t("Join"), encode(Act.JOIN, head)),
+             Button("🚪 " + t("Leave"), encode(Act.LEAVE, head))]]
     if session.hand_count == 0:
-        rows.append([Button(f"⇅ {t(w1)}↔{t(w2)}", f"s:{sid}:w:{a}") for a, (w1, w2) in
+        rows.append([Button(f"⇅ {t(w1)}↔{t(w2)}", encode(Act.SWAP, head, a)) for a, (w1, w2) in
                      enumerate(((N_("East"), N_("South")), (N_("South"), N_("West")),
                                 (N_("West"), N_("North"))))])
-    rows.append([Button("⚙ " + t("House rules"), f"s:{sid}:r")])
+    rows.append([Button("⚙ " + t("House rules"), encode(Act.RULES, head))])
     return "\n".join(lines), rows
 
 
@@ -158,7 +160,8 @@ async def cmd_new(update: Update, context: Context) -> None:
         return
     name = (context.args or [""])[0].lower()
     if name not in all_variants():
-        rows = [[Button(variant_title(v, sc.lang), f"n:{v}")] for v in all_variants()]
+        rows = [[Button(variant_title(v, sc.lang), encode(Act.NEW_SESSION, (), v))]
+                for v in all_variants()]
         prompt = t("Which mahjong do you play?")
         if name:
             prompt = t("Unknown variant “{name}”.", name=clip(name)) + " " + prompt
@@ -184,7 +187,8 @@ async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> 
 async def on_new_button(update: Update, context: Context) -> None:
     query = update.callback_query
     sc = await scope(update, context)
-    name = query.data.split(":", 1)[1]
+    tap = decode(query.data)
+    name = tap.text("variant") if tap is not None and tap.act is Act.NEW_SESSION else ""
     if name not in all_variants():
         await stale_button(query, sc.t)
         return
@@ -197,23 +201,24 @@ async def on_new_button(update: Update, context: Context) -> None:
 
 
 async def on_session_button(update: Update, context: Context) -> None:
-    """s:<session>:<op>[:<arg>] — join, leave, swap seats, rules menu, back."""
+    """The lobby's buttons (Family.LOBBY): join, leave, swap seats, rules menu, back."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    parts = query.data.split(":")
-    session = None
-    if len(parts) >= 3 and parts[1].isdigit():
-        session = await running_session(context, sc)
-    if session is None or str(session.id) != parts[1]:
+    tap = decode(query.data)
+    if tap is None:
+        await stale_button(query, t)
+        return
+    session = await running_session(context, sc)
+    if session is None or tap.get("session") != session.id:
         await query.answer(t("This session is over."), show_alert=True)
         return
-    op = parts[2]
-    if op != "j" and not await may_act(context, sc, session, query.from_user.id):
+    op = tap.act
+    if op is not Act.JOIN and not await may_act(context, sc, session, query.from_user.id):
         await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
         return
     try:
-        if op == "j":
+        if op is Act.JOIN:
             free = [s for s in range(4) if session.seats[s] is None]
             if sc.person_id in session.seats:
                 await query.answer(t("You are already seated."))
@@ -222,20 +227,20 @@ async def on_session_button(update: Update, context: Context) -> None:
                 await query.answer(t("All four seats are taken."), show_alert=True)
                 return
             session = await store.seat_player(session.id, free[0], sc.person_id)
-        elif op == "l":
+        elif op is Act.LEAVE:
             if sc.person_id not in session.seats:
                 await query.answer(t("You are not seated."))
                 return
             session = await store.unseat(session.id, session.seats.index(sc.person_id))
-        elif op == "w" and len(parts) == 4 and parts[3] in ("0", "1", "2"):
-            a = int(parts[3])
+        elif op is Act.SWAP and tap.number("seat") < 3:
+            a = tap.number("seat")
             session = await store.swap_seats(session.id, a, a + 1)
-        elif op == "r":
+        elif op is Act.RULES:
             await edit(query, "<b>" + esc(t("House rules")) + "</b>\n"
                        + esc(t("Tap a rule to change it.")), rules_rows(t, session))
             await query.answer()
             return
-        elif op != "b":
+        elif op is not Act.TO_LOBBY:
             await stale_button(query, t)
             return
     except StoreError as exc:
@@ -247,13 +252,13 @@ async def on_session_button(update: Update, context: Context) -> None:
 
 
 async def on_rule_button(update: Update, context: Context) -> None:
-    """r:<session>:<rule index> — cycle one house rule to its next value."""
+    """A house rule's button (Act.RULE): cycle it to its next value."""
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    parts = query.data.split(":")
+    tap = decode(query.data)
     session = await running_session(context, sc)
-    if session is None or len(parts) != 3 or parts[1] != str(session.id) or not parts[2].isdigit():
+    if session is None or tap is None or tap.get("session") != session.id:
         await query.answer(t("This session is over."), show_alert=True)
         return
     if not await may_act(context, sc, session, query.from_user.id):
@@ -261,7 +266,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
         return
     variant = get_variant(session.variant)
     specs = controls.fields_of(variant.Rules)
-    idx = int(parts[2])
+    idx = tap.number("rule")
     if idx >= len(specs):
         await stale_button(query, t)
         return
@@ -349,13 +354,14 @@ async def cmd_lang(update: Update, context: Context) -> None:
     if not await _may_set_language(context, sc, update.effective_user.id):  # type: ignore[union-attr]
         await reply(update, context, esc(sc.t("Only seated players and chat admins can do that.")))
         return
-    rows = [[Button(LANG_NAMES[lang], f"l:{lang}") for lang in LANGS]]
+    rows = [[Button(LANG_NAMES[lang], encode(Act.LANGUAGE, (), lang)) for lang in LANGS]]
     await reply(update, context, esc(sc.t("Choose the language of this chat.")), rows)
 
 
 async def on_lang_button(update: Update, context: Context) -> None:
     query = update.callback_query
-    lang = query.data.split(":", 1)[1]
+    tap = decode(query.data)
+    lang = tap.text("lang") if tap is not None and tap.act is Act.LANGUAGE else ""
     sc = await scope(update, context)
     if lang not in LANGS:
         await stale_button(query, sc.t)
@@ -392,8 +398,8 @@ HANDLERS = [
     CommandHandler("rules", cmd_rules),
     CommandHandler("lang", cmd_lang),
     CommandHandler("end", cmd_end),
-    CallbackQueryHandler(on_new_button, pattern=r"^n:"),
-    CallbackQueryHandler(on_session_button, pattern=r"^s:"),
-    CallbackQueryHandler(on_rule_button, pattern=r"^r:"),
-    CallbackQueryHandler(on_lang_button, pattern=r"^l:"),
+    CallbackQueryHandler(on_new_button, pattern=Family.NEW.pattern),
+    CallbackQueryHandler(on_session_button, pattern=Family.LOBBY.pattern),
+    CallbackQueryHandler(on_rule_button, pattern=Family.RULE.pattern),
+    CallbackQueryHandler(on_lang_button, pattern=Family.LANGUAGE.pattern),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from scoring import Outcome, ScoringError, score
@@ -30,8 +31,8 @@ class Ctx:
     _scored: dict[str, Outcome | ScoringError] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
-    @property
-    def t(self) -> Translator:
+    @cached_property
+    def t(self) -> Translator:  # made once: every screen asks for it many times
         return translator(self.lang)
 
     def record(self, events: list[dict[str, Any]]) -> dict[str, Any]:

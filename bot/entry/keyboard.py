@@ -1,30 +1,31 @@
 """The tile keyboard: a hand entered tile by tile on one message (issue 14).
 
-Reusable on its own (the /hand wizard's winner step uses it, 查叫 by tiles can too). The state is
-plain JSON, kept in the caller's draft; three pure functions work on it:
+Reusable on its own (the /hand wizard's winner step uses it, 查叫 by tiles too). The state is a
+`KeyState`, kept in the caller's draft (stored as JSON); three pure functions work on it:
 
     state = new_state(tiles=("1m", "2m"), win=False)   # a blank hand, or one read from a photo
     spec = KeySpec(variant=session.variant, rules={}, want=14)  # want=13: a ready hand
-    press_key(state, spec, op, arg) -> "done" | "back" | None      # raises KeyRefused
+    press_key(state, spec, act, tile) -> KeyExit.DONE | KeyExit.BACK | None  # raises KeyRefused
     keys_screen(state, spec, t, cb, title="") -> Screen             # t: the chat's translator
     notation(state, spec) -> "123m456p[555s]+7z"                    # what scoring.tiles reads
 
-`cb(op, arg)` makes a button's callback data (at most 64 bytes with the caller's prefix); ops:
-`t` a tile (arg "5m", "7z", "3f"; the joker keys are tiles too: a fixed joker such as 红中, and
-once the turned tile is known the jokers it names, 龙 or 正精 and 副精), the set keys acting on
-the tile just
-tapped: `2` pair (one more of it), `3` pung (two more), `c` chow (the next two of its suit),
-`s` the set just entered once more (112233: 1m, chow, same set), `x` backspace (one key back:
-a whole set), `g` melds on/off, `k` the next tile is a concealed kong, `r` the next tile is taken
-out, `i` the next tile is the turned indicator (state["indicator"], for `analyze`/`waits`),
-`d` done, `b` back. Optional state["unsure"]: tiles a photo was unsure of, named above the keys
-until taken out, or until the tiles were changed and the hand is whole again (corrected).
+The keys are the tile keyboard's actions of the callback table (bot/plumbing/callbacks.py `Act`,
+family KEYS): a tile (`KEY_TILE`: "5m", "7z", "3f"; the joker keys are tiles too: a fixed joker
+such as 红中, and once the turned tile is known the jokers it names, 龙 or 正精 and 副精), the set
+keys acting on the tile just tapped (`PAIR` one more of it, `PUNG` two more, `CHOW` the next two
+of its suit, `SAME_SET` the set just entered once more: 112233 is 1m, Chow, Same set),
+`BACKSPACE` (one key back: a whole set), `MELDS` on/off, `KONG` (the next tile is a concealed
+kong), `TAKE_OUT`, `TURNED` (the next tile is the turned indicator, `state.indicator`, for
+`analyze`/`waits`), `KEYS_DONE`, `KEYS_BACK`. `cb(act)`, `cb(Act.KEY_TILE, tile)` make a key's
+callback data.
+`state.unsure`: tiles a photo was unsure of, named above the keys until taken out, or until the
+tiles were changed and the hand is whole again (corrected).
 
-The caller keeps the state in its own draft, routes its own callback prefix to `press_key` and
-shows `keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
+The caller keeps the state in its own draft, routes its keys to `press_key` and shows
+`keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
 handler, bot/commands/hands.py `on_key`, answers each tap at once and coalesces the edits).
 A `KeyRefused` carries a msgid and its params (`refusal_text(t, exc)` translates it) for the
-callback's answer; the state is then unchanged. "done" means the tile count is right for `want`
+callback's answer; the state is then unchanged. DONE means the tile count is right for `want`
 (14 plus one per kong); whether the tiles win is scoring's call (`scoring.tiles.analyze` /
 `waits` on `notation`).
 
@@ -41,13 +42,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from scoring.tiles.request import joker_codes
 from scoring.variant import TileSet, Variant, get_variant, in_lang
 
+from ..plumbing.callbacks import Act
 from ..plumbing.messages import Button
-from ..view.i18n import N_
+from ..view.i18n import N_, Translator
 from ..view.render import esc
 from ..view.tiles import tile_label
 from .screens import Screen
@@ -61,7 +66,7 @@ _GLYPH_BASE = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
 _HONOUR_GLYPHS = "🀀🀁🀂🀃🀆🀅🀄"
 _FLOWER_GLYPHS = "🀦🀧🀨🀩🀢🀣🀥🀤"
 
-Cb = Callable[[str, str], str]
+Cb = Callable[..., str]  # a key's callback data: cb(key), cb(Act.KEY_TILE, tile)
 
 
 class KeyRefused(Exception):
@@ -80,11 +85,54 @@ class ReadRefused(Exception):
         self.text = text
 
 
-KEY_PREFIX = "k"  # the wizard's callback data of a key: k:op[:arg]
+class KeyExit(StrEnum):
+    """How a key leaves the keyboard."""
+
+    DONE = "done"
+    BACK = "back"
 
 
-def key_cb(op: str, arg: str = "") -> str:
-    return f"{KEY_PREFIX}:{op}:{arg}" if arg else f"{KEY_PREFIX}:{op}"
+class Mode(StrEnum):
+    """What the next tile tapped does."""
+
+    HAND = "hand"  # goes into the hand
+    MELD = "meld"  # builds an exposed set
+    KONG = "kong"  # makes a concealed kong
+    REMOVE = "remove"  # is taken out
+    INDICATOR = "indicator"  # is the turned tile
+
+
+class Meld(BaseModel):
+    """A set apart from the hand: exposed (`open` while still being entered) or a concealed kong."""
+
+    tiles: list[str]
+    concealed: bool = False
+    open: bool = False
+
+
+class KeyState(BaseModel):
+    """A keyboard's state, as the caller's draft stores it (JSON)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    hand: list[str] = Field(default_factory=list)
+    melds: list[Meld] = Field(default_factory=list)
+    flowers: list[str] = Field(default_factory=list)
+    # what each key added, for backspace: h a hand tile, f a flower, k a kong, g a meld's tile;
+    # a set key's tiles as one ("h+2": a pung's two; "g=3": a meld repeated)
+    log: list[str] = Field(default_factory=list)
+    mode: Mode = Mode.HAND
+    last: str | None = None
+    win: bool = False  # the hand's last tile is the winning one
+    indicator: str | None = None
+    base: str | None = None  # the tile the set keys act on (the one just tapped)
+    again: list[str] | None = None  # the set Same set repeats
+    unsure: list[str] = Field(default_factory=list)
+
+    def restore(self, kept: KeyState) -> None:
+        """Back to `kept` (a copy taken before a key that was refused)."""
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(kept, name))
 
 
 @dataclass(frozen=True)
@@ -137,17 +185,16 @@ class KeySpec:
         return True
 
 
-def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> dict[str, Any]:
+def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> KeyState:
     """A keyboard's state: the hand tiles (in the order given), no melds. `win`: the last of
     `tiles` is the winning tile (False for tiles read from a photo)."""
     hand = [x for x in tiles if _valid(x) and not x.endswith("f")]
-    return {"hand": hand, "melds": [], "flowers": [x for x in tiles if x in FLOWERS],
-            "log": ["h"] * len(hand) + ["f"] * sum(x in FLOWERS for x in tiles),
-            "mode": "hand", "last": hand[-1] if hand else None, "win": bool(win and hand),
-            "indicator": None, "base": None, "again": None}
+    flowers = [x for x in tiles if x in FLOWERS]
+    return KeyState(hand=hand, flowers=flowers, log=["h"] * len(hand) + ["f"] * len(flowers),
+                    last=hand[-1] if hand else None, win=bool(win and hand))
 
 
-def refusal_text(t: Callable[..., str], exc: KeyRefused) -> str:
+def refusal_text(t: Translator, exc: KeyRefused) -> str:
     """A KeyRefused in the chat's language, its tile named as on the keys."""
     params = {k: tile_label(t, v) if k == "tile" and isinstance(v, str) and _valid(v) else v
               for k, v in exc.params.items()}
@@ -161,205 +208,208 @@ def _valid(tile: str) -> bool:
 
 # -- counting -------------------------------------------------------------------------------------
 
-def all_tiles(state: dict[str, Any]) -> list[str]:
+def all_tiles(state: KeyState) -> list[str]:
     """Every tile held: the hand and the melds (not flowers, not the indicator)."""
-    return [*state["hand"], *(x for m in state["melds"] for x in m["tiles"])]
+    return [*state.hand, *(x for m in state.melds for x in m.tiles)]
 
 
-def kongs(state: dict[str, Any]) -> int:
-    return sum(1 for m in state["melds"] if len(m["tiles"]) == 4)
+def kongs(state: KeyState) -> int:
+    return sum(1 for m in state.melds if len(m.tiles) == 4)
 
 
-def count(state: dict[str, Any]) -> int:
+def count(state: KeyState) -> int:
     """Tiles toward the hand: a kong counts three, as it does at the table."""
     return len(all_tiles(state)) - kongs(state)
 
 
 # -- pressing a key -------------------------------------------------------------------------------
 
-def press_key(state: dict[str, Any], spec: KeySpec, op: str, arg: str = "") -> str | None:
-    """Apply one key to `state` (in place). Returns "done" or "back" when the keyboard is left,
+def press_key(state: KeyState, spec: KeySpec, act: Act, tile: str = "") -> KeyExit | None:
+    """Apply one key to `state` (in place). Returns DONE or BACK when the keyboard is left,
     else None. Raises KeyRefused (state unchanged) for a tap that does not fit."""
-    done: list[str | None] = []
     before = sorted(all_tiles(state))
-    _atomic(state, lambda: done.append(_press(state, spec, op, arg)))
-    if state.get("unsure") and sorted(all_tiles(state)) != before and count(state) == spec.want:
-        state["unsure"] = []  # the photo's reading corrected, its hand whole: the doubts are moot
-    return done[0]
+    kept = state.model_copy(deep=True)
+    try:
+        out = _press(state, spec, act, tile)
+    except KeyRefused:  # a key of several tiles goes whole or not at all
+        state.restore(kept)
+        raise
+    if state.unsure and sorted(all_tiles(state)) != before and count(state) == spec.want:
+        state.unsure = []  # the photo's reading corrected, its hand whole: the doubts are moot
+    return out
 
 
-def _press(state: dict[str, Any], spec: KeySpec, op: str, arg: str) -> str | None:
-    if op in SET_OPS or op == "s":
-        _set_key(state, spec, op)
+SET_KEYS = {Act.PAIR: N_("Pair"), Act.PUNG: N_("Pung"), Act.CHOW: N_("Chow")}
+_MODE_KEYS = {Act.KONG: Mode.KONG, Act.TAKE_OUT: Mode.REMOVE, Act.TURNED: Mode.INDICATOR}
+
+
+def _press(state: KeyState, spec: KeySpec, act: Act, tile: str) -> KeyExit | None:
+    if act in SET_KEYS or act is Act.SAME_SET:
+        _set_key(state, spec, act)
         return None
-    state["base"] = state["again"] = None  # set keys act on the tile just tapped only
-    if op == "t":
-        mode = state["mode"]
-        _tile(state, spec, arg)
-        if not arg.endswith("f") and (mode == "hand" or (
-                mode == "meld" and _meld_start(state, arg))):
-            state["base"] = arg  # a tile into the hand, or one starting a meld
-    elif op == "x":
+    state.base = state.again = None  # set keys act on the tile just tapped only
+    if act is Act.KEY_TILE:
+        _tile_key(state, spec, tile)
+    elif act is Act.BACKSPACE:
         _backspace(state)
-    elif op == "g":
-        if state["mode"] == "meld":
+    elif act is Act.MELDS:
+        if state.mode is Mode.MELD:
             _close_meld(state, finishing=True)
-            state["mode"] = "hand"
-        else:
-            state["mode"] = "meld"
-    elif op in ("k", "r", "i"):
-        if op == "i" and not spec.indicator:
+        state.mode = Mode.HAND if state.mode is Mode.MELD else Mode.MELD
+    elif act in _MODE_KEYS:
+        if act is Act.TURNED and not spec.indicator:
             raise KeyRefused(N_("That button is no longer valid."))
-        wanted = {"k": "kong", "r": "remove", "i": "indicator"}[op]
         _close_meld(state, finishing=True)
-        state["mode"] = "hand" if state["mode"] == wanted else wanted
-    elif op == "d":
-        _close_meld(state, finishing=True)
-        state["mode"] = "hand"
-        want = spec.want
-        if count(state) != want:
-            raise KeyRefused(N_("{count} tiles so far; a hand needs {want} (a kong counts as "
-                                "three)."), count=count(state), want=want)
-        if spec.indicator and state.get("indicator") is None:
-            raise KeyRefused(N_("Which tile was turned? Tap “Turned”, then the tile."))
-        return "done"
-    elif op == "b":
-        return "back"
+        state.mode = Mode.HAND if state.mode is _MODE_KEYS[act] else _MODE_KEYS[act]
+    elif act is Act.KEYS_DONE:
+        return _done(state, spec)
+    elif act is Act.KEYS_BACK:
+        return KeyExit.BACK
     else:
         raise KeyRefused(N_("That button is no longer valid."))
     return None
 
 
-def _tile(state: dict[str, Any], spec: KeySpec, tile: str) -> None:
+def _tile_key(state: KeyState, spec: KeySpec, tile: str) -> None:
+    mode = state.mode
+    _tile(state, spec, tile)
+    if not tile.endswith("f") and (mode is Mode.HAND or (
+            mode is Mode.MELD and _meld_start(state, tile))):
+        state.base = tile  # a tile into the hand, or one starting a meld
+
+
+def _done(state: KeyState, spec: KeySpec) -> KeyExit:
+    _close_meld(state, finishing=True)
+    state.mode = Mode.HAND
+    if count(state) != spec.want:
+        raise KeyRefused(N_("{count} tiles so far; a hand needs {want} (a kong counts as "
+                            "three)."), count=count(state), want=spec.want)
+    if spec.indicator and state.indicator is None:
+        raise KeyRefused(N_("Which tile was turned? Tap “Turned”, then the tile."))
+    return KeyExit.DONE
+
+
+def _tile(state: KeyState, spec: KeySpec, tile: str) -> None:
     if not _valid(tile) or not spec.usable(tile):
         raise KeyRefused(N_("That button is no longer valid."))
-    mode = state["mode"]
-    if mode == "indicator":
+    mode = state.mode
+    if mode is Mode.INDICATOR:
         if tile.endswith("f"):
             raise KeyRefused(N_("That button is no longer valid."))
-        state.update(indicator=tile, mode="hand")
+        state.indicator, state.mode = tile, Mode.HAND
         return
     if tile.endswith("f"):
-        if tile in state["flowers"]:
+        if tile in state.flowers:
             raise KeyRefused(N_("There is only one of each flower."))
-        state["flowers"].append(tile)
-        state["log"].append("f")
+        state.flowers.append(tile)
+        state.log.append("f")
         return
-    if mode == "remove":
-        if tile not in state["hand"]:
-            raise KeyRefused(N_("{tile} is not in the hand."), tile=tile)
-        at = len(state["hand"]) - 1 - state["hand"][::-1].index(tile)
-        state["hand"].pop(at)
-        _drop_last(state["log"], "h")
-        if tile in state.get("unsure", []):
-            state["unsure"].remove(tile)  # checked: taken out
-        state["mode"] = "hand"
-        if at == len(state["hand"]):
-            state["win"] = False  # the winning tile went: the next tap is the winning one
+    if mode is Mode.REMOVE:
+        _take_out(state, tile)
         return
     held = Counter(all_tiles(state))[tile]
-    adds = 4 if mode == "kong" else 1
-    if held + adds > spec.most(tile):
+    kong = mode is Mode.KONG
+    if held + (4 if kong else 1) > spec.most(tile):
         raise KeyRefused(N_("There are only {n} of {tile}."), n=spec.most(tile), tile=tile)
-    if count(state) + (3 if mode == "kong" else 1) > spec.want + (1 if mode == "kong" else 0) \
-            and not (mode == "meld" and _open_kong_step(state, tile)):
+    if count(state) + (3 if kong else 1) > spec.want + (1 if kong else 0) \
+            and not (mode is Mode.MELD and _open_kong_step(state, tile)):
         raise KeyRefused(N_("The hand is full ({want} tiles): ⌫ takes one back."), want=spec.want)
-    if mode == "kong":
-        state["melds"].append({"tiles": [tile] * 4, "concealed": True, "open": False})
-        state["log"].append("k")
-        state["mode"] = "hand"
-    elif mode == "meld":
+    if kong:
+        state.melds.append(Meld(tiles=[tile] * 4, concealed=True))
+        state.log.append("k")
+        state.mode = Mode.HAND
+    elif mode is Mode.MELD:
         _meld_tile(state, tile)
     else:
-        state["hand"].append(tile)
-        state["log"].append("h")
-        state["win"] = True
-    state["last"] = tile
+        state.hand.append(tile)
+        state.log.append("h")
+        state.win = True
+    state.last = tile
+
+
+def _take_out(state: KeyState, tile: str) -> None:
+    if tile not in state.hand:
+        raise KeyRefused(N_("{tile} is not in the hand."), tile=tile)
+    at = len(state.hand) - 1 - state.hand[::-1].index(tile)
+    state.hand.pop(at)
+    _drop_last(state.log, "h")
+    if tile in state.unsure:
+        state.unsure.remove(tile)  # checked: taken out
+    state.mode = Mode.HAND
+    if at == len(state.hand):
+        state.win = False  # the winning tile went: the next tap is the winning one
 
 
 # -- the set keys ---------------------------------------------------------------------------------
 
-SET_OPS = {"2": N_("Pair"), "3": N_("Pung"), "c": N_("Chow")}
-
-
-def _atomic(state: dict[str, Any], step: Callable[[], None]) -> None:
-    """Run a key of several tiles whole or not at all (a refusal leaves the state as it was)."""
-    import copy
-
-    kept = copy.deepcopy(state)
-    try:
-        step()
-    except KeyRefused:
-        state.clear()
-        state.update(kept)
-        raise
-
-
-def _meld_start(state: dict[str, Any], tile: str) -> bool:
+def _meld_start(state: KeyState, tile: str) -> bool:
     """`tile` began the meld being entered (set keys may finish it)."""
-    m = state["melds"][-1] if state["melds"] else None
-    return bool(m and m["open"] and m["tiles"] == [tile])
+    m = state.melds[-1] if state.melds else None
+    return bool(m and m.open and m.tiles == [tile])
 
 
-def _set_key(state: dict[str, Any], spec: KeySpec, op: str) -> None:
-    mode = state["mode"]
-    if op == "s":
-        tiles = state.get("again")
-        if not tiles:
+def _set_tiles(state: KeyState, act: Act) -> list[str]:
+    """The set a set key makes: from the tile just tapped, or the set just entered again."""
+    if act is Act.SAME_SET:
+        if not state.again:
             raise KeyRefused(N_("“Same set” repeats the set just entered: tap a tile and Pair, "
                                 "Pung or Chow first."))
-    else:
-        base = state.get("base")
-        if base is None or mode not in ("hand", "meld"):
-            raise KeyRefused(N_("Tap a tile first: Pair, Pung and Chow finish a set from the "
-                                "tile just tapped."))
-        if op == "2" and mode == "meld":
-            raise KeyRefused(N_("An exposed meld is three or four tiles; a pair goes in the "
-                                "hand (tap “Melds” to leave meld mode)."))
-        if op == "c":
-            n, suit = int(base[0]), base[1]
-            if suit not in SUITS or n > 7:  # a joker's tile may stand for itself: allowed
-                raise KeyRefused(N_("A chow runs up from {tile}: only 1–7 of a suit can start "
-                                    "one."), tile=base)
-            tiles = [base, f"{n + 1}{suit}", f"{n + 2}{suit}"]
-        else:
-            tiles = [base] * int(op)
-    adds = tiles[1:] if op != "s" else tiles
-    tag = "h" if mode == "hand" else "g"
-    if op == "s" and mode == "meld":
+        return list(state.again)
+    base = state.base
+    if base is None or state.mode not in (Mode.HAND, Mode.MELD):
+        raise KeyRefused(N_("Tap a tile first: Pair, Pung and Chow finish a set from the "
+                            "tile just tapped."))
+    if act is Act.PAIR and state.mode is Mode.MELD:
+        raise KeyRefused(N_("An exposed meld is three or four tiles; a pair goes in the "
+                            "hand (tap “Melds” to leave meld mode)."))
+    if act is Act.CHOW:
+        n, suit = int(base[0]), base[1]
+        if suit not in SUITS or n > 7:  # a joker's tile may stand for itself: allowed
+            raise KeyRefused(N_("A chow runs up from {tile}: only 1–7 of a suit can start "
+                                "one."), tile=base)
+        return [base, f"{n + 1}{suit}", f"{n + 2}{suit}"]
+    return [base] * (2 if act is Act.PAIR else 3)
+
+
+def _set_key(state: KeyState, spec: KeySpec, act: Act) -> None:
+    tiles = _set_tiles(state, act)
+    again = act is Act.SAME_SET
+    meld = state.mode is Mode.MELD
+    adds = tiles if again else tiles[1:]
+    if again and meld:
         _close_meld(state, finishing=True)  # the repeat is a meld of its own
     for x in adds:
         _tile(state, spec, x)
-    if op == "s" and mode == "meld" and state["melds"][-1]["tiles"] != tiles:
+    if again and meld and state.melds[-1].tiles != tiles:
         raise KeyRefused(N_("{tile} does not fit the meld being entered."), tile=tiles[0])
-    del state["log"][len(state["log"]) - len(adds):]
-    state["log"].append(f"{tag}{'=' if op == 's' else '+'}{len(adds)}")
-    state["base"], state["again"] = None, tiles
+    del state.log[len(state.log) - len(adds):]
+    state.log.append(f"{'g' if meld else 'h'}{'=' if again else '+'}{len(adds)}")
+    state.base, state.again = None, tiles
 
 
-def _open_kong_step(state: dict[str, Any], tile: str) -> bool:
+def _open_kong_step(state: KeyState, tile: str) -> bool:
     """The fourth of a kind going onto an open pung: a kong, which does not grow the count."""
-    m = state["melds"][-1] if state["melds"] else None
-    return bool(m and m["open"] and m["tiles"] == [tile] * 3)
+    m = state.melds[-1] if state.melds else None
+    return bool(m and m.open and m.tiles == [tile] * 3)
 
 
-def _meld_tile(state: dict[str, Any], tile: str) -> None:
-    melds = state["melds"]
-    cur = melds[-1] if melds and melds[-1]["open"] else None
-    if cur is not None and not _fits(cur["tiles"], tile):
-        if len(cur["tiles"]) == 3 and len(set(cur["tiles"])) == 1:
-            cur["open"] = False  # a pung, ended by the next meld's first tile
+def _meld_tile(state: KeyState, tile: str) -> None:
+    melds = state.melds
+    cur = melds[-1] if melds and melds[-1].open else None
+    if cur is not None and not _fits(cur.tiles, tile):
+        if len(cur.tiles) == 3 and len(set(cur.tiles)) == 1:
+            cur.open = False  # a pung, ended by the next meld's first tile
             cur = None
         else:
             raise KeyRefused(N_("{tile} does not fit the meld being entered."), tile=tile)
     if cur is None:
-        cur = {"tiles": [], "concealed": False, "open": True}
+        cur = Meld(tiles=[], open=True)
         melds.append(cur)
-    cur["tiles"].append(tile)
-    state["log"].append("g")
-    ts = cur["tiles"]
+    cur.tiles.append(tile)
+    state.log.append("g")
+    ts = cur.tiles
     if len(ts) == 4 or (len(ts) == 3 and len(set(ts)) == 3):
-        cur["open"] = False  # a kong, or a chow: nothing more can go on
+        cur.open = False  # a kong, or a chow: nothing more can go on
 
 
 def _fits(tiles: list[str], tile: str) -> bool:
@@ -373,13 +423,13 @@ def _fits(tiles: list[str], tile: str) -> bool:
     return len(set(ranks)) == len(ranks) and ranks[-1] - ranks[0] <= 2
 
 
-def _close_meld(state: dict[str, Any], *, finishing: bool) -> None:
-    melds = state["melds"]
-    if not melds or not melds[-1]["open"]:
+def _close_meld(state: KeyState, *, finishing: bool) -> None:
+    melds = state.melds
+    if not melds or not melds[-1].open:
         return
-    ts = melds[-1]["tiles"]
+    ts = melds[-1].tiles
     if len(ts) == 3 and len(set(ts)) == 1:
-        melds[-1]["open"] = False
+        melds[-1].open = False
     elif finishing:
         raise KeyRefused(N_("A meld is three tiles in a run, or three or four alike: finish it, "
                             "or ⌫."))
@@ -392,42 +442,42 @@ def _drop_last(log: list[str], tag: str) -> None:
             return
 
 
-def _backspace(state: dict[str, Any]) -> None:
-    if state["mode"] in ("kong", "remove", "indicator"):
-        state["mode"] = "hand"  # first, a pending choice is called off
+def _backspace(state: KeyState) -> None:
+    if state.mode in (Mode.KONG, Mode.REMOVE, Mode.INDICATOR):
+        state.mode = Mode.HAND  # first, a pending choice is called off
         return
-    if not state["log"]:
+    if not state.log:
         raise KeyRefused(N_("Nothing to take back."))
-    tag = state["log"].pop()
-    state["base"] = state["again"] = None
-    if len(tag) > 1:  # a set key's tiles, or a set repeated: taken back whole
-        n = int(tag[2:])
-        for _ in range(n):
-            _backspace_one(state, tag[0])
-        if tag[1] == "+":  # the tile it acted on is still the one just tapped
-            state["base"] = state["hand"][-1] if tag[0] == "h" else state["melds"][-1]["tiles"][0]
-        else:
-            state["again"] = (state["hand"][-n:] if tag[0] == "h"
-                              else list(state["melds"][-1]["tiles"]))
+    tag = state.log.pop()
+    state.base = state.again = None
+    if len(tag) == 1:
+        _backspace_one(state, tag)
         return
-    _backspace_one(state, tag)
+    n = int(tag[2:])  # a set key's tiles, or a set repeated: taken back whole
+    for _ in range(n):
+        _backspace_one(state, tag[0])
+    in_hand = tag[0] == "h"
+    if tag[1] == "+":  # the tile it acted on is still the one just tapped
+        state.base = state.hand[-1] if in_hand else state.melds[-1].tiles[0]
+    else:
+        state.again = state.hand[-n:] if in_hand else list(state.melds[-1].tiles)
 
 
-def _backspace_one(state: dict[str, Any], tag: str) -> None:
+def _backspace_one(state: KeyState, tag: str) -> None:
     if tag == "h":
-        state["hand"].pop()
-        state["win"] = bool(state["hand"]) and state["win"]
+        state.hand.pop()
+        state.win = bool(state.hand) and state.win
     elif tag == "f":
-        state["flowers"].pop()
+        state.flowers.pop()
     elif tag == "k":
-        state["melds"].pop()
+        state.melds.pop()
     else:  # a meld's tile: that meld opens again without it
-        m = state["melds"][-1]
-        m["tiles"].pop()
-        m["open"] = True
-        if not m["tiles"]:
-            state["melds"].pop()
-        state["mode"] = "meld"
+        m = state.melds[-1]
+        m.tiles.pop()
+        m.open = True
+        if not m.tiles:
+            state.melds.pop()
+        state.mode = Mode.MELD
 
 
 # -- the notation ---------------------------------------------------------------------------------
@@ -447,16 +497,16 @@ def group(tiles: list[str]) -> str:
     return out + (run + suit if suit else "")
 
 
-def notation(state: dict[str, Any], spec: KeySpec) -> str:
+def notation(state: KeyState, spec: KeySpec) -> str:
     """The hand in scoring's notation: concealed tiles, melds in brackets, `+` the winning tile,
     flowers."""
-    hand = list(state["hand"])
-    win = hand.pop() if spec.want == 14 and state.get("win") and hand else None
+    hand = list(state.hand)
+    win = hand.pop() if spec.want == 14 and state.win and hand else None
     text = group(hand)
-    for m in state["melds"]:
-        inner = group(m["tiles"])
-        text += f"[({inner})]" if m["concealed"] else f"[{inner}]"
-    text += group(state["flowers"])
+    for m in state.melds:
+        inner = group(m.tiles)
+        text += f"[({inner})]" if m.concealed else f"[{inner}]"
+    text += group(state.flowers)
     if win is not None:
         text += "+" + win
     return text
@@ -467,27 +517,27 @@ def _joker_tiles(spec: KeySpec, indicator: str) -> tuple[str, ...]:
     return joker_codes(spec.style, indicator)
 
 
-def _joker_name(t: Callable[..., str], spec: KeySpec, k: int) -> str:
+def _joker_name(t: Translator, spec: KeySpec, k: int) -> str:
     """The variant's own name of its k-th joker (龙, 正精, 鬼) in the chat's language."""
     jokers = spec.tileset.jokers
     assert jokers is not None
-    return in_lang(jokers.names[k], str(getattr(t, "lang", "en")))
+    return in_lang(jokers.names[k], t.lang)
 
 
-def joker_names(t: Callable[..., str], spec: KeySpec, indicator: str) -> list[str]:
+def joker_names(t: Translator, spec: KeySpec, indicator: str) -> list[str]:
     """The variant's own names for the jokers a turned tile makes: 龙 5万; 正精 4万, 副精 5万."""
     return [f"{_joker_name(t, spec, k)} {tile_label(t, x)}"
             for k, x in enumerate(_joker_tiles(spec, indicator))]
 
 
-def jokers(state: dict[str, Any], spec: KeySpec) -> set[str]:
-    """The tiles that are jokers at this table (shown marked)."""
+def jokers(spec: KeySpec, indicator: str | None = None) -> set[str]:
+    """The tiles that are jokers at this table (shown marked), the turned tile given where
+    the jokers follow it."""
     if spec.fixed:
         return set(spec.fixed)
-    ind = state.get("indicator")
-    if not spec.indicator or ind is None:
+    if not spec.indicator or indicator is None:
         return set()
-    return set(_joker_tiles(spec, ind))
+    return set(_joker_tiles(spec, indicator))
 
 
 # -- the screen -----------------------------------------------------------------------------------
@@ -505,49 +555,48 @@ def _glyphs(tiles: list[str], wild: set[str]) -> str:
     return "".join(glyph(x) + ("*" if x in wild else "") for x in sorted(tiles, key=_key))
 
 
-def hand_text(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> str:
+def hand_text(state: KeyState, spec: KeySpec, t: Translator) -> str:
     """HTML: the hand so far in tile symbols, its notation, and how many tiles are still to come."""
-    wild = jokers(state, spec)
-    hand = list(state["hand"])
-    win = hand.pop() if spec.want == 14 and state.get("win") and hand else None
+    wild = jokers(spec, state.indicator)
+    hand = list(state.hand)
+    win = hand.pop() if spec.want == 14 and state.win and hand else None
     parts = [_glyphs(hand, wild)]
-    for m in state["melds"]:
-        inner = _glyphs(m["tiles"], wild)
-        parts.append(f"[{inner}{'…' if m['open'] else ''}]" if not m["concealed"] else f"[({inner})]")
+    for m in state.melds:
+        inner = _glyphs(m.tiles, wild)
+        parts.append(f"[{inner}{'…' if m.open else ''}]" if not m.concealed else f"[({inner})]")
     if win is not None:
         parts.append("+ " + glyph(win))
-    if state["flowers"]:
-        parts.append(_glyphs(state["flowers"], set()))
+    if state.flowers:
+        parts.append(_glyphs(state.flowers, set()))
     shown = " ".join(p for p in parts if p) or "—"
     lines = [shown]
     code = notation(state, spec)
     if code:
         lines.append(f"<code>{esc(code)}</code>")
-    n = count(state)
-    lines.append(esc(t("{count} of {want} tiles", count=n, want=spec.want)))
-    if state.get("unsure"):  # read from a photo with little confidence: worth a look
+    lines.append(esc(t("{count} of {want} tiles", count=count(state), want=spec.want)))
+    if state.unsure:  # read from a photo with little confidence: worth a look
         lines.append("❓ " + esc(t("The photo was unsure of: {tiles}", tiles=" ".join(
-            tile_label(t, x) for x in state["unsure"]))))
+            tile_label(t, x) for x in state.unsure))))
     if spec.indicator:
-        ind = state.get("indicator")
+        ind = state.indicator
         lines.append(esc(t("Turned: {tile}", tile=tile_label(t, ind) if ind else "—"))
-                     + (" → " + esc(" · ".join(joker_names(t, spec, ind))) if wild else ""))
+                     + (" → " + esc(" · ".join(joker_names(t, spec, ind))) if ind and wild else ""))
     return "\n".join(lines)
 
 
-def _hint(state: dict[str, Any], spec: KeySpec, t: Callable[..., str]) -> str:
-    mode = state["mode"]
-    if mode == "kong":
+def _hint(state: KeyState, spec: KeySpec, t: Translator) -> str:
+    mode = state.mode
+    if mode is Mode.KONG:
         return t("Tap the tile of the concealed kong.")
-    if mode == "remove":
+    if mode is Mode.REMOVE:
         return t("Tap the tile to take out.")
-    if mode == "indicator":
+    if mode is Mode.INDICATOR:
         return t("Tap the tile that was turned up.")
-    base = state.get("base")
+    base = state.base
     sets = t("Pair, Pung, Chow: finish a set from the tile just tapped ({tile}).",
              tile=tile_label(t, base)) if base else t(
         "Pair, Pung, Chow finish a set from the tile just tapped; Same set repeats one.")
-    if mode == "meld":
+    if mode is Mode.MELD:
         return _join(t("Meld mode: tap the tiles of an exposed set (chow, pung or kong); tap "
                        "“Melds” again when done."), sets)
     if spec.want == 14:
@@ -560,7 +609,11 @@ def _join(first: str, second: str) -> str:
     return first + ("" if first.endswith("。") else " ") + second
 
 
-def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb: Cb,
+def _ticked(on: bool, text: str) -> str:
+    return ("✅ " if on else "") + text
+
+
+def keys_screen(state: KeyState, spec: KeySpec, t: Translator, cb: Cb,
                 title: str = "") -> Screen:
     """The keyboard's message and buttons: at most 8 buttons a row (Telegram's limit), short
     labels; a suit's nine tiles take two rows (5 + 4)."""
@@ -569,36 +622,48 @@ def keys_screen(state: dict[str, Any], spec: KeySpec, t: Callable[..., str], cb:
     missing = spec.style.cannot_count()
     if missing is not None:  # its counter is not installed here: say how to get it, and what else
         text += "\n\n⚠️ " + esc(t(missing.template, **missing.params))
+    return Screen(text, [*_tile_rows(state, spec, t, cb), *_key_rows(state, spec, t, cb)])
+
+
+def _tile_rows(state: KeyState, spec: KeySpec, t: Translator, cb: Cb) -> list[list[Button]]:
+    def key(tile: str, label: str) -> Button:
+        return Button(label, cb(Act.KEY_TILE, tile))
+
     rows: list[list[Button]] = []
     for s in SUITS:
-        keys = [Button(tile_label(t, f"{n}{s}"), cb("t", f"{n}{s}")) for n in range(1, 10)]
+        keys = [key(f"{n}{s}", tile_label(t, f"{n}{s}")) for n in range(1, 10)]
         rows += [keys[:5], keys[5:]]
     if spec.honours:
-        rows.append([Button(tile_label(t, x), cb("t", x)) for x in HONOURS])
+        rows.append([key(x, tile_label(t, x)) for x in HONOURS])
     else:  # a fixed joker (红中, the ghost) beside the last suit's 6–9
-        rows[-1] += [Button(f"{glyph(x)} {_joker_name(t, spec, k)}", cb("t", x))
+        rows[-1] += [key(x, f"{glyph(x)} {_joker_name(t, spec, k)}")
                      for k, x in enumerate(spec.fixed) if x.endswith("z")]
     if spec.flowers:
-        keys = [Button(("✅" if x in state["flowers"] else "") + tile_label(t, x), cb("t", x))
-                for x in FLOWERS]  # eight a row where they are one character each (春夏秋冬)
+        keys = [key(x, ("✅" if x in state.flowers else "") + tile_label(t, x)) for x in FLOWERS]
+        # eight a row where they are one character each (春夏秋冬)
         rows += [keys] if all(len(tile_label(t, x)) == 1 for x in FLOWERS) else [keys[:4], keys[4:]]
-    mode = state["mode"]
-    # the set keys, on the tile just tapped (named in the hint)
-    rows.append([*(Button(t(SET_OPS[op]), cb(op, "")) for op in ("2", "3", "c")),
-                 Button(t("Same set"), cb("s", ""))])
-    rows.append([Button("⌫", cb("x", "")),
-                 Button(("✅ " if mode == "meld" else "") + t("Melds"), cb("g", "")),
-                 Button(("✅ " if mode == "kong" else "") + t("Conc. kong"), cb("k", ""))])
-    if spec.indicator:  # the turned tile, then a key for each joker it makes
-        ind = state.get("indicator")
-        row = [Button(("✅ " if mode == "indicator" else "") + t("Turned")
-                      + (" " + tile_label(t, ind) if ind else ""), cb("i", ""))]
+    return rows
+
+
+def _key_rows(state: KeyState, spec: KeySpec, t: Translator, cb: Cb) -> list[list[Button]]:
+    """The set keys (on the tile just tapped, named in the hint), the modes, the turned tile
+    and the jokers it makes, and the way out."""
+    mode = state.mode
+    rows = [[*(Button(t(name), cb(act)) for act, name in SET_KEYS.items()),
+             Button(t("Same set"), cb(Act.SAME_SET))],
+            [Button("⌫", cb(Act.BACKSPACE)),
+             Button(_ticked(mode is Mode.MELD, t("Melds")), cb(Act.MELDS)),
+             Button(_ticked(mode is Mode.KONG, t("Conc. kong")), cb(Act.KONG))]]
+    if spec.indicator:
+        ind = state.indicator
+        row = [Button(_ticked(mode is Mode.INDICATOR, t("Turned"))
+                      + (" " + tile_label(t, ind) if ind else ""), cb(Act.TURNED))]
         if ind is not None:
-            row += [Button("🃏" + label, cb("t", x))
+            row += [Button("🃏" + label, cb(Act.KEY_TILE, x))
                     for label, x in zip(joker_names(t, spec, ind), _joker_tiles(spec, ind),
                                         strict=True)]
         rows.append(row)
-    rows.append([Button("◀ " + t("Back"), cb("b", "")),
-                 Button(("✅ " if mode == "remove" else "") + t("Take out"), cb("r", "")),
-                 Button("✔ " + t("Done"), cb("d", ""), "primary")])
-    return Screen(text, rows)
+    rows.append([Button("◀ " + t("Back"), cb(Act.KEYS_BACK)),
+                 Button(_ticked(mode is Mode.REMOVE, t("Take out")), cb(Act.TAKE_OUT)),
+                 Button("✔ " + t("Done"), cb(Act.KEYS_DONE), "primary")])
+    return rows

@@ -10,6 +10,7 @@ from typing import Any
 
 from scoring.model import StrictModel
 
+from ..plumbing.callbacks import Act
 from ..plumbing.messages import Button
 from ..view import tiles
 from ..view.i18n import N_
@@ -28,7 +29,7 @@ from . import controls
 from .controls import Kind, Spec
 from .ctx import Ctx
 
-Callbacks = Callable[..., str]  # (op, a, b) → callback data
+Callbacks = Callable[..., str]  # (an Act, its fields) → a button's callback data
 
 BY_LABELS = {"self_draw": N_("Self-draw"), "discard": N_("Win on discard"),
              "robbed_kong": N_("Robbed kong")}
@@ -60,7 +61,7 @@ COMMON_FIELDS = frozenset({"type", "seat", "kind", "from", "robbed", "after_kong
 def heading_row(text: str, cb: Callbacks) -> Button:
     """A row's heading, which does nothing when tapped: drawn as a divider, while the buttons
     that act are coloured."""
-    return Button(f"— {text} —", cb("_"))
+    return Button(f"— {text} —", cb(Act.NOOP))
 
 
 @dataclass
@@ -137,7 +138,7 @@ def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callb
         if spec.name == "after_kong" and f"after_kong:{by}" in COMMON_LABELS:
             name = ctx.t(COMMON_LABELS[f"after_kong:{by}"])
         if spec.kind is Kind.BOOL:
-            toggles.append(Button(("✅ " if value else "▫️ ") + name, cb("t", ref)))
+            toggles.append(Button(("✅ " if value else "▫️ ") + name, cb(Act.TOGGLE, ref)))
             continue
         if spec.kind is Kind.CHOICE:
             # one button a value, one tap each (七对 directly, not a cycle through forms); the
@@ -148,38 +149,40 @@ def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callb
                 shown = value_label(ctx, choice, event)
                 text = shown if spec.name in SELF_NAMING else f"{name}{colon(t)}{shown}"
                 toggles.append(Button(("✅ " if value == choice else "▫️ ") + text,
-                                      cb("c", ref, i)))
+                                      cb(Act.CHOOSE, ref, i)))
             continue
         if spec.kind is Kind.INT:
-            row = [Button("−", cb("i", ref, "-")),
-                   Button(f"{name}{colon(t)}{value if value is not None else spec.lo}", cb("_")),
-                   Button("+", cb("i", ref, "+"))]
+            row = [Button("−", cb(Act.COUNT, ref, "-")),
+                   Button(f"{name}{colon(t)}{value if value is not None else spec.lo}", cb(Act.NOOP)),
+                   Button("+", cb(Act.COUNT, ref, "+"))]
             if controls.wide(spec):  # a hand's points: ten at a time too
-                row = [Button("−10", cb("i", ref, "--")), *row, Button("+10", cb("i", ref, "++"))]
+                row = [Button("−10", cb(Act.COUNT, ref, "--")), *row,
+                       Button("+10", cb(Act.COUNT, ref, "++"))]
             rows.append(row)
         elif spec.kind is Kind.SEAT:
             rows.append([heading_row(name, cb)])
-            seat_row = [Button(("✅ " if value == s else "") + wind(t, s), cb("s", ref, s))
+            seat_row = [Button(("✅ " if value == s else "") + wind(t, s), cb(Act.SEAT_FIELD, ref, s))
                         for s in range(4) if s not in hidden or value == s]
             if spec.optional:
-                seat_row.append(Button(("✅ " if value is None else "") + "—", cb("s", ref, "-")))
+                seat_row.append(Button(("✅ " if value is None else "") + "—", cb(Act.SEAT_FIELD, ref, None)))
             rows.append(seat_row)
         elif spec.kind is Kind.SEATS:
             rows.append([heading_row(name, cb)])
-            rows.append([Button(("✅ " if s in (value or []) else "▫️ ") + wind(t, s), cb("m", ref, s))
+            rows.append([Button(("✅ " if s in (value or []) else "▫️ ") + wind(t, s),
+                                cb(Act.SEATS_FIELD, ref, s))
                          for s in range(4) if s not in hidden or s in (value or [])])
         elif spec.kind is Kind.SEAT_MAP:
             rows.append([heading_row(name, cb)])
             rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden, event))
         elif spec.kind is Kind.TILE:
-            rows.append([Button(f"{name}{colon(t)}{tile_label(ctx, value)} ✎", cb("o", ref))])
+            rows.append([Button(f"{name}{colon(t)}{tile_label(ctx, value)} ✎", cb(Act.OPEN, ref))])
         elif spec.kind is Kind.OBJECT:
-            rows.append([Button(f"{name} ✎", cb("o", ref))])
+            rows.append([Button(f"{name} ✎", cb(Act.OPEN, ref))])
         elif spec.kind is Kind.ITEMS and spec.model is not None:
             for i, item in enumerate(value or []):
                 if len(value) > 1 and "seat" in item:
                     rows.append([Button("— " + seat_label(t, item["seat"], ctx.names, html_out=False)
-                                        + " —", cb("_"))])
+                                        + " —", cb(Act.NOOP))])
                 # one winner's toggles share rows with the win's own (杠上花)
                 rows.extend(form_rows(ctx, spec.model, item, cb, skip={"seat"},
                                       prefix=f"{ref}.{i}.", hidden={item.get("seat")},
@@ -220,9 +223,9 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
             continue
         key, who = str(s), seat_label(t, s, ctx.names, html_out=False)
         if spec.value is not None and spec.value.kind is Kind.INT:
-            rows.append([Button("−", cb("k", ref, f"{s}-")),
-                         Button(f"{who}{colon(t)}{mapping.get(key, 0)}", cb("_")),
-                         Button("+", cb("k", ref, f"{s}+"))])
+            rows.append([Button("−", cb(Act.MAP_COUNT, ref, f"{s}-")),
+                         Button(f"{who}{colon(t)}{mapping.get(key, 0)}", cb(Act.NOOP)),
+                         Button("+", cb(Act.MAP_COUNT, ref, f"{s}+"))])
             continue
         present = key in mapping
         entry = mapping.get(key)
@@ -235,15 +238,15 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         else:
             summary = summarize(ctx, spec.model, entry, named=ready_names(spec)) if spec.model else ""
             state = "✅ " + (summary or (t("ready") if spec.name == "ready" else "✓"))
-        row = [Button(f"{who}{colon(t)}{state}", cb("n", ref, s))]
+        row = [Button(f"{who}{colon(t)}{state}", cb(Act.MAP_ENTRY, ref, s))]
         counter = controls.first_counter(spec.model)
         if counter is not None and (entry is None or isinstance(entry, dict)):
             count = (entry or {}).get(counter.name) or 0
             name = label(ctx, counter.name, event)
-            row = ([Button("−", cb("f", ref, f"{s}-"))] if count else []) + row
-            row.append(Button("+" + name, cb("f", ref, f"{s}+")))
+            row = ([Button("−", cb(Act.MAP_FIRST, ref, f"{s}-"))] if count else []) + row
+            row.append(Button("+" + name, cb(Act.MAP_FIRST, ref, f"{s}+")))
         if isinstance(entry, dict) and spec.model is not None and controls.fields_of(spec.model):
-            row.append(Button("✎", cb("o", ref, s)))
+            row.append(Button("✎", cb(Act.OPEN_ENTRY, ref, s)))
         rows.append(row)
     return rows
 

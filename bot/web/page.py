@@ -87,9 +87,9 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
     codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
     if spec.indicator:
-        wild = {x: sorted(jokers({"indicator": x}, spec)) for x in (*SUITED, *HONOURS)}
+        wild = {x: sorted(jokers(spec, x)) for x in (*SUITED, *HONOURS)}
     else:
-        wild = {"": sorted(jokers({}, spec))}
+        wild = {"": sorted(jokers(spec))}
     types = controls.event_types(variant.events)
     return {
         "variant": variant.name, "multi_winner": variant.multi_winner,

@@ -29,13 +29,17 @@ from .rows import (
 
 
 class DraftsMixin(StoreCore):
-    async def create_draft(self, chat_id: int, *, session_id: int,
-                           data: dict[str, Any]) -> tuple[Draft, list[Draft]]:
-        """A new hand entry, stored before its message exists: it gets a placeholder (negative)
-        message id until `attach_draft`. The session's other open entries are closed in the
-        same transaction; they are returned, so their messages can say so."""
+    async def create_draft(self, chat_id: int, *, session_id: int, data: dict[str, Any],
+                           placeholder: int | None = None) -> tuple[Draft, list[Draft]]:
+        """A new hand entry, stored before its message exists: under a placeholder (negative)
+        message id until `attach_draft`, the caller's (the entry's number its buttons name, so
+        a tap before the attach finds it) or a random one. The session's other open entries
+        are closed in the same transaction; they are returned, so their messages can say so."""
         data = json_copy(data, "draft")
-        placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
+        if placeholder is None:
+            placeholder = -(uuid.uuid4().int >> 66) - 1  # 62 bits: never a real message id
+        if placeholder >= 0:
+            raise ValueError("a draft's placeholder message id is negative")
 
         async def write(s: AsyncSession) -> tuple[Draft, list[Draft]]:
             if not self._sqlite:  # in turn with confirm_hand (SQLite: the DELETE's write lock)
@@ -63,25 +67,21 @@ class DraftsMixin(StoreCore):
 
     async def attach_draft(self, draft: Draft, chat_id: int, message_id: int) -> Draft:
         """Move a new draft onto the message that shows it (`chat_id` differs from the
-        draft's when the group became a supergroup meanwhile). `NotFound` if it was closed."""
+        draft's when the group became a supergroup meanwhile); as it is there now if a tap on
+        that message attached it first. `NotFound` if it was closed."""
 
         async def write(s: AsyncSession) -> Draft:
             result = await s.execute(_ATTACH_DRAFT, {"b_chat": chat_id, "b_old": draft.message_id,
                                                      "b_message": message_id})
-            if result.rowcount != 1:
+            if result.rowcount == 1:
+                return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
+                             draft.updated_at)
+            there = await s.get(M.Draft, (chat_id, message_id), populate_existing=True)
+            if there is None or there.session_id != draft.session_id:
                 raise NotFound("this hand entry was closed meanwhile")
-            return Draft(chat_id, message_id, draft.session_id, draft.data, draft.version,
-                         draft.updated_at)
+            return draft_of(there)
 
-        return await self._write(write, immediate=False)  # one statement
-
-    async def unattached_draft(self, chat_id: int, *, seconds: float) -> bool:
-        """True while a draft of the chat made in the last `seconds` waits for its message."""
-        since = M.utcnow().timestamp() - seconds
-        async with self._read() as s:
-            rows = (await s.execute(select(M.Draft.updated_at).where(
-                M.Draft.chat_id == chat_id, M.Draft.message_id < 0))).scalars()
-            return any((as_utc(t) or M.utcnow()).timestamp() >= since for t in rows)
+        return await self._write(write, immediate=False)  # one statement (two if attached)
 
     async def cancel_draft(self, draft: Draft) -> None:
         """Close a hand entry without recording it, if it is still at `draft.version`.

@@ -19,6 +19,7 @@ import noto_cjk_sans_otc
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.entry.keyboard import KeySpec, keys_screen, new_state, press_key
+from bot.plumbing.callbacks import Act
 from bot.view.i18n import translator
 
 SCALE = 2
@@ -59,12 +60,13 @@ def _draw(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
 def render(variant: str, lang: str, cjk: str, out: Path) -> list[str]:
     spec = KeySpec(variant)
     state = new_state()
-    for key in ("1m", "c", "5p", "3", "7s", "8s"):  # 123m (1m, Chow) 555p (5p, Pung) 7s 8s
-        press_key(state, spec, "t", key) if len(key) == 2 else press_key(state, spec, key)
+    for key in ("1m", Act.CHOW, "5p", Act.PUNG, "7s", "8s"):  # 123m (1m, Chow) 555p (5p, Pung)
+        press_key(state, spec, key) if isinstance(key, Act) else press_key(
+            state, spec, Act.KEY_TILE, key)
     if spec.indicator:
-        press_key(state, spec, "i")
-        press_key(state, spec, "t", "4m")
-    view = keys_screen(state, spec, translator(lang), lambda op, a: f"k:{op}:{a}",
+        press_key(state, spec, Act.TURNED)
+        press_key(state, spec, Act.KEY_TILE, "4m")
+    view = keys_screen(state, spec, translator(lang), lambda act, *a: ":".join(["k", act.code, *a]),
                        translator(lang)("Tiles of {seat}", seat="S Bob"))
     text = re.sub(r"<[^>]+>", "", view.text).replace("&lt;", "<").replace("&gt;", ">")
     tfonts, bfonts = _fonts(cjk, TEXT_PT), _fonts(cjk, BUTTON_PT)

@@ -78,7 +78,7 @@ async def test_a_blood_battle_with_one_win_is_not_whole(store: Store) -> None:
 
 async def test_the_pages_booking_closes_the_chats_entry_and_books_once(store: Store) -> None:
     session, ctx, mark = await table(store)
-    chats, _ = await store.create_draft(CHAT, session_id=session.id, data=new_draft())
+    chats, _ = await store.create_draft(CHAT, session_id=session.id, data=new_draft().dump())
     hand = check_hand(ctx, SELF_DRAW)
     with pytest.raises(TableMoved) as behind:  # a preview of another table: nothing booked
         await book_hand(store, CHAT, session, ctx, hand, shown_at="0:0:x", mark=mark, by=None)
@@ -94,7 +94,7 @@ async def test_the_pages_booking_closes_the_chats_entry_and_books_once(store: St
 async def test_the_same_entry_confirmed_twice_is_one_hand(store: Store) -> None:
     session, ctx, mark = await table(store)
     entry, _ = await store.create_draft(CHAT, session_id=session.id,
-                                        data=new_draft(SELF_DRAW, step="preview"))
+                                        data=new_draft(SELF_DRAW, step="preview").dump())
     first = await book_entry(store, session, ctx, entry, SELF_DRAW, shown_at=mark, mark=mark, by=None)
     with pytest.raises(AlreadyBooked) as again:
         await book_entry(store, session, ctx, entry, SELF_DRAW, shown_at=mark, mark=mark, by=None)
@@ -109,7 +109,7 @@ async def test_a_table_moved_while_booking_books_nothing(store: Store) -> None:
     session = await store.get_session(first.hand.session_id)
     ctx, mark = await wizard_ctx(store, session, "en"), await store.table_mark(session.id)
     entry, _ = await store.create_draft(CHAT, session_id=session.id,
-                                        data=new_draft(SELF_DRAW, step="preview"))
+                                        data=new_draft(SELF_DRAW, step="preview").dump())
 
     async def admin() -> bool:
         return True
@@ -133,7 +133,7 @@ async def test_only_whoever_entered_a_hand_or_an_admin_undoes_it(store: Store) -
     with pytest.raises(NothingToUndo):
         await undo_last(store, session, by=None, anyone=not_admin)
     alice = session.seats[0]
-    entry, _ = await store.create_draft(CHAT, session_id=session.id, data=new_draft())
+    entry, _ = await store.create_draft(CHAT, session_id=session.id, data=new_draft().dump())
     await book_entry(store, session, ctx, entry, SELF_DRAW, shown_at=mark, mark=mark, by=alice)
     with pytest.raises(NotYours):
         await undo_last(store, session, by=session.seats[1], anyone=not_admin)

@@ -19,8 +19,9 @@ from bot.entry.keyboard import KeyRefused, ReadRefused
 from bot.entry.record import hand_state
 from bot.entry.screens import label as field_label
 from bot.entry.screens import value_label
-from bot.entry.wizard import reading
-from bot.entry.wizard.flow import new_draft, press, screen
+from bot.entry.wizard import flow, reading
+from bot.entry.wizard.flow import HandDraft, new_draft, screen
+from bot.plumbing.callbacks import Act, Family, Tap, decode, encode
 from scoring import IncompleteHand, all_variants, get_variant, score
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
@@ -33,35 +34,63 @@ def make_ctx(variant: str = "luzhou", lang: str = "en", **base: object) -> Ctx:
     return Ctx(v, lang, list(NAMES), record)
 
 
-def tap(draft: dict, ctx: Ctx, data: str) -> str | None:
-    if data.startswith("k:"):  # the tile keyboard's keys (bot/entry/keyboard.py)
-        _, op, *arg = data.split(":")
+def decoded(draft: HandDraft, data: str) -> Tap:
+    """A button's data, or the tests' short form of it ("h:1:wz:0", "k:t:5m": the action's code
+    and fields) written for the draft's entry and screen; FormError for data no button carries,
+    as the handler refuses it (a forged or stale tap)."""
+    tap = decode(data)
+    if tap is None:  # the short form: its head written here
+        family, _, rest = data.partition(":")
+        if family == "h":
+            rest = rest.partition(":")[2]  # "h:1:wz:0": the 1 stands for the screen shown
+            head = encode(Act.NOOP, (draft.entry or 0, draft.rev)).removesuffix(":_")
+        else:
+            head = encode(Act.KEYS_BACK, (draft.entry or 0,)).removesuffix(":b")
+        tap = decode(f"{head}:{rest}")
+    if tap is None:
+        raise FormError(data)
+    return tap
+
+
+def tap(draft: HandDraft, ctx: Ctx, data: str) -> str | None:
+    t = decoded(draft, data)
+    if t.act.family is Family.KEYS:  # the tile keyboard's keys (bot/entry/keyboard.py)
         try:
-            reading.key_press(draft, ctx, op, *arg[:1])
+            reading.key_press(draft, ctx, t.act, str(t.get("tile") or ""))
         except (KeyRefused, ReadRefused) as exc:
-            raise FormError(op) from exc  # refused: the draft is as it was
+            raise FormError(t.act.name) from exc  # refused: the draft is as it was
         return None
-    _, _, op, *rest = data.split(":")
-    return press(draft, ctx, op, *rest[:2])
+    return flow.press(draft, ctx, t)
 
 
-def buttons(draft: dict, ctx: Ctx) -> list[tuple[str, str]]:
-    return [(b.text, b.data) for row in screen(draft, ctx, 1).rows for b in row]
+def press(draft: HandDraft, ctx: Ctx, code: str, *fields: str) -> str | None:
+    """A wizard button by its code and fields: press(d, ctx, "wz", "1")."""
+    return flow.press(draft, ctx, decoded(draft, ":".join(["h", "1", code, *fields])))
 
 
-def find(draft: dict, ctx: Ctx, text: str) -> str:
+def key_press(draft: HandDraft, ctx: Ctx, code: str, tile: str = "") -> None:
+    """A key of the tile keyboard by its code: key_press(d, ctx, "t", "5m")."""
+    t = decoded(draft, ":".join(["k", code, *([tile] if tile else [])]))
+    reading.key_press(draft, ctx, t.act, tile)
+
+
+def buttons(draft: HandDraft, ctx: Ctx) -> list[tuple[str, str]]:
+    return [(b.text, b.data) for row in screen(draft, ctx).rows for b in row]
+
+
+def find(draft: HandDraft, ctx: Ctx, text: str) -> str:
     for label, data in buttons(draft, ctx):
         if text in label:
             return data
     raise AssertionError(f"no button {text!r} in {buttons(draft, ctx)}")
 
 
-def self_draw(d: dict, ctx: Ctx, who: str) -> None:
+def self_draw(d: HandDraft, ctx: Ctx, who: str) -> None:
     """The Self-draw button beside the winner's name."""
     tap(d, ctx, in_row(d, ctx, "", ctx.t("Self-draw"), has=who))
 
 
-def off(d: dict, ctx: Ctx, winner: str, discarder: str) -> None:
+def off(d: HandDraft, ctx: Ctx, winner: str, discarder: str) -> None:
     """A win on `discarder`'s discard: the winner's name, then the discarder."""
     tap(d, ctx, find(d, ctx, winner))
     tap(d, ctx, find(d, ctx, f"← {discarder}"))
@@ -73,17 +102,17 @@ def test_luzhou_example_1_by_taps_scores_like_the_rules_file() -> None:
     plus = [data for label, data in buttons(d, ctx) if label == "+"]
     tap(d, ctx, plus[0])  # one 闺
     tap(d, ctx, find(d, ctx, "Add"))  # the blood battle goes on: no Confirm yet
-    assert "who won next" in screen(d, ctx, 1).text
+    assert "who won next" in screen(d, ctx).text
     off(d, ctx, "Bob", "West")  # Carol discarded
     tap(d, ctx, find(d, ctx, "all pungs"))  # 大对子 in one tap
     tap(d, ctx, find(d, ctx, "Add"))
     self_draw(d, ctx, "Dan")
     tap(d, ctx, find(d, ctx, "pure suit"))
-    assert "Payments" in screen(d, ctx, 1).text  # the third win ends it: the form shows it
+    assert "Payments" in screen(d, ctx).text  # the third win ends it: the form shows it
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    out = score(ctx.record(d["events"])).to_dict()
+    out = score(ctx.record(d.events)).to_dict()
     assert out["deltas"] == [15, 0, -20, 5]
-    assert d["events"][1] == {"type": "win", "by": "discard", "from": 2,
+    assert d.events[1] == {"type": "win", "by": "discard", "from": 2,
                               "winners": [{"seat": 1, "form": "all_pungs"}]}
 
 
@@ -91,19 +120,19 @@ def test_invalid_event_is_refused_at_its_step_with_the_reason() -> None:
     ctx, d = make_ctx(), new_draft()
     off(d, ctx, "Bob", "East")
     tap(d, ctx, find(d, ctx, "Add"))  # plain 平胡 off a discard: not a legal win
-    assert d["step"] == "form" and d["events"] == []
-    assert "Plain hand may win off a discard" in d["error"] and "one_ke_discard" not in d["error"]
-    assert "Not allowed" in screen(d, ctx, 1).text
+    assert d.step == "form" and d.events == []
+    assert "Plain hand may win off a discard" in d.error and "one_ke_discard" not in d.error
+    assert "Not allowed" in screen(d, ctx).text
 
 
 def test_names_are_escaped_everywhere() -> None:
     ctx, d = make_ctx(), new_draft()
     self_draw(d, ctx, "Bob")
     tap(d, ctx, find(d, ctx, "Add"))
-    text = screen(d, ctx, 1).text
+    text = screen(d, ctx).text
     assert "&lt;b&gt;&amp;Bob" in text and "<b>&Bob" not in text
     off(d, ctx, "Alice", "West")
-    assert "&lt;b&gt;&amp;Bob" in screen(d, ctx, 1).text
+    assert "&lt;b&gt;&amp;Bob" in screen(d, ctx).text
 
 
 def test_forged_buttons_change_nothing() -> None:
@@ -112,7 +141,7 @@ def test_forged_buttons_change_nothing() -> None:
     for data in ["h:1:zz", "h:1:e:99", "h:1:wh:x", "h:1:e:-1", "h:1:wz:7", "h:1:wh:-1"]:
         with pytest.raises(FormError):
             tap(d, ctx, data)
-        d["error"] = None
+        d.error = None
         assert d == before
     tap(d, ctx, "h:1:wh:0")
     for data in ["h:1:hd:0", "h:1:hd:7", "h:1:ha:0", "h:1:hr:x", "h:1:hr:1"]:
@@ -124,18 +153,18 @@ def test_forged_buttons_change_nothing() -> None:
                  "h:1:c:1.2.3.4"]:
         with pytest.raises(FormError):
             tap(d, ctx, data)
-        d["error"] = None
+        d.error = None
         assert d == snapshot
 
 
 def test_a_hint_is_not_called_a_refusal() -> None:
     ctx, d = make_ctx(), new_draft()
     press(d, ctx, "p")  # a stale Preview button: nothing is entered
-    assert d["error"] == "Nothing entered yet: add what happened first."
+    assert d.error == "Nothing entered yet: add what happened first."
     self_draw(d, ctx, "Bob")
     tap(d, ctx, find(d, ctx, "Add"))
     press(d, ctx, "p")  # one win of the blood battle: the hand goes on
-    text = screen(d, ctx, 1).text
+    text = screen(d, ctx).text
     assert "⚠️ The hand is not over yet" in text and "Not allowed" not in text
 
 
@@ -143,11 +172,11 @@ def test_cancel_and_back() -> None:
     ctx, d = make_ctx(), new_draft()
     tap(d, ctx, "h:1:wh:1")
     tap(d, ctx, "h:1:hd:2")
-    assert d["step"] == "form"
+    assert d.step == "form"
     tap(d, ctx, "h:1:b")
-    assert d["step"] == "how"
+    assert d.step == "how"
     tap(d, ctx, "h:1:b")
-    assert d["step"] == "main" and d["pending"] is None
+    assert d.step == "main" and d.pending is None
     assert tap(d, ctx, "h:1:q") == "cancel"
 
 
@@ -156,7 +185,7 @@ def test_exhausted_wall_ready_map_for_seats_still_in() -> None:
     tap(d, ctx, "h:1:wz:0")
     tap(d, ctx, "h:1:d")
     tap(d, ctx, "h:1:x")
-    assert d["pending"]["ready"] == {"1": None, "2": None, "3": None}
+    assert d.pending["ready"] == {"1": None, "2": None, "3": None}
     labels = [label for label, _ in buttons(d, ctx)]
     assert not any(label.startswith("East") for label in labels)
     tap(d, ctx, find(d, ctx, "South"))  # not ready → ready
@@ -165,9 +194,9 @@ def test_exhausted_wall_ready_map_for_seats_still_in() -> None:
     tap(d, ctx, find(d, ctx, "Done"))
     tap(d, ctx, find(d, ctx, "West"))
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"  # the wall ran out: a whole hand
-    assert d["events"][-1] == {"type": "exhausted", "ready": {
+    assert d.events[-1] == {"type": "exhausted", "ready": {
         "1": {"form": "all_pungs"}, "2": {}, "3": None}}
-    out = score(ctx.record(d["events"])).to_dict()
+    out = score(ctx.record(d.events)).to_dict()
     assert out["deltas"] == [6, 8, 0, -14]
 
 
@@ -182,9 +211,9 @@ def test_ready_map_offers_flower_cat_after_a_ready_hand() -> None:
     assert len(south) == 1 and south[0].endswith(": ✗ flower cat (three suits)"), south
     assert not any(label == "✎" for label, _ in buttons(d, ctx))  # a 花猫 has no hand to edit
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    assert d["events"][-1] == {"type": "exhausted", "ready": {"1": "flower_cat", "2": None,
+    assert d.events[-1] == {"type": "exhausted", "ready": {"1": "flower_cat", "2": None,
                                                               "3": None}}
-    assert score(ctx.record(d["events"])).deltas == (6, -2, -2, -2)
+    assert score(ctx.record(d.events)).deltas == (6, -2, -2, -2)
 
 
 def _win_form(variant: str, by: str, frm: str | None, lang: str = "en") -> list[str]:
@@ -197,7 +226,7 @@ def _win_form(variant: str, by: str, frm: str | None, lang: str = "en") -> list[
     else:
         tap(d, ctx, "h:1:wh:1")
         tap(d, ctx, f"h:1:h{by}:{frm}")
-    assert d["step"] == "form", d
+    assert d.step == "form", d
     return [label for label, _ in buttons(d, ctx)]
 
 
@@ -226,7 +255,7 @@ VISIBLE = re.compile(r"<[^>]+>")
 def test_random_taps_stay_within_telegram_limits(variant: str, data: st.DataObject) -> None:
     ctx, d = make_ctx(variant), new_draft()
     for _ in range(data.draw(st.integers(1, 25))):
-        view = screen(d, ctx, 1)
+        view = screen(d, ctx)
         assert len(VISIBLE.sub("", view.text)) <= 4096
         flat = [b for row in view.rows for b in row]
         assert flat and len(flat) <= 100
@@ -237,19 +266,19 @@ def test_random_taps_stay_within_telegram_limits(variant: str, data: st.DataObje
         try:
             action = tap(d, ctx, choice.data) if not choice.data.endswith(":_") else None
         except FormError:
-            d["error"] = None
-            before["error"] = None
+            d.error = None
+            before.error = None
             assert d == before  # a refused button changes nothing
             continue
         if action == "cancel":
             break
         if action == "confirm":
-            out = score(ctx.record(d["events"])).to_dict()
+            out = score(ctx.record(d.events)).to_dict()
             assert sum(out["deltas"]) == 0
             break
-        if d["step"] == "main":  # every committed event list is valid, if maybe unfinished
+        if d.step == "main":  # every committed event list is valid, if maybe unfinished
             with contextlib.suppress(IncompleteHand):
-                score(ctx.record(d["events"]))
+                score(ctx.record(d.events))
 
 
 # -- one-line entry ----------------------------------------------------------------------------
@@ -286,11 +315,11 @@ def test_negative_field_references_are_refused() -> None:
 
 # -- the other variants' controls ---------------------------------------------------------------
 
-def in_row(draft: dict, ctx: Ctx, anchor: str, text: str, *, below: bool = False,
+def in_row(draft: HandDraft, ctx: Ctx, anchor: str, text: str, *, below: bool = False,
            has: str = "") -> str:
     """The data of button `text` in the row of the button starting with `anchor` and holding
     `has` (or in the row under it)."""
-    rows = screen(draft, ctx, 1).rows
+    rows = screen(draft, ctx).rows
     at = [i for i, row in enumerate(rows)
           if any(b.text.startswith(anchor) and has in b.text for b in row)]
     at = at or [i for i, row in enumerate(rows) if any(b.text == f"— {anchor} —" for b in row)]
@@ -301,7 +330,7 @@ def in_row(draft: dict, ctx: Ctx, anchor: str, text: str, *, below: bool = False
     return found[0]
 
 
-def labels(draft: dict, ctx: Ctx) -> list[str]:
+def labels(draft: HandDraft, ctx: Ctx) -> list[str]:
     return [label for label, _ in buttons(draft, ctx)]
 
 
@@ -321,9 +350,9 @@ def test_an_exposed_kong_asks_who_discarded_it(variant: str) -> None:
     assert "✅ exposed kong" in [label.lower() for label in labels(d, ctx)]
     tap(d, ctx, in_row(d, ctx, "From", "East", below=True))
     tap(d, ctx, find(d, ctx, "Add"))
-    assert d["error"] is None and d["events"] == [
+    assert d.error is None and d.events == [
         {"type": "kong", "seat": 3, "kind": "exposed", "from": 0}]
-    assert "Kong: <b>North Dan</b> exposed kong ← East" in screen(d, ctx, 1).text
+    assert "Kong: <b>North Dan</b> exposed kong ← East" in screen(d, ctx).text
 
 
 def test_a_kong_that_is_no_longer_exposed_forgets_its_discarder() -> None:
@@ -333,9 +362,9 @@ def test_a_kong_that_is_no_longer_exposed_forgets_its_discarder() -> None:
     tap(d, ctx, find(d, ctx, "exposed kong"))
     tap(d, ctx, in_row(d, ctx, "From", "West", below=True))
     tap(d, ctx, find(d, ctx, "concealed kong"))  # → concealed after all
-    assert d["pending"]["from"] is None
+    assert d.pending["from"] is None
     tap(d, ctx, find(d, ctx, "Add"))
-    assert d["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"}]
+    assert d.events == [{"type": "kong", "seat": 1, "kind": "concealed"}]
 
 
 def test_values_and_flags_take_the_terms_of_their_event() -> None:
@@ -373,10 +402,10 @@ def test_winners_hold_chickens_too_and_the_flipped_tile_is_picked_by_name() -> N
     tap(d, ctx, find(d, ctx, "Done"))
     tap(d, ctx, in_row(d, ctx, "hero chicken", "East", below=True))  # seat 0 is somebody
     tap(d, ctx, find(d, ctx, "More"))
-    assert d["error"] is None
-    assert d["events"][-1] == {"type": "chickens", "flipped": "5p", "hero": 0,
+    assert d.error is None
+    assert d.events[-1] == {"type": "chickens", "flipped": "5p", "hero": 0,
                                "seats": {"1": {"yaoji": 1}}}
-    assert "Chickens: Flipped tile 5p, hero chicken East, South 1 bamboo×1" in screen(d, ctx, 1).text
+    assert "Chickens: Flipped tile 5p, hero chicken East, South 1 bamboo×1" in screen(d, ctx).text
 
 
 def _is_tile(text: str) -> bool:
@@ -389,18 +418,18 @@ def test_feibao_fed_counts_come_and_go_and_leave_out_the_winner() -> None:
     fed = labels(d, ctx)[labels(d, ctx).index("— Melds fed by (三凑承包) —") + 1:]
     assert not any("North" in label for label in fed)  # the winner does not feed himself
     tap(d, ctx, in_row(d, ctx, "South", "+"))
-    assert d["pending"]["winners"][0]["fed"] == {"1": 1}  # listed at its smallest count, 1
+    assert d.pending["winners"][0]["fed"] == {"1": 1}  # listed at its smallest count, 1
     tap(d, ctx, in_row(d, ctx, "South", "−"))
-    assert d["pending"]["winners"][0]["fed"] == {}  # and off the map again below it
+    assert d.pending["winners"][0]["fed"] == {}  # and off the map again below it
     for _ in range(3):
         tap(d, ctx, in_row(d, ctx, "East", "+"))
     tap(d, ctx, find(d, ctx, "seven pairs"))
     tap(d, ctx, find(d, ctx, "all pungs"))  # one tap moves the tick
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    assert d["error"] is None
-    assert d["events"] == [{"type": "win", "by": "self_draw", "winners": [
+    assert d.error is None
+    assert d.events == [{"type": "win", "by": "self_draw", "winners": [
         {"seat": 3, "form": "all_pungs", "fed": {"0": 3}}]}]
-    assert score(ctx.record(d["events"])).deltas == (-30, 0, 0, 30)  # 碰对 without 精: 3 × 10
+    assert score(ctx.record(d.events)).deltas == (-30, 0, 0, 30)  # 碰对 without 精: 3 × 10
 
 
 def test_the_jing_bonus_counts_the_winner_and_names_zheng_and_fu() -> None:
@@ -410,15 +439,15 @@ def test_the_jing_bonus_counts_the_winner_and_names_zheng_and_fu() -> None:
     tap(d, ctx, find(d, ctx, "Jing bonus"))
     tap(d, ctx, find(d, ctx, "Bob"))
     tap(d, ctx, in_row(d, ctx, "South", "✎"))
-    assert screen(d, ctx, 1).text.count("Jing bonus · South &lt;b&gt;&amp;Bob") == 1
+    assert screen(d, ctx).text.count("Jing bonus · South &lt;b&gt;&amp;Bob") == 1
     tap(d, ctx, in_row(d, ctx, "正精", "+"))
     tap(d, ctx, in_row(d, ctx, "正精", "+"))
     tap(d, ctx, in_row(d, ctx, "副精", "+"))
     tap(d, ctx, find(d, ctx, "Done"))
     tap(d, ctx, find(d, ctx, "Confirm"))
-    assert d["events"][-1] == {"type": "jing_bonus", "seats": {"1": {"zheng": 2, "fu": 1}}}
+    assert d.events[-1] == {"type": "jing_bonus", "seats": {"1": {"zheng": 2, "fu": 1}}}
     # 5 → 冲关 10; the only holder: 霸王 20 from each, on top of the plain self-draw's 2
-    assert score(ctx.record(d["events"])).deltas == (-22, 66, -22, -22)
+    assert score(ctx.record(d.events)).deltas == (-22, 66, -22, -22)
 
 
 def test_a_required_count_starts_at_the_value_it_shows() -> None:
@@ -427,14 +456,14 @@ def test_a_required_count_starts_at_the_value_it_shows() -> None:
     assert "Count: 1" in labels(d, ctx)
     tap(d, ctx, find(d, ctx, "North"))
     tap(d, ctx, find(d, ctx, "Add"))
-    assert d["error"] is None and d["events"] == [{"type": "fei_bao", "seat": 3, "count": 1}]
-    assert "Jing thrown: <b>North Dan</b> Count×1" in screen(d, ctx, 1).text
+    assert d.error is None and d.events == [{"type": "fei_bao", "seat": 3, "count": 1}]
+    assert "Jing thrown: <b>North Dan</b> Count×1" in screen(d, ctx).text
 
 
 def test_a_winners_own_seat_fields_leave_him_out() -> None:
     ctx, d = make_ctx("hainan"), new_draft()
     off(d, ctx, "Carol", "North")
-    rows = [[b.text for b in row] for row in screen(d, ctx, 1).rows]
+    rows = [[b.text for b in row] for row in screen(d, ctx).rows]
     assert rows[rows.index(["— pays for all —"]) + 1] == ["East", "South", "North", "✅ —"]
 
 
@@ -452,7 +481,7 @@ def test_a_winner_is_offered_only_what_his_kind_of_win_can_have(
         self_draw(d, ctx, "Carol")
     else:
         off(d, ctx, "Carol", "北")
-    assert d["step"] == "form"
+    assert d.step == "form"
     labels = " ".join(label for label, _ in buttons(d, ctx))
     assert all(w in labels for w in shown) and not any(w in labels for w in not_shown), labels
 
@@ -469,9 +498,9 @@ def test_a_robbed_kong_win_knows_whose_kong_it_was() -> None:
     assert [label for label in labels(d, ctx) if "robbed kong" in label] == [
         "← West Carol (robbed kong)"]
     tap(d, ctx, find(d, ctx, "robbed kong"))
-    assert d["step"] == "form" and d["pending"]["from"] == 2
+    assert d.step == "form" and d.pending["from"] == 2
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    assert score(ctx.record(d["events"])).deltas == (4, 0, -4, 0)
+    assert score(ctx.record(d.events)).deltas == (4, 0, -4, 0)
 
 
 def test_a_robbed_kong_win_where_kongs_are_not_entered_is_a_switch() -> None:
@@ -481,7 +510,7 @@ def test_a_robbed_kong_win_where_kongs_are_not_entered_is_a_switch() -> None:
     tap(d, ctx, find(d, ctx, "Robbed kong"))
     assert "Self-draw" not in labels(d, ctx)
     tap(d, ctx, find(d, ctx, "← North Dan (robbed kong)"))
-    assert d["pending"]["by"] == "robbed_kong" and d["pending"]["from"] == 3
+    assert d.pending["by"] == "robbed_kong" and d.pending["from"] == 3
 
 
 def test_after_a_kong_only_with_the_kong_that_makes_it() -> None:
@@ -496,10 +525,10 @@ def test_after_a_kong_only_with_the_kong_that_makes_it() -> None:
     tap(d, ctx, find(d, ctx, "Add"))
     self_draw(d, ctx, "Bob")
     tap(d, ctx, find(d, ctx, "杠上花"))
-    assert d["pending"]["after_kong"] is True
+    assert d.pending["after_kong"] is True
     tap(d, ctx, find(d, ctx, "Back"))
     tap(d, ctx, find(d, ctx, "← North"))  # Dan made no kong: no 杠上炮 to tick, and none kept
-    assert d["pending"]["after_kong"] is False
+    assert d.pending["after_kong"] is False
     assert not any("杠上炮" in label for label in labels(d, ctx))
 
 
@@ -509,7 +538,7 @@ def test_false_win_names_its_seat_and_the_round_wind_shows() -> None:
     tap(d, ctx, find(d, ctx, "East"))
     assert "Confirm" not in " ".join(labels(d, ctx))  # a false win alone is no hand
     tap(d, ctx, find(d, ctx, "Add"))
-    text = screen(d, ctx, 1).text
+    text = screen(d, ctx).text
     assert "False win: <b>East Alice</b>" in text and "Round wind: South" in text
 
 
@@ -517,8 +546,8 @@ def test_short_toggles_share_rows_and_long_ones_stand_alone() -> None:
     for lang, most in (("zh-Hans", 3), ("en", 2)):
         ctx, d = make_ctx("hainan", lang=lang), new_draft()
         tap(d, ctx, "h:1:wz:1")
-        toggles = [[b.text for b in row] for row in screen(d, ctx, 1).rows
-                   if all(b.data.split(":")[2] in ("t", "c") for b in row)]
+        toggles = [[b.text for b in row] for row in screen(d, ctx).rows
+                   if all(decode(b.data).act in (Act.TOGGLE, Act.CHOOSE) for b in row)]
         assert max(len(row) for row in toggles) == most, toggles
         assert sum(len(row) for row in toggles) == 14  # the winner's 14 番 flags (no kong: no 杠上花)
 
@@ -527,13 +556,13 @@ def test_an_event_with_nothing_to_fill_in_is_added_at_once() -> None:
     ctx, d = make_ctx("hainan"), new_draft()
     tap(d, ctx, find(d, ctx, "Exhausted wall"))
     # that ended the hand and nothing can follow it in Hainan: straight to Confirm
-    assert d["step"] == "preview" and d["events"] == [{"type": "exhausted"}]
+    assert d.step == "preview" and d.events == [{"type": "exhausted"}]
     assert "✔ Confirm" in labels(d, ctx)
     tap(d, ctx, find(d, ctx, "Back"))
     assert "Exhausted wall" not in labels(d, ctx)  # the hand is over: nothing more to add
     tap(d, ctx, "h:1:x")  # a stale button: refused, nothing half-open
-    assert d["step"] == "main" and d["pending"] is None and len(d["events"]) == 1
-    assert "already ended" in d["error"]
+    assert d.step == "main" and d.pending is None and len(d.events) == 1
+    assert "already ended" in d.error
 
 
 def test_only_the_wins_the_rules_allow_are_offered() -> None:
@@ -567,11 +596,11 @@ def test_a_missing_field_is_named_in_words(lang: str, seat: str, discarder: str)
     ctx, d = make_ctx("guiyang", lang=lang), new_draft()
     tap(d, ctx, "h:1:e:0")  # a kong (豆 in Guiyang)
     tap(d, ctx, "h:1:d")
-    assert d["error"] == seat and d["events"] == []
+    assert d.error == seat and d.events == []
     tap(d, ctx, "h:1:s:1:2")
     tap(d, ctx, "h:1:c:2:2")  # exposed: whose discard?
     tap(d, ctx, "h:1:d")
-    assert d["error"] == discarder and "None" not in screen(d, ctx, 1).text
+    assert d.error == discarder and "None" not in screen(d, ctx).text
 
 
 @pytest.mark.parametrize(("variant", "line", "event"), [
@@ -664,8 +693,8 @@ def test_several_win_on_one_discard_without_a_next_button() -> None:
     tap(d, ctx, bob)  # each winner has his own features, under his name
     tap(d, ctx, [data for label, data in buttons(d, ctx) if label == "▫️ pure suit"][1])
     tap(d, ctx, find(d, ctx, "Add"))
-    assert d["error"] is None, d["error"]
-    assert d["events"] == [{"type": "win", "by": "discard", "from": 3, "winners": [
+    assert d.error is None, d.error
+    assert d.events == [{"type": "win", "by": "discard", "from": 3, "winners": [
         {"seat": 1, "form": "all_pungs"}, {"seat": 2, "pure": True}]}]
 
 
@@ -676,11 +705,11 @@ def test_a_seats_first_count_is_on_its_row() -> None:
     tap(d, ctx, find(d, ctx, "Chickens"))
     tap(d, ctx, in_row(d, ctx, "West Carol", "+1 bamboo"))  # one tap: Carol holds a 幺鸡
     tap(d, ctx, in_row(d, ctx, "West Carol", "+1 bamboo"))
-    assert d["pending"]["seats"]["2"]["yaoji"] == 2
+    assert d.pending["seats"]["2"]["yaoji"] == 2
     assert "West Carol: ✅ 1 bamboo×2" in labels(d, ctx)
     for _ in range(2):
         tap(d, ctx, in_row(d, ctx, "West Carol", "−"))
-    assert d["pending"]["seats"] == {}  # back to nothing: off the map
+    assert d.pending["seats"] == {}  # back to nothing: off the map
     assert not any(label == "−" for label in labels(d, ctx))
 
 
@@ -700,13 +729,13 @@ def test_a_draft_saved_by_the_earlier_flow_picks_up_at_how() -> None:
     """A hand half-entered before this version (winners, then from) still opens and finishes."""
     ctx = make_ctx("hainan")
     d = new_draft(step="from")
-    d["pending"] = {"type": "win", "by": "discard", "from": None, "after_kong": False,
+    d.pending = {"type": "win", "by": "discard", "from": None, "after_kong": False,
                     "winners": [{"seat": 2}]}
     assert "← North Dan (discard)" in labels(d, ctx)
     tap(d, ctx, find(d, ctx, "← North Dan (discard)"))
     tap(d, ctx, find(d, ctx, "half flush"))
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    assert d["events"] == [{"type": "win", "by": "discard", "from": 3,
+    assert d.events == [{"type": "win", "by": "discard", "from": 3,
                             "winners": [{"seat": 2, "half_flush": True}]}]
 
 
@@ -724,9 +753,9 @@ def test_a_ctx_scores_each_record_once_refusals_included(monkeypatch: pytest.Mon
     assert first is not None and ctx.explain(first) == ctx.explain(second)
     zimo = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
     assert hand_state(ctx, zimo) == (True, None)
-    view = screen(new_draft(zimo, step="preview"), ctx, 1)
+    view = screen(new_draft(zimo, step="preview"), ctx)
     assert "Payments" in view.text
     assert calls == [plain_off, zimo]
     other = make_ctx("guiyang", dealer=1)  # another table state: scored again
-    assert screen(new_draft(zimo, step="preview"), other, 1).text != view.text
+    assert screen(new_draft(zimo, step="preview"), other).text != view.text
     assert calls == [plain_off, zimo, zimo]

@@ -7,21 +7,21 @@ from __future__ import annotations
 import pytest
 
 from bot.entry.controls import FormError
+from bot.entry.ctx import Ctx
 from bot.entry.keyboard import KeyRefused
-from bot.entry.wizard import reading
-from bot.entry.wizard.flow import new_draft, press, screen
+from bot.entry.wizard.flow import HandDraft, new_draft, screen
 from scoring import score
 from scoring.tiles import ready_entry
 
-from .test_wizard import buttons, find, make_ctx, tap
+from .test_wizard import buttons, find, key_press, make_ctx, press, tap
 
 PUNGS = "111m222m333p44p55p"
 
 
-def enter(draft: dict, ctx: object, tiles: list[str]) -> None:
+def enter(draft: HandDraft, ctx: Ctx, tiles: list[str]) -> None:
     for tile in tiles:
-        reading.key_press(draft, ctx, "t", tile)
-    reading.key_press(draft, ctx, "d")
+        key_press(draft, ctx, "t", tile)
+    key_press(draft, ctx, "d")
 
 
 def split(tiles: str) -> list[str]:
@@ -39,15 +39,15 @@ def test_a_seats_tiles_fill_its_ready_entry_and_the_form_says_so() -> None:
     ctx, d = make_ctx("guiyang"), new_draft()
     press(d, ctx, "x")
     tap(d, ctx, find(d, ctx, "South's tiles"))
-    assert d["step"] == "keys" and "Tiles of South" in screen(d, ctx, 1).text
+    assert d.step == "keys" and "Tiles of South" in screen(d, ctx).text
     enter(d, ctx, split(PUNGS))
-    assert d["step"] == "form"
-    assert d["pending"]["ready"]["1"] == ready_entry(
+    assert d.step == "form"
+    assert d.pending["ready"]["1"] == ready_entry(
         {"variant": "guiyang", "tiles": PUNGS, "seat": 1})["ready"] == {"form": "all_pungs"}
-    text = screen(d, ctx, 1).text
+    text = screen(d, ctx).text
     assert "South &lt;b&gt;&amp;Bob: ready, waiting on 3p 4p 5p 6p." in text, text
     assert tap(d, ctx, find(d, ctx, "Confirm")) == "confirm"
-    out = score(ctx.record(d["events"])).to_dict()
+    out = score(ctx.record(d.events)).to_dict()
     assert out["deltas"] == [-5, 15, -5, -5]
 
 
@@ -57,20 +57,20 @@ def test_the_keyboard_opens_again_with_the_tiles_and_a_hand_tap_hides_the_readin
     press(d, ctx, "rt", "2")
     enter(d, ctx, split(PUNGS))
     press(d, ctx, "rt", "2")  # to correct: the keyboard holds the 13 tiles of before
-    assert len(d["keys"]["state"]["hand"]) == 13
-    reading.key_press(d, ctx, "b")
+    assert len(d.keys.state.hand) == 13
+    key_press(d, ctx, "b")
     tap(d, ctx, find(d, ctx, "West Carol"))  # a tap by hand: the entry is no longer the tiles'
-    assert "West Carol: ready" not in screen(d, ctx, 1).text
+    assert "West Carol: ready" not in screen(d, ctx).text
 
 
 def test_declared_ready_survives_the_tiles() -> None:
     ctx, d = make_ctx("guiyang"), new_draft()
     press(d, ctx, "x")
-    d["pending"]["ready"]["0"] = {"declared": True}  # 报听 tapped on East's form first
+    d.pending["ready"]["0"] = {"declared": True}  # 报听 tapped on East's form first
     press(d, ctx, "rt", "0")
     enter(d, ctx, split(PUNGS))
-    assert d["pending"]["ready"]["0"] == {"form": "all_pungs", "declared": True}
-    assert "15 ge from each seat that is not ready" in screen(d, ctx, 1).text
+    assert d.pending["ready"]["0"] == {"form": "all_pungs", "declared": True}
+    assert "15 ge from each seat that is not ready" in screen(d, ctx).text
 
 
 def test_refusals_leave_the_keyboard_as_it_was() -> None:
@@ -78,14 +78,14 @@ def test_refusals_leave_the_keyboard_as_it_was() -> None:
     press(d, ctx, "x")
     press(d, ctx, "rt", "3")
     for tile in split("123m456p789s"):
-        reading.key_press(d, ctx, "t", tile)
+        key_press(d, ctx, "t", tile)
     with pytest.raises(KeyRefused):
-        reading.key_press(d, ctx, "d")  # 9 tiles: not a hand
-    assert len(d["keys"]["state"]["hand"]) == 9 and d["step"] == "keys"
+        key_press(d, ctx, "d")  # 9 tiles: not a hand
+    assert len(d.keys.state.hand) == 9 and d.step == "keys"
     for tile in split("1122m"):
-        reading.key_press(d, ctx, "t", tile)
-    reading.key_press(d, ctx, "d")  # three suits: 花猫
-    assert d["pending"]["ready"]["3"] == "flower_cat"
+        key_press(d, ctx, "t", tile)
+    key_press(d, ctx, "d")  # three suits: 花猫
+    assert d.pending["ready"]["3"] == "flower_cat"
 
 
 def test_only_seats_still_in_and_only_where_the_wall_is_checked() -> None:

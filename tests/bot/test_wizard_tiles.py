@@ -8,23 +8,35 @@ from typing import Any
 
 import pytest
 
+from bot.entry import keyboard
 from bot.entry.keyboard import (
     KeyRefused,
     KeySpec,
+    KeyState,
+    Meld,
     count,
     keys_screen,
     new_state,
     notation,
-    press_key,
     refusal_text,
 )
+from bot.entry.wizard.flow import HandDraft
+from bot.plumbing.callbacks import Act, Family
 from bot.view.i18n import translator
 from scoring.tiles import analyze
 
+from .test_wizard import key_press, press
+
 GUIYANG = KeySpec("guiyang")
+KEYS = {a.code: a for a in Act if a.family is Family.KEYS}
 
 
-def run(spec: KeySpec, presses: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
+def press_key(state: KeyState, spec: KeySpec, code: str, tile: str = "") -> str | None:
+    """A key by its code on the keys: `t` a tile, `2` pair, `d` done …"""
+    return keyboard.press_key(state, spec, KEYS[code], tile)
+
+
+def run(spec: KeySpec, presses: str, state: KeyState | None = None) -> KeyState:
     """Presses as a space-separated line: `5m` a tile, `2` pair, `3` pung, `c` chow, `s` same
     set, `x` backspace, `g` melds, `k` concealed kong, `r` take out, `i` turned tile, `d` done."""
     state = state if state is not None else new_state()
@@ -70,7 +82,7 @@ def test_backspace_takes_a_set_back_whole_and_the_tile_stays_for_another_set_key
     s = run(GUIYANG, "3", s)  # a pung of the 1m instead
     assert notation(s, GUIYANG) == "11m+1m"
     s = run(GUIYANG, "x x", s)
-    assert notation(s, GUIYANG) == "" and s["log"] == []
+    assert notation(s, GUIYANG) == "" and s.log == []
     s = run(GUIYANG, "2p c s x", new_state())  # the repeat taken back: it may be tapped again
     assert notation(s, GUIYANG) == "23p+4p"
     s = run(GUIYANG, "s", s)
@@ -80,11 +92,11 @@ def test_backspace_takes_a_set_back_whole_and_the_tile_stays_for_another_set_key
 def test_set_keys_in_meld_mode_build_exposed_sets() -> None:
     s = run(GUIYANG, "g 1m 3 5p c g 9s 2")
     assert notation(s, GUIYANG) == "9s[111m][567p]+9s"
-    assert [m["open"] for m in s["melds"]] == [False, False]
+    assert [m.open for m in s.melds] == [False, False]
     s = run(GUIYANG, "g 1m c s g")
     assert notation(s, GUIYANG) == "[123m][123m]"
     s = run(GUIYANG, "g 5p 3 5p")  # the fourth onto a pung from the Pung key: a kong
-    assert s["melds"] == [{"tiles": ["5p"] * 4, "concealed": False, "open": False}]
+    assert s.melds == [Meld(tiles=["5p"] * 4, concealed=False, open=False)]
 
 
 def test_the_last_tile_tapped_is_the_winning_tile_and_backspace_takes_it_back() -> None:
@@ -108,17 +120,17 @@ def test_melds(presses: str, melds: str) -> None:
 
 def test_a_kong_counts_three_toward_the_hand() -> None:
     s = run(GUIYANG, "k 9m 1m c 4m c 1s 2 7p c")
-    assert count(s) == 14 and len([x for m in s["melds"] for x in m["tiles"]]) == 4
+    assert count(s) == 14 and len([x for m in s.melds for x in m.tiles]) == 4
     assert press_key(s, GUIYANG, "d") == "done"
     assert analyze({"variant": "guiyang", "tiles": notation(s, GUIYANG)})["winner"]
 
 
 def test_backspace_reopens_a_meld_one_tile_at_a_time() -> None:
     s = run(GUIYANG, "g 2s 3s 4s x")
-    assert s["melds"] == [{"tiles": ["2s", "3s"], "concealed": False, "open": True}]
-    assert s["mode"] == "meld"
+    assert s.melds == [Meld(tiles=["2s", "3s"], concealed=False, open=True)]
+    assert s.mode == "meld"
     s = run(GUIYANG, "x x", s)
-    assert s["melds"] == []
+    assert s.melds == []
 
 
 @pytest.mark.parametrize(("spec", "before", "tap", "msgid"), [
@@ -187,7 +199,7 @@ def test_set_keys_wait_for_a_tap_after_a_photo() -> None:
 def test_luzhou_plays_eight_ghosts_when_the_table_does() -> None:
     spec = KeySpec("luzhou", {"ghosts": 8})
     s = run(spec, "7z 3 7z 2")
-    assert s["hand"].count("7z") == 5
+    assert s.hand.count("7z") == 5
 
 
 def test_done_needs_the_right_count_and_the_turned_tile() -> None:
@@ -201,9 +213,9 @@ def test_done_needs_the_right_count_and_the_turned_tile() -> None:
         press_key(s, cixi, "d")
     assert "Turned" in info.value.msgid
     s = run(cixi, "i 5m", s)
-    assert s["indicator"] == "5m" and press_key(s, cixi, "d") == "done"
+    assert s.indicator == "5m" and press_key(s, cixi, "d") == "done"
     assert analyze({"variant": "cixi", "tiles": notation(s, cixi),
-                    "indicator": s["indicator"]})["winner"]
+                    "indicator": s.indicator})["winner"]
 
 
 def test_take_out_removes_one_copy_of_a_tile() -> None:
@@ -229,7 +241,7 @@ def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     """At most 8 buttons a row (Telegram's limit), short labels, callback data ≤ 64 bytes."""
     spec = KeySpec(variant)
     s = run(spec, "1m 2m 2m")
-    view = keys_screen(s, spec, translator(lang), lambda op, a: f"k:{op}:{a}", "Tiles")
+    view = keys_screen(s, spec, translator(lang), lambda act, *a: ":".join(["k", act.code, *a]), "Tiles")
     assert all(len(row) <= 8 for row in view.rows)
     assert all(len(b.text) <= 12 for row in view.rows for b in row), [
         b.text for row in view.rows for b in row if len(b.text) > 12]
@@ -249,10 +261,10 @@ def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, st
     spec = KeySpec(variant)
     t = translator("zh-Hans")
     s = new_state()
-    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    view = keys_screen(s, spec, t, lambda act, *a: ":".join(["k", act.code, *a]))
     assert not [b for row in view.rows for b in row if b.text.startswith("🃏")]
     run(spec, "i " + ("5m" if variant == "cixi" else "4z"), s)
-    view = keys_screen(s, spec, t, lambda op, a: f"k:{op}:{a}")
+    view = keys_screen(s, spec, t, lambda act, *a: ":".join(["k", act.code, *a]))
     keys = {b.text: b.data for row in view.rows for b in row if b.text.startswith("🃏")}
     assert keys == jokers
     # the screen names the jokers as the keys do, by the variant's own word (龙, 正精 / 副精)
@@ -260,11 +272,10 @@ def test_the_turned_tile_gives_its_joker_keys(variant: str, jokers: dict[str, st
 
 
 def _entered(variant: str, tiles: list[str], events: list[dict[str, Any]] | None = None
-             ) -> tuple[Any, dict[str, Any]]:
+             ) -> tuple[Any, HandDraft]:
     """South's self-drawn win, its tiles (and keys) entered on the keyboard and Done."""
     from bot.entry.ctx import Ctx
-    from bot.entry.wizard import reading
-    from bot.entry.wizard.flow import new_draft, press
+    from bot.entry.wizard.flow import new_draft
     from scoring import get_variant
 
     ctx = Ctx(variant=get_variant(variant), lang="en", names=["A", "B", "C", "D"],
@@ -273,16 +284,15 @@ def _entered(variant: str, tiles: list[str], events: list[dict[str, Any]] | None
     press(draft, ctx, "wz", "1")
     press(draft, ctx, "kt", "0")
     for key in tiles:  # tiles, and set keys ("c") among them
-        reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
-            reading.key_press(draft, ctx, key)
-    reading.key_press(draft, ctx, "d")
+        key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            key_press(draft, ctx, key)
+    key_press(draft, ctx, "d")
     return ctx, draft
 
 
 def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
     """What a reading is worth depends on how the hand was won: changed on the "how" screen
     (Back, then a discard), the tiles are valued again."""
-    from bot.entry.wizard.flow import press
 
     tiles = "111m234m567m888m9m+9m"
     ctx, draft = _entered("hainan", ["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m",
@@ -290,51 +300,48 @@ def test_tiles_are_read_again_when_the_way_of_winning_changes() -> None:
     value = {by: analyze({"variant": "hainan", "tiles": tiles, "seat": 1, "by": by})["value"]
              for by in ("self_draw", "discard")}
     assert value["self_draw"] != value["discard"]
-    assert draft["reads"]["1"]["readings"][0]["value"] == value["self_draw"]
+    assert draft.reads["1"].readings[0].value == value["self_draw"]
     press(draft, ctx, "b")  # back to "how"
     press(draft, ctx, "hd", "3")  # off North's discard
-    assert draft["step"] == "form"
-    assert draft["reads"]["1"]["readings"][0]["value"] == value["discard"]
+    assert draft.step == "form"
+    assert draft.reads["1"].readings[0].value == value["discard"]
 
 
 def test_tiles_that_win_only_self_drawn_wait_to_be_corrected_after_a_discard() -> None:
     """Guiyang's 平胡 may not win off a plain discard: changed to one, the reading goes, the
     refusal is shown, and the tiles stay for the keyboard."""
-    from bot.entry.wizard.flow import press
 
     tiles = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
     ctx, draft = _entered("guiyang", tiles)
     press(draft, ctx, "b")
     press(draft, ctx, "hd", "3")
-    assert "1" not in draft["reads"] and draft["error"] and "平胡" in draft["error"]
-    assert draft["pending"]["winners"][0] == {**draft["pending"]["winners"][0], "seat": 1}
+    assert "1" not in draft.reads and draft.error and "平胡" in draft.error
+    assert draft.pending["winners"][0] == {**draft.pending["winners"][0], "seat": 1}
     press(draft, ctx, "kt", "0")
-    assert draft["keys"]["state"]["hand"] == tiles
+    assert draft.keys.state.hand == tiles
 
 
 def test_a_kong_added_from_the_tiles_goes_when_the_tiles_are_corrected_without_it() -> None:
     """A concealed kong among a winner's tiles is entered before the win; the tiles corrected
     (Correct the tiles) to hold none, it is taken out again; put back, it is entered once."""
-    from bot.entry.wizard import reading
-    from bot.entry.wizard.flow import press
 
     kong = {"type": "kong", "seat": 1, "kind": "concealed"}
     ctx, draft = _entered("guiyang", ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
-    assert draft["events"] == [kong]
+    assert draft.events == [kong]
 
     def correct(presses: list[str]) -> None:
         press(draft, ctx, "kt", "0")
-        while draft["keys"]["state"]["log"]:
-            reading.key_press(draft, ctx, "x")
+        while draft.keys.state.log:
+            key_press(draft, ctx, "x")
         for p in [*presses, "d"]:
-            reading.key_press(draft, ctx, "t", p) if len(p) == 2 else \
-                reading.key_press(draft, ctx, p)
+            key_press(draft, ctx, "t", p) if len(p) == 2 else \
+                key_press(draft, ctx, p)
 
     correct(["2m", "c", "5m", "c", "9m", "2", "8m", "3", "1m", "3"])
-    assert draft["events"] == []
-    assert draft["reads"]["1"]["tiles"] == "1123456788899m+1m"  # no kong in them now
+    assert draft.events == []
+    assert draft.reads["1"].tiles == "1123456788899m+1m"  # no kong in them now
     correct(["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"])
-    assert draft["events"] == [kong]
+    assert draft.events == [kong]
 
 
 def test_a_chow_may_start_from_a_jokers_tile_standing_for_itself() -> None:
@@ -343,14 +350,14 @@ def test_a_chow_may_start_from_a_jokers_tile_standing_for_itself() -> None:
     assert notation(s, cixi) == "56m+7m"
 
 
-def _two_kongs(hand_kong: bool) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+def _two_kongs(hand_kong: bool) -> tuple[Any, HandDraft, list[dict[str, Any]]]:
     """South's tiles hold two concealed kongs; with `hand_kong` one was entered by hand first
     ("Kong" on the first screen), so the tiles add only the other."""
     kong = {"type": "kong", "seat": 1, "kind": "concealed"}
     typed = [dict(kong)] if hand_kong else []
     ctx, draft = _entered("guiyang", ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "k", "1m"],
                           events=typed)
-    assert draft["events"] == [*typed, *[kong] * (2 - len(typed))], draft["error"]
+    assert draft.events == [*typed, *[kong] * (2 - len(typed))], draft.error
     return ctx, draft, typed
 
 
@@ -358,44 +365,40 @@ def _two_kongs(hand_kong: bool) -> tuple[Any, dict[str, Any], list[dict[str, Any
 def test_kongs_added_from_the_tiles_go_with_a_win_taken_back_with_back(hand_kong: bool) -> None:
     """Back from the win's form, then Back from "how": the win is not entered, and neither are
     the kongs its tiles added; one entered by hand stays. The tiles wait for the next try."""
-    from bot.entry.wizard.flow import press
 
     ctx, draft, typed = _two_kongs(hand_kong)
-    tiles = draft["reads"]["1"]["state"]["hand"]
+    tiles = draft.reads["1"].state.hand
     press(draft, ctx, "b")
     press(draft, ctx, "b")
-    assert draft["step"] == "main" and draft["pending"] is None
-    assert draft["events"] == typed
-    assert "1" not in (draft.get("reads") or {})
+    assert draft.step == "main" and draft.pending is None
+    assert draft.events == typed
+    assert "1" not in draft.reads
     press(draft, ctx, "wz", "1")  # the same win again: the kongs come back once
     press(draft, ctx, "kt", "0")
-    assert draft["keys"]["state"]["hand"] == tiles
-    from bot.entry.wizard import reading
-    reading.key_press(draft, ctx, "d")
+    assert draft.keys.state.hand == tiles
+    key_press(draft, ctx, "d")
     kong = {"type": "kong", "seat": 1, "kind": "concealed"}
-    assert draft["events"] == [*typed, *[kong] * (2 - len(typed))]
+    assert draft.events == [*typed, *[kong] * (2 - len(typed))]
 
 
 @pytest.mark.parametrize("hand_kong", [False, True])
 def test_kongs_added_from_the_tiles_go_with_the_win_on_remove_last(hand_kong: bool) -> None:
     """"Remove last" on the entered win takes the kongs its tiles added too, not one entered
     by hand."""
-    from bot.entry.wizard.flow import press
 
     ctx, draft, typed = _two_kongs(hand_kong)
     press(draft, ctx, "d")  # the win entered
-    assert draft["error"] is None and draft["events"][-1]["type"] == "win"
+    assert draft.error is None and draft.events[-1]["type"] == "win"
     press(draft, ctx, "u")  # "Remove last"
-    assert draft["events"] == typed
-    assert "1" not in (draft.get("reads") or {})
+    assert draft.events == typed
+    assert "1" not in draft.reads
 
 
 def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> None:
     """Guiyang: South's tiles (a concealed kong among them) off North's discard; back on "how",
     West is added and South taken off: South's kong goes, the win stays pending for West."""
     from bot.entry.ctx import Ctx
-    from bot.entry.wizard import reading
-    from bot.entry.wizard.flow import new_draft, press
+    from bot.entry.wizard.flow import new_draft
     from scoring import get_variant
 
     ctx = Ctx(variant=get_variant("guiyang"), lang="en", names=["A", "B", "C", "D"],
@@ -405,15 +408,15 @@ def test_a_winner_taken_off_a_shared_discard_takes_his_tiles_kongs_along() -> No
     press(draft, ctx, "hd", "3")
     press(draft, ctx, "kt", "0")
     for key in ["k", "8m", "2m", "c", "5m", "c", "9m", "2", "1m", "3"]:
-        reading.key_press(draft, ctx, "t", key) if len(key) == 2 else \
-            reading.key_press(draft, ctx, key)
-    reading.key_press(draft, ctx, "d")
-    assert draft["events"] == [{"type": "kong", "seat": 1, "kind": "concealed"}], draft["error"]
+        key_press(draft, ctx, "t", key) if len(key) == 2 else \
+            key_press(draft, ctx, key)
+    key_press(draft, ctx, "d")
+    assert draft.events == [{"type": "kong", "seat": 1, "kind": "concealed"}], draft.error
     press(draft, ctx, "b")  # to "how"
     press(draft, ctx, "ha", "2")  # West won off the same discard
     press(draft, ctx, "ha", "1")  # and South did not after all
-    assert [w["seat"] for w in draft["pending"]["winners"]] == [2]
-    assert draft["events"] == [] and "1" not in draft["reads"]
+    assert [w["seat"] for w in draft.pending["winners"]] == [2]
+    assert draft.events == [] and "1" not in draft.reads
 
 
 def test_the_photos_doubts_are_dropped_once_its_hand_is_corrected() -> None:
@@ -423,14 +426,14 @@ def test_the_photos_doubts_are_dropped_once_its_hand_is_corrected() -> None:
     photo = ["1m", "2m", "3m", "4m", "5m", "5m", "7m", "8m", "9m", "1s", "1s", "5s", "5s", "5s"]
     t = translator("en")
     untouched = new_state(photo)
-    untouched["unsure"] = ["2m", "1s"]
+    untouched.unsure = ["2m", "1s"]
     press_key(untouched, GUIYANG, "g")
     press_key(untouched, GUIYANG, "g")  # melds on and off: no tile changed
-    assert untouched["unsure"] == ["2m", "1s"]
+    assert untouched.unsure == ["2m", "1s"]
     s = copy.deepcopy(untouched)
     run(GUIYANG, "r 5m", s)
-    assert s["unsure"] == ["2m", "1s"] and count(s) == 13
-    assert "The photo was unsure of" in keys_screen(s, GUIYANG, t, lambda op, arg: op).text
+    assert s.unsure == ["2m", "1s"] and count(s) == 13
+    assert "The photo was unsure of" in keys_screen(s, GUIYANG, t, lambda act, *arg: act.code).text
     run(GUIYANG, "6m", s)
-    assert count(s) == 14 and not s["unsure"]
-    assert "unsure" not in keys_screen(s, GUIYANG, t, lambda op, arg: op).text
+    assert count(s) == 14 and not s.unsure
+    assert "unsure" not in keys_screen(s, GUIYANG, t, lambda act, *arg: act.code).text

@@ -135,6 +135,29 @@ async def test_a_new_draft_closes_the_older_ones_in_the_same_write(store: Store)
     assert [d.message_id for d in await store.drafts_for_session(s.id)] == [new.message_id]
 
 
+async def test_a_draft_a_tap_attached_first_is_attached_once(store: Store) -> None:
+    """The wizard's entry is stored under its number (a negative placeholder message id) until
+    its message is posted: a tap that comes before the opener's attach finds it there and
+    attaches it; the opener's attach then finds it done, and once closed it is refused."""
+    s = await seated_session(store)
+    draft, _ = await store.create_draft(-1001, session_id=s.id, data={"step": "main"},
+                                        placeholder=-123456789)
+    assert draft.message_id == -123456789
+    waiting = await store.get_draft(-1001, -123456789)
+    assert waiting is not None
+    by_tap = await store.attach_draft(waiting, -1001, 70)
+    saved = await store.save_draft(-1001, 70, session_id=s.id, data={"step": "how"},
+                                   expected_version=by_tap.version)
+    by_opener = await store.attach_draft(draft, -1001, 70)  # later: as the tap left it
+    assert (by_opener.message_id, by_opener.version, by_opener.data) == (70, 2, {"step": "how"})
+    assert await store.get_draft(-1001, -123456789) is None
+    await store.cancel_draft(saved)
+    with pytest.raises(NotFound):
+        await store.attach_draft(draft, -1001, 70)
+    with pytest.raises(ValueError):
+        await store.create_draft(-1001, session_id=s.id, data={}, placeholder=5)
+
+
 @pytest.mark.parametrize("trial", range(5))
 async def test_racing_confirms_and_cancels_store_each_hand_once(store: Store, other_store: Store,
                                                                 trial: int) -> None:

@@ -61,6 +61,13 @@ class Table:
         qid = await self.tg.press(self.chat_id, message_id, user, data, check=False)
         return await self.answered(qid)
 
+    def key(self, mid: int, short: str) -> str:
+        """The data of a tile keyboard's key on this wizard message by its short form ("t:5m" a
+        tile, "2" Pair, "d" Done): the keys name the message's entry, as its buttons do."""
+        entry = next(d.split(":")[1] for d in self.message(mid).callback_datas
+                     if d.startswith(("h:", "k:")))
+        return f"k:{entry}:{short}"
+
     async def answered(self, qid: str) -> dict:
         await self.tg.wait_for(lambda: qid in self.tg.callback_answers, TIMEOUT)
         return self.tg.callback_answers[qid]

@@ -118,13 +118,13 @@ async def keys(table: Table, user: dict[str, Any], mid: int, tiles: str) -> None
         digits = run[:-1]
         for n, same in groupby(digits):
             k = len(list(same))
-            presses += [f"k:t:{n}{run[-1]}", *([f"k:{min(k, 3)}"] if k > 1 else [])]
+            presses += [f"t:{n}{run[-1]}", *([f"{min(k, 3)}"] if k > 1 else [])]
             if k == 4:
-                presses.append(f"k:t:{n}{run[-1]}")
+                presses.append(f"t:{n}{run[-1]}")
     for p in presses:
-        answer = await table.press(user, mid, p)
+        answer = await table.press(user, mid, table.key(mid, p))
         assert not answer.get("text"), (p, answer)
-    answer = await table.press(user, mid, "k:d")
+    answer = await table.press(user, mid, table.key(mid, "d"))
     assert not answer.get("show_alert"), answer
 
 

@@ -72,7 +72,7 @@ async def keys(table: Table, user: dict[str, Any], mid: int, presses: list[str])
     """Press keys one after another (each answered before the next), as a quick player would."""
     answers = []
     for p in presses:
-        answers.append(await table.press(user, mid, f"k:{p}"))
+        answers.append(await table.press(user, mid, table.key(mid, p)))
     return answers
 
 
@@ -153,8 +153,8 @@ async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
     tg.limit_edits(interval=1.0)
     before = len(tg.requests_for("editMessageText"))
     presses = keys_for("123m 456m 789m 11s 555s")
-    qids = [await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
-            for p in presses]
+    qids = [await tg.press(table.chat_id, wiz.message_id, alice, table.key(wiz.message_id, p),
+                           check=False) for p in presses]
     await tg.wait_for(lambda: all(q in tg.callback_answers for q in qids), 15)
     assert not any(tg.callback_answers[q].get("text") for q in qids)
     await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
@@ -165,7 +165,7 @@ async def test_a_burst_of_taps_coalesces_its_edits_and_meets_no_429(
     assert all(r.status == 200 for r in edits), [r.response for r in edits if r.status != 200]
     assert 1 <= len(edits) < len(presses), len(edits)
     # Done right after the burst: the form follows, within the limit too
-    answer = await table.press(alice, wiz.message_id, "k:d")
+    answer = await table.press(alice, wiz.message_id, table.key(wiz.message_id, "d"))
     assert not answer.get("text"), answer
     await screen_with(table, wiz.message_id, "Confirm")
     answer = await table.tap(alice, wiz, "Confirm")
@@ -319,7 +319,8 @@ async def test_taps_at_a_quick_players_pace_edit_about_once_a_second_within_the_
     before = len(tg.requests_for("editMessageText"))
     presses = keys_for("123m 456m 789m 11s 555s")
     for p in presses:
-        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await tg.press(table.chat_id, wiz.message_id, alice, table.key(wiz.message_id, p),
+                       check=False)
         await asyncio.sleep(0.2)
     await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
                       in table.message(wiz.message_id).raw_text, 10)
@@ -339,12 +340,13 @@ async def test_a_429_in_the_middle_of_the_taps_is_waited_out(
     tg.fail_next("editMessageText", times=2, retry_after=1)
     presses = keys_for("123m 456m 789m 11s 555s")
     for p in presses:
-        await tg.press(table.chat_id, wiz.message_id, alice, f"k:{p}", check=False)
+        await tg.press(table.chat_id, wiz.message_id, alice, table.key(wiz.message_id, p),
+                       check=False)
         await asyncio.sleep(0.1)
     await tg.wait_for(lambda: "<code>123456789m1155s+5s</code>"
                       in table.message(wiz.message_id).raw_text, 15)
     assert [r.status for r in tg.requests_for("editMessageText")].count(429) == 2
-    await table.press(alice, wiz.message_id, "k:d")
+    await table.press(alice, wiz.message_id, table.key(wiz.message_id, "d"))
     await screen_with(table, wiz.message_id, "Confirm")
 
 

@@ -173,6 +173,47 @@ async def test_confirm_against_undo(tg: FakeTelegram, workers: Any) -> None:
             assert "table changed" in table.message(preview.message_id).text
 
 
+async def test_a_tap_before_its_message_is_attached(tg: FakeTelegram, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Confirm reaches the other worker before the one that posted the wizard has stored the
+    message's id with its draft: the button names its entry, which that worker finds under its
+    placeholder and attaches, with no wait; the hand is recorded under the message, and the
+    poster's attach, coming after it, leaves the message as it is."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/bot.sqlite3"
+    port_a, port_b = free_port(), free_port()
+    async with serve(webhook_settings(tg, url, port_a)) as poster, \
+            serve(webhook_settings(tg, url, port_b)):  # type: ignore[arg-type]
+        tg.webhook_target = f"http://127.0.0.1:{port_a}/telegram"
+        table = await trial_table(tg, 0)
+        bob = table.players[1]
+        store = poster.bot_data["store"]
+        attach, tapped = store.attach_draft, asyncio.Event()
+
+        async def after_the_tap(*args: Any) -> Any:
+            await tapped.wait()
+            return await attach(*args)
+
+        monkeypatch.setattr(store, "attach_draft", after_the_tap)
+        start = len(tg.requests)
+        opening = asyncio.create_task(tg.send_message(table.chat, bob, "/hu 1 zimo"))
+        posted = await tg.wait_for_request("sendMessage", TIMEOUT, where=table._mine, after=start)
+        mid = posted.result["message_id"]
+        assert await store.get_draft(table.chat_id, mid) is None  # not attached yet
+        race = Workers(tg, "", f"http://127.0.0.1:{port_b}/telegram")
+        tap = await race.queued(tg.press(table.chat_id, mid, bob,
+                                         table.message(mid).callback_data("Confirm")))
+        status, _ = await tg.deliver_webhook(race.b, SECRET, tap)
+        answer = await table.answered(tap["callback_query"]["id"])
+        tapped.set()
+        await opening
+        assert status == 200 and answer.get("text") == "Recorded.", answer
+        session = await store.running_session(table.chat_id)
+        [hand] = await store.history(session.id)
+        assert hand.idempotency_key == f"draft:{table.chat_id}:{mid}"
+        assert "Hand 1 recorded" in table.message(mid).text
+        assert not [r for r in tg.requests_for("deleteMessage") if r.params["message_id"] == mid]
+
+
 def undo_answered(tg: FakeTelegram, table: Table) -> bool:
     return any("undone" in (r.params.get("text") or "")
                for r in tg.requests_for("sendMessage") if table._mine(r))

@@ -85,7 +85,7 @@ async def test_preview_is_the_wizards_and_confirm_books_at_its_mark(client: Test
     shown = await post(client, "preview", {"events": SELF_DRAW})
     session = await store.running_session(LOCAL_CHAT_ID)
     ctx = await wizard_ctx(store, session, "en")
-    assert shown["html"] == screen(new_draft(SELF_DRAW, step="preview"), ctx, 1).text
+    assert shown["html"] == screen(new_draft(SELF_DRAW, step="preview"), ctx).text
     record = ctx.record(SELF_DRAW)
     assert shown["deltas"] == list(score(record).deltas)
     booked = await post(client, "confirm", {"events": SELF_DRAW, "mark": shown["mark"]})

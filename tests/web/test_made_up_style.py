@@ -41,7 +41,7 @@ async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, 
     by_features = [{"type": "win", "by": "discard", "from": 3,
                     "winners": [{"seat": 2, "form": "seven_pairs"}]}]
     shown = await post(client, "preview", {"events": by_features})
-    assert shown["html"] == screen(new_draft(by_features, step="preview"), ctx, 1).text
+    assert shown["html"] == screen(new_draft(by_features, step="preview"), ctx).text
     assert shown["deltas"] == [0, 0, 2, -2]
     await post(client, "confirm", {"events": by_features, "mark": shown["mark"]})
 
