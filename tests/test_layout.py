@@ -155,8 +155,6 @@ def test_the_page_takes_nothing_from_the_wizard() -> None:
 # A session is a db Session (or the SessionView read with the update), a translator the
 # Translator of bot/view/i18n.py: a parameter by these names says so, never Any (nor nothing).
 TYPED_PARAMETERS = ("session", "t", "translator")
-# Being typed by another change (the wizard's state): remove once that has landed.
-PENDING_TYPES = ("bot/entry/wizard/", "bot/entry/keyboard.py", "bot/commands/hands.py")
 
 
 def loosely_typed(source: str, where: str = "") -> list[str]:
@@ -186,13 +184,11 @@ def test_the_type_check_finds_a_loose_parameter() -> None:
 
 
 def test_sessions_and_translators_are_typed() -> None:
-    """No `Any` for a session or a translator anywhere in bot/ (tests/test_layout.py's
-    PENDING_TYPES aside, until the change typing them lands)."""
+    """No `Any` for a session or a translator anywhere in bot/."""
     found = []
     for path in sorted((ROOT / "bot").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if not rel.startswith(PENDING_TYPES):
-            found += loosely_typed(path.read_text(encoding="utf-8"), rel)
+        found += loosely_typed(path.read_text(encoding="utf-8"), rel)
     assert not found, "parameters typed loosely:\n" + "\n".join(found)
 
 

@@ -61,12 +61,10 @@ def header(ctx: Ctx, events: list[dict[str, Any]], reading: list[str]) -> str:
     return "\n".join([*lines, *(["", *reading] if reading else [])])
 
 
-def outcome_block(ctx: Ctx, outcome: Outcome | dict[str, Any],
+def outcome_block(ctx: Ctx, outcome: Outcome,
                   events: list[dict[str, Any]]) -> list[str]:
     """The scored hand (of `events`): payments, this hand, the totals after it, the next
     dealer."""
-    if isinstance(outcome, dict):  # entry/wizard/flow.py's preview, until it hands the Outcome
-        outcome = Outcome.from_dict(outcome)
     t, u = ctx.t, unit(ctx.variant, ctx.lang)
     body = ["<b>" + esc(t("Payments")) + "</b>"]
     body += outcome_lines(t, ctx.lang, ctx.variant, ctx.names, outcome, events)

@@ -38,10 +38,6 @@ def has_foreign_digits(text: str) -> bool:
     return any(c.isdigit() and not c.isascii() for c in text)
 
 
-def is_ascii_uint(text: str) -> bool:
-    return text.isascii() and text.isdigit()
-
-
 def parse_amount(text: str, max_cents: int) -> int:
     """A typed amount ("12.5") in cents: plain ASCII digits, above 0, at most `max_cents`
     (ValueError otherwise)."""

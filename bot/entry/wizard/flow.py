@@ -15,7 +15,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from scoring import IncompleteHand, ScoringError
+from scoring import IncompleteHand, Outcome, ScoringError
 from scoring.model import StrictModel
 from scoring.variant import Variant
 
@@ -621,12 +621,12 @@ def _form_title(ctx: Ctx, draft: HandDraft) -> str:
     return " · ".join([heading(ctx, pending["type"]), *parts])
 
 
-def _whole_with(ctx: Ctx, draft: HandDraft) -> dict[str, Any] | None:
+def _whole_with(ctx: Ctx, draft: HandDraft) -> Outcome | None:
     """The outcome of the hand with the pending event added, if that makes it whole."""
     pending = _pending(draft)
     events = [*draft.events, prune(_model(ctx.variant, pending["type"]), pending)]
     ended, _ = hand_state(ctx, events)
-    return ctx.score(events).to_dict() if ended else None
+    return ctx.score(events) if ended else None
 
 
 def _win_title(ctx: Ctx, pending: dict[str, Any]) -> str:
