@@ -5,18 +5,17 @@ then one by its points counter, each booked as the chat would book it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from bot.web.local import LOCAL_CHAT_ID, local_app
+from bot.web.local import LOCAL_CHAT_ID
 from db import Store
 from scoring import score
 from scoring.tiles import analyze
 
-from .browser import launch, no_sideways_scroll, shot
+from .browser import no_sideways_scroll, shot
 from .test_api import post
 from .test_page import NAMES, book_previewed, open_page, start_in_page
 
@@ -25,34 +24,12 @@ pytest.importorskip("MahjongGB", reason="counting from tiles needs PyMahjongGB (
 SUITED = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
 
 
-@pytest.fixture
-async def api(store: Store) -> AsyncIterator[TestClient]:
-    async with TestClient(TestServer(local_app(store))) as c:
-        yield c
-
-
-@pytest.fixture
-async def chromium() -> AsyncIterator[Any]:
-    async for b in launch():
-        yield b
-
-
-@pytest.fixture
-async def page_url(store: Store) -> AsyncIterator[str]:
-    server = TestServer(local_app(store))
-    await server.start_server()
-    try:
-        yield str(server.make_url("/app/"))
-    finally:
-        await server.close()
-
-
-async def test_the_api_offers_and_books_a_chinese_official_hand(api: TestClient,
+async def test_the_api_offers_and_books_a_chinese_official_hand(client: TestClient,
                                                                store: Store) -> None:
-    state = await post(api, "state", {}, lang="zh-Hans")
+    state = await post(client, "state", {}, lang="zh-Hans")
     assert {"name": "mcr", "title": "国标麻将"} in state["variants"]
-    await post(api, "session", {"variant": "mcr", "names": NAMES})
-    form = await post(api, "form", {})
+    await post(client, "session", {"variant": "mcr", "names": NAMES})
+    form = await post(client, "form", {})
     # the hand's tiles and its elements have no control of their own on the form
     assert [(f["name"], f["kind"]) for f in form["winner"]] == [
         ("points", "int"), ("flowers", "int"), ("fourth_tile", "bool"), ("last_of_wall", "bool")]
@@ -63,7 +40,7 @@ async def test_the_api_offers_and_books_a_chinese_official_hand(api: TestClient,
     assert tiles["jokers"] == {"": []} and not tiles["indicator"]
     assert [e["type"] for e in form["extras"]] == ["false_win"]
 
-    reading = await post(api, "tiles", {"tiles": "123m456m789m55p[123p]+5p", "seat": 1,
+    reading = await post(client, "tiles", {"tiles": "123m456m789m55p[123p]+5p", "seat": 1,
                                         "by": "discard"})
     assert reading == analyze({"variant": "mcr", "tiles": "123m456m789m55p[123p]+5p", "seat": 1,
                                "by": "discard"})
@@ -71,18 +48,18 @@ async def test_the_api_offers_and_books_a_chinese_official_hand(api: TestClient,
         "kind": "chow", "tiles": "123p", "meld": "exposed"}
     by_tiles = [{"type": "win", "by": "discard", "from": 0,
                  "winners": [{"seat": 1, "tiles": "123m456m789m55p[123p]+5p"}]}]
-    shown = await post(api, "preview", {"events": by_tiles})
+    shown = await post(client, "preview", {"events": by_tiles})
     assert "Pure Straight 16 · All Chows 2 · Mixed Double Chow 1 · One Voided Suit 1 · Single " \
            "Wait 1 = 21 points" in shown["html"], shown["html"]
     assert shown["deltas"] == [-29, 45, -8, -8]
-    await post(api, "confirm", {"events": by_tiles, "mark": shown["mark"]})
+    await post(client, "confirm", {"events": by_tiles, "mark": shown["mark"]})
 
     by_total = [{"type": "win", "by": "self_draw", "winners": [{"seat": 2, "points": 16}]}]
-    shown = await post(api, "preview", {"events": by_total})
+    shown = await post(client, "preview", {"events": by_total})
     assert shown["deltas"] == [-24, -24, 72, -24]
-    await post(api, "confirm", {"events": by_total, "mark": shown["mark"]})
+    await post(client, "confirm", {"events": by_total, "mark": shown["mark"]})
     too_few = [{"type": "win", "by": "self_draw", "winners": [{"seat": 3, "points": 7}]}]
-    refused = await post(api, "preview", {"events": too_few}, status=422, lang="zh-Hant")
+    refused = await post(client, "preview", {"events": too_few}, status=422, lang="zh-Hant")
     assert "不算花牌只有 7 番：起和要 8 番" in refused["error"], refused
 
     session = await store.running_session(LOCAL_CHAT_ID)
@@ -93,8 +70,8 @@ async def test_the_api_offers_and_books_a_chinese_official_hand(api: TestClient,
 
 
 async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
-        chromium: Any, page_url: str, store: Store) -> None:
-    page = await open_page(chromium, page_url)
+        browser: Any, site: str, store: Store) -> None:
+    page = await open_page(browser, site)
     await start_in_page(page, "mcr")
     await page.click("nav button[data-screen=hand]")
     await page.click("[data-row=winner] [data-seat='0']")

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import Field
 
 from ...errors import ScoringError, validated
-from ...model import Seat, StrictModel, WinBy
 from ...tiles.engine import readings
 from ...tiles.notation import group_text, read_tiles, tile_name
 from ...tiles.reading import Group, Holding, groups_out
+from ...tiles.request import Request
 from ...validation import build_hand
 from ...variant import Shapes, Variant
 from . import counting, elements
@@ -27,18 +27,10 @@ from . import counting, elements
 SEVEN_PAIRS = ("seven_pairs", "seven_shifted_pairs")  # elements of a hand of seven pairs
 
 
-class TilesRequest(StrictModel):
-    """An `analyze` / `waits` request for this style, with the ways of winning the elements
-    need (`after_kong`, `fourth_tile`, `last_of_wall`, `flowers`)."""
+class TilesRequest(Request):
+    """An `analyze` / `waits` request for this style: the shared request, with the ways of
+    winning the elements need (`after_kong`, `fourth_tile`, `last_of_wall`, `flowers`)."""
 
-    variant: str
-    rules: dict[str, Any] = Field(default_factory=dict)
-    tiles: str
-    by: WinBy = "self_draw"
-    seat: Seat = 0
-    dealer: Seat = 0
-    indicator: str | None = None
-    round_wind: int = Field(default=0, ge=0, le=3)
     after_kong: bool = False
     fourth_tile: bool = False
     last_of_wall: bool = False
