@@ -88,6 +88,11 @@ class Variant:
     # and `waits_tiles` answer `analyze` and `waits` for it, in the shape docs/tiles.md gives
     # (readings with their sets, winner and value), and its winner object carries the tiles
     reads_own_tiles: ClassVar[bool] = False
+    # the winner's fields a reading of the tiles decides: every key `tile_features` may give,
+    # or for a style that reads its own tiles those that count the hand (the tiles, or in
+    # their place its elements or total). Beside tiles a player adds only the others
+    # (`story_fields`), as a /hu line's words do
+    tile_fields: ClassVar[tuple[str, ...]] = ()
     # terms worth the same points each time they count (a table of scoring elements: 七对 24):
     # the lines show each beside its points and the hand's value as their sum; a term written
     # "key:n" counts n times. {}: the terms name features, and the value alone is a figure
@@ -144,6 +149,12 @@ class Variant:
 
     def score(self, hand: Hand) -> Outcome:
         raise NotImplementedError
+
+    def story_fields(self) -> tuple[str, ...]:
+        """The winner's features the tiles cannot show, which a player adds beside them: the
+        story of the hand (天胡, 杠上花, 绝张 …) and whatever else is not in `tile_fields`."""
+        return tuple(name for name in self.Winner.model_fields
+                     if name != "seat" and name not in self.tile_fields)
 
     # -- what the tiles show (used where `tiles` is declared) --------------------------------
     # These serve styles whose value comes from winner features, which the tile analysis fills

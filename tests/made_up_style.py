@@ -55,6 +55,7 @@ class Toy(Variant):
     tiles = TileSet(honours=False, shapes=Shapes(keep="plain"),
                     jokers=Jokers(names=(("Blank", "白板", "白板"),), fixed=(BLANK,),
                                   as_themselves=False))
+    tile_fields = ("form", "pure", "no_blank")  # its tiles show a winner whole
     terms = {
         "standard": ("plain", "平和", "平和"),
         "seven_pairs": ("seven pairs", "七对", "七對"),

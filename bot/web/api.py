@@ -205,8 +205,9 @@ async def end_session(request: web.Request) -> web.Response:
 
 def _events(body: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
     """The hand's events as the record has them (docs/hand-format.md); a winner may
-    carry `tiles` (and the turned tile as `indicator`) in place of features, read as /hu reads
-    typed tiles."""
+    carry `tiles` (and the turned tile as `indicator`) in place of the features they show, read
+    as /hu reads typed tiles, and beside them the features they cannot show (天胡, 绝张 …), kept
+    over the reading as a /hu line's words are."""
     shapeless = Refused(422, translator(caller.lang)("That could not be saved; nothing was changed."),
                         code="not_a_hand")
     events = body.get("events")
@@ -226,6 +227,9 @@ def _events(body: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
 
 
 def _winner(w: dict[str, Any]) -> dict[str, Any]:
+    """A winner as /hu's tile reading takes a typed one: its tiles as the line's tile tokens,
+    the turned tile apart, its other fields left as the words beside the tiles (the reading
+    fills the winner, then they are laid over it: bot/entry/hu/tiles.py)."""
     tiles, indicator = w.pop("tiles", None), w.pop("indicator", None)
     if isinstance(tiles, str) and tiles:
         w[TILES] = [tiles]

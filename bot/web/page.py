@@ -78,7 +78,8 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     """The hand's form for the page: how it was won, the win's own flags, a winner's features,
     the other events the chat's wizard offers (kongs, chickens, 精 …; those that follow the
     hand's end marked), the wall's end with its ready hands, and the tile keyboard's tiles,
-    labels and jokers."""
+    labels and jokers, with the winner's features the tiles cannot show (天胡, 绝张 …), which
+    the page offers beside them."""
     variant = ctx.variant
     win = controls.event_model(variant.events, "win")
     by = controls.spec_named(win, "by")
@@ -102,7 +103,9 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         "winner": _fields(ctx, winners, "win", skip=("seat",)),
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
-                  "jokers": wild},
+                  "jokers": wild,
+                  # the winner's fields the tiles cannot show: offered beside them
+                  "story": list(variant.story_fields())},
         "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready")}}
 
 

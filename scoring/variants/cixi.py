@@ -159,6 +159,9 @@ class Cixi(Variant):
                     jokers=Jokers(names=(("Dragon", "龙", "龍"),), turned=(1,),
                                   words=("龙", "龍"),
                                   example=("龙=6m in Cixi", "慈溪写 龙=6m", "慈溪寫 龍=6m")))
+    # what the tiles show; 天胡, 地胡, the flying horse, promotions … are the story of the hand
+    tile_fields = ("jokers", "all_pungs", "half_flush", "chaos", "seven_pairs", "seven_winds", "pure",
+                   "single_wait", "joker_single", "all_honors")
     # 清一色 is 有龙清一色 with 龙 and 无龙清一色 without
     terms_without = {("pure", "jokers"): "clean_pure"}
     terms = {

@@ -156,6 +156,8 @@ class Feibao(Variant):
                                            "飞宝写 精=5m（正精就是翻开的那张）",
                                            "飛寶寫 精=5m（正精就是翻開的那張）")),
                     single_wait=True)
+    # what the tiles show; 飞宝, 宝还原, a chain of kongs and who fed the winner are not
+    tile_fields = ("form", "jing", "diaotou", "seven_honors", "single_wait", "luxury", "pure")
     terms = {
         "standard": ("plain", "平和", "平和"),
         "seven_pairs": ("seven pairs", "七对", "七對"),

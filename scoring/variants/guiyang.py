@@ -196,6 +196,7 @@ class Guiyang(Variant):
     after_end = frozenset({"ready", "chickens", "follow", "dead_hand"})
     ready_fields = ("form", "pure", "quads")  # 报听 the tiles do not show
     tiles = TileSet(honours=False, chows=False, shapes=Shapes(keep="plain"))  # the three suits
+    tile_fields = ready_fields  # a win shows what a ready hand shows
     terms = {
         "standard": ("plain", "平胡", "平胡"),
         "all_pungs": ("all pungs", "大对子", "大對子"),

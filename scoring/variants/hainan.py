@@ -121,6 +121,10 @@ class Hainan(Variant):
     events = (WinEvent[Winner], KongEvent, ExhaustedEvent)
     multi_winner = False
     tiles = TileSet(flowers=True, shapes=Shapes(thirteen_orphans=True))  # every honour, flowers
+    # what the tiles show; 杠上花, 天胡, 地胡 and who is liable are the story of the hand
+    tile_fields = ("all_chows", "concealed", "all_pungs", "pure", "half_flush", "eyes_258",
+                   "dragon_pungs", "seat_flower", "seat_wind", "round_wind", "thirteen_orphans",
+                   "seven_pairs", "luxury")
     terms = {
         "all_chows": ("all chows", "平胡", "平胡"),
         "concealed": ("concealed hand", "门清", "門清"),

@@ -192,6 +192,7 @@ class Luzhou(Variant):
                                   as_themselves=False),
                     missing_suit=FLOWER_CAT,
                     missing_suit_words=("花猫", "花貓", "花猪", "花豬", "flowercat", "flower_cat"))
+    tile_fields = (*ready_fields, "single_tile")  # 报叫, 天胡 and 地胡 the tiles do not show
     terms = {
         "standard": ("plain", "平胡", "平胡"),
         "all_pungs": ("all pungs", "大对子", "大對子"),

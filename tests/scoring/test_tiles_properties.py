@@ -21,13 +21,13 @@ from pydantic import ValidationError
 
 from scoring import ScoringError
 from scoring.tiles import analyze, waits
-from scoring.tiles.analysis import _candidates, _kongs, _value, paying_seat
+from scoring.tiles.analysis import _candidates, _kongs, _value, paying_seat, prepare, score_readings
 from scoring.tiles.engine import is_complete
 from scoring.tiles.notation import group_text, next_tile, tile_name
 from scoring.tiles.reading import Holding, Shapes
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import ORPHANS, is_agari, need
-from scoring.variant import get_variant
+from scoring.variant import all_variants, get_variant
 
 from .tiles_reference import brute_best, jokers_held
 
@@ -147,6 +147,35 @@ def test_best_reading_is_the_maximum_and_scores_as_stated(variant: str, seed: in
     assert values == sorted(values, reverse=True)
     assert out["winner"] == out["readings"][0]["winner"]
 
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@PROPERTY
+@given(seed=st.integers(0, 2 ** 32))
+def test_the_tiles_decide_only_the_declared_fields(variant: str, seed: int) -> None:
+    """Every feature a reading of the tiles gives (false ones too) is in the variant's
+    `tile_fields`: the page offers the others beside tiles, and a field the tiles decide must
+    not be among them."""
+    data = random_hand(random.Random(seed), variant, max_jokers=3)
+    if not usable(data):
+        return
+    table = read_request(data)
+    hand, win = split_win(table, 14)
+    prep = prepare(table, hand, win, table.req.by)
+    _, found, _ = score_readings(table, hand, win, table.req.by, prep)
+    declared = set(get_variant(variant).tile_fields)
+    for r in found:
+        assert set(table.variant.tile_features(r, prep.ctx)) <= declared, (data, r.shape)
+
+
+def test_the_fields_beside_tiles_are_the_winners_other_fields() -> None:
+    for name, v in all_variants().items():
+        if v.tiles is None:
+            continue
+        fields = set(v.Winner.model_fields) - {"seat"}
+        assert v.tile_fields and set(v.tile_fields) <= fields, name
+        assert set(v.story_fields()) == fields - set(v.tile_fields), name
+    assert get_variant("mcr").story_fields() == ("flowers", "fourth_tile", "last_of_wall")
+    assert get_variant("luzhou").story_fields() == ("declared", "heavenly", "earthly")
 
 def analyzed(rng: random.Random, variant: str) -> tuple[dict[str, Any], Any, Any] | None:
     """A random winning hand (up to three jokers), its analysis and its table; None when the

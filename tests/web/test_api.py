@@ -116,6 +116,35 @@ async def test_a_hand_by_tiles_reads_as_hu_does(client: TestClient, store: Store
     assert list(await store.totals(session.id)) == list(expected.deltas)
 
 
+
+async def test_beside_tiles_a_winner_adds_what_they_cannot_show(client: TestClient,
+                                                                store: Store) -> None:
+    """A flag the tiles cannot show (Hainan's 花上开花) sent beside them is laid over the reading,
+    as a /hu line's words are: the preview counts it and the booked record keeps it."""
+    await start(client, "hainan")
+    form = await post(client, "form", {})
+    assert form["tiles"]["story"] == ["flower_bloom", "heavenly", "earthly", "liable"]
+    tiles = "123m456m789m123p55p"
+    plain = [{"type": "win", "by": "self_draw", "winners": [{"seat": 2, "tiles": tiles}]}]
+    told = [{"type": "win", "by": "self_draw",
+             "winners": [{"seat": 2, "tiles": tiles, "flower_bloom": True}]}]
+    bare = await post(client, "preview", {"events": plain})
+    shown = await post(client, "preview", {"events": told})
+    analysis = await post(client, "tiles", {"tiles": tiles, "seat": 2})
+    assert "flower_bloom" not in analysis["winner"]
+    winner = {**analysis["winner"], "seat": 2, "flower_bloom": True}
+    session = await store.running_session(LOCAL_CHAT_ID)
+    ctx = await wizard_ctx(store, session, "en")
+    expected = score(ctx.record([{"type": "win", "by": "self_draw", "winners": [winner]}]))
+    assert shown["deltas"] == list(expected.deltas) != bare["deltas"]
+    assert shown["events"][-1]["winners"] == [winner]
+    assert "win on flower replacement" in shown["html"]
+    assert "win on flower replacement" not in bare["html"]
+    await post(client, "confirm", {"events": told, "mark": shown["mark"]})
+    hand = await store.last_hand(session.id)
+    assert hand.record["events"][-1]["winners"] == [winner]
+    assert list(await store.totals(session.id)) == list(expected.deltas)
+
 async def test_refusals_in_the_chats_words_change_nothing(client: TestClient, store: Store) -> None:
     await post(client, "preview", {"events": SELF_DRAW}, 409)  # no session
     await start(client)

@@ -35,6 +35,7 @@ async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, 
     tiles = form["tiles"]
     assert tiles["codes"] == [*SUITED, "5z"] and tiles["jokers"] == {"": ["5z"]}
     assert not tiles["indicator"] and not form["blood_battle"] and form["exhausted"] is not None
+    assert tiles["story"] == []  # its tiles show a winner whole: nothing to add beside them
 
     session = await store.running_session(LOCAL_CHAT_ID)
     ctx = await wizard_ctx(store, session, "en")
@@ -79,6 +80,7 @@ async def test_the_page_plays_a_made_up_style(made_up_style: Variant, browser: A
         "els => els.map(e => e.dataset.tile)")
     assert shown == [*SUITED, "5z"]
     assert await page.locator("#picker [data-tile='5z'].joker").count() == 1
+    assert await page.locator("#story").count() == 0  # nothing beside its tiles
     for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p", "1p", "2p", "5z"]:
         await page.click(f"#picker [data-tile='{tile}']")
     await page.wait_for_selector("#reading b")

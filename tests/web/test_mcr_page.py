@@ -69,6 +69,40 @@ async def test_the_api_offers_and_books_a_chinese_official_hand(client: TestClie
     assert all(h.outcome == score(h.record).to_dict() for h in hands)
 
 
+
+async def test_beside_tiles_a_chinese_official_winner_adds_the_fourth_tile_the_last_tile_and_flowers(
+        client: TestClient, store: Store) -> None:
+    await post(client, "session", {"variant": "mcr", "names": NAMES})
+    form = await post(client, "form", {})
+    assert form["tiles"]["story"] == ["flowers", "fourth_tile", "last_of_wall"]
+    tiles = "123m456m789m55p[123p]+5p"
+    drawn = {"seat": 1, "tiles": tiles, "last_of_wall": True, "flowers": 2}
+    by_tiles = [{"type": "win", "by": "self_draw", "winners": [drawn]}]
+    shown = await post(client, "preview", {"events": by_tiles})
+    assert "Last Tile Draw 8" in shown["html"] and "Flower Tiles×2 2" in shown["html"], shown["html"]
+    best = analyze({"variant": "mcr", "tiles": tiles, "seat": 1, "last_of_wall": True,
+                    "flowers": 2})
+    assert best["winner"] == drawn and f"= {best['points']} points" in shown["html"]
+    assert shown["deltas"] == [-(8 + best["points"]), 3 * (8 + best["points"]),
+                               -(8 + best["points"]), -(8 + best["points"])]
+    await post(client, "confirm", {"events": by_tiles, "mark": shown["mark"]})
+
+    claimed = {"seat": 2, "tiles": "123m456m789m12p55p+3p", "fourth_tile": True}
+    off_discard = [{"type": "win", "by": "discard", "from": 0, "winners": [claimed]}]
+    shown = await post(client, "preview", {"events": off_discard})
+    assert "Last Tile 4" in shown["html"] and "Last Tile Draw" not in shown["html"], shown["html"]
+    await post(client, "confirm", {"events": off_discard, "mark": shown["mark"]})
+    # given twice, in the tiles and as the count, the flowers are refused in the chat's words
+    twice = [{"type": "win", "by": "self_draw",
+              "winners": [{"seat": 3, "tiles": "123m456m789m55p[123p]1f+5p", "flowers": 1}]}]
+    refused = await post(client, "preview", {"events": twice}, status=422)
+    assert "give them once" in refused["error"], refused
+
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hands = sorted(await store.history(session.id, limit=5), key=lambda h: h.seq)
+    assert [h.record["events"][0]["winners"] for h in hands] == [[drawn], [claimed]]
+    assert all(h.outcome == score(h.record).to_dict() for h in hands)
+
 async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
         browser: Any, site: str, store: Store) -> None:
     page = await open_page(browser, site)
@@ -119,4 +153,47 @@ async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
     assert list(await store.totals(session.id)) == [
         a + b for a, b in zip(score(first.record).deltas, score(second.record).deltas,
                               strict=True)]
+    assert not page.errors
+
+
+async def test_the_page_ticks_the_last_tile_beside_the_tiles(browser: Any, site: str,
+                                                            store: Store) -> None:
+    """In tiles mode the page offers what the tiles cannot show (the flowers, 绝张, the last
+    tile of the wall), not the total they count: 妙手回春 ticked shows in the preview and the
+    booked record."""
+    page = await open_page(browser, site, lang="zh-Hans")
+    await start_in_page(page, "mcr")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("#mode-tiles")
+    assert await page.inner_text("#story h3") == "牌面看不出的"
+    story = await page.locator("#story [data-field]").evaluate_all(
+        "els => els.map(e => e.dataset.field)")
+    assert story == ["fourth_tile", "last_of_wall", "flowers"]  # toggles first, then the counter
+    for tile in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1z"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.click("[data-target=pung]")
+    await page.click("#picker [data-tile='7z']")
+    await page.click("#picker [data-tile='1z']")
+    await page.wait_for_selector("#reading b")
+    await page.click("#story [data-field=last_of_wall]")
+    await page.locator("#story [data-field=flowers] [data-step='1']").click()
+    assert await page.get_attribute("#story [data-field=last_of_wall]", "class") == "on"
+    await shot(page, "mcr-tiles-story")
+    await no_sideways_scroll(page)
+    await page.click("#preview")
+    await page.wait_for_selector("#preview-html")
+    preview = await page.inner_text("#preview-html")
+    assert "妙手回春 8" in preview and "花牌 1" in preview, preview
+    await shot(page, "mcr-tiles-story-preview")
+    await page.click("#confirm")
+    await page.wait_for_selector("#table-html")
+    session = await store.running_session(LOCAL_CHAT_ID)
+    hand = await store.last_hand(session.id)
+    tiles = "123456789m1z[777z]+1z"
+    best = analyze({"variant": "mcr", "tiles": tiles, "seat": 0, "last_of_wall": True,
+                    "flowers": 1})
+    assert hand.record["events"] == [{"type": "win", "by": "self_draw", "winners": [best["winner"]]}]
+    assert best["winner"] == {"seat": 0, "tiles": tiles, "last_of_wall": True, "flowers": 1}
+    assert list(await store.totals(session.id)) == list(score(hand.record).deltas)
     assert not page.errors

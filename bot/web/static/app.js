@@ -563,7 +563,23 @@ function tilesEditor() {
       h("button", { onclick: () => tap(() => { hand.tiles[hand.active] = { hand: [], melds: [], win: null }; }) }, T("Clear"))),
     heldRow, h("p.hint", {}, T("Tap a tile above to take it out.")),
     h("div.row", { id: "targets" }, targets), picker,
-    h("div.card.reading", { id: "reading" }, readingText())];
+    h("div.card.reading", { id: "reading" }, readingText()), storyEditor()];
+}
+
+// what the tiles cannot show (天胡, 杠上花, 绝张 …): the winner's other features, one tap away,
+// sent beside the tiles (the same values as the features' form keeps for this seat)
+function storyFields() {
+  const story = new Set(S.form.tiles.story);
+  return S.form.winner.filter((f) => story.has(f.name) && fieldShown(f, S.hand));
+}
+
+function storyEditor() {
+  const hand = S.hand;
+  const fields = storyFields();
+  if (!fields.length) return null;
+  return h("div", { id: "story" }, h("h3", {}, T("What the tiles cannot show")),
+    fieldsEditor(fields, hand.feats[hand.active], { by: hand.by, key: "w" + hand.active,
+      hidden: (s) => s === hand.active }));
 }
 
 function readingText() {
@@ -669,12 +685,13 @@ function currentWin() {
   }
   event.winners = hand.winners.map((seat) => {
     const w = { seat };
-    if (hand.mode === "tiles") {
+    let fields = S.form.winner;
+    if (hand.mode === "tiles") {  // the tiles, and beside them only what they cannot show
       w.tiles = notation(hand.tiles[seat]);
       if (S.form.tiles.indicator && hand.indicator) w.indicator = hand.indicator;
-      return w;
+      fields = storyFields();
     }
-    for (const f of S.form.winner) {
+    for (const f of fields) {
       const v = hand.feats[seat][f.name];
       const empty = v && typeof v === "object" && !Object.keys(v).length;  // {} is a map's default
       if (fieldShown(f, hand) && v != null && v !== f.default && !empty) w[f.name] = v;

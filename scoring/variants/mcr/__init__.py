@@ -143,6 +143,9 @@ class Mcr(Variant):
     # 144 tiles: the suits, the honours and eight flowers; no jokers
     tiles = TileSet(honours=True, flowers=True, shapes=Shapes(thirteen_orphans=True))
     reads_own_tiles = True  # PyMahjongGB counts the whole hand (`counting`)
+    # the hand counted by its tiles, or by its elements or total in their place; beside tiles
+    # a player adds the flowers, 绝张 and the last tile of the wall
+    tile_fields = ("tiles", "elements", "points")
     term_points = elements.POINTS
     game_hands = GAME_HANDS
 
