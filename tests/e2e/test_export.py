@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from db import DatabaseUnavailable, Store
+from db import DatabaseUnavailable, Session, Store
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
+from .test_books import upload
 from .test_chat_flows import wall_out
 
 
@@ -30,6 +31,16 @@ async def export(table: Table, tg: FakeTelegram, user: dict) -> tuple[list[list[
     assert csv_doc.file.upload.filename.endswith(".csv")
     rows = list(csv.reader(io.StringIO(csv_doc.file.upload.data.decode("utf-8-sig"))))
     return rows, json.loads(json_doc.file.upload.data)
+
+
+async def import_again(table: Table, tg: FakeTelegram, store: Store, admin: dict, doc: dict) -> Session:
+    """The session ended, then its export imported by a chat admin: the session it made, after
+    the chat says all its hands were imported."""
+    await table.say(admin, "/end")
+    tg.set_admins(table.chat_id, [admin])
+    text = await upload(tg, table, admin, json.dumps(doc).encode())
+    assert f"Imported {len(doc['hands'])} hands" in text, text
+    return (await store.chat_sessions(table.chat_id, include_settled=True))[0]
 
 
 async def test_each_export_reads_the_session_as_it_is_now(

@@ -6,7 +6,6 @@ needs nothing but its `Variant`."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from db import Store
@@ -16,8 +15,7 @@ from scoring.variant import Variant
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
-from .test_books import upload
-from .test_export import export
+from .test_export import export, import_again
 from .test_tile_keyboard import keys, keys_for, screen_with
 
 
@@ -81,10 +79,6 @@ async def test_a_made_up_style_plays_through_the_chat(made_up_style: Variant, bo
     rows, doc = await export(table, tg, dan)
     assert doc["variant"] == "toy" and [h["seq"] for h in doc["hands"]] == [1, 2, 3]
     assert [int(r[5]) for r in rows[-4:]] == totals
-    await table.say(alice, "/end")
-    tg.set_admins(table.chat_id, [alice])
-    text = await upload(tg, table, alice, json.dumps(doc).encode())
-    assert "Imported 3 hands" in text, text
-    imported = (await store.chat_sessions(table.chat_id, include_settled=True))[0]
+    imported = await import_again(table, tg, store, alice, doc)
     assert imported.id != session.id and imported.variant == "toy"
     assert list(await store.totals(imported.id)) == totals

@@ -7,7 +7,6 @@ scoring/variants/mcr/: nothing the chat runs names it."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -19,8 +18,7 @@ from scoring.tiles import analyze
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
-from .test_books import upload
-from .test_export import export
+from .test_export import export, import_again
 from .test_table_words import players, seat
 from .test_tile_keyboard import correction_keys, keys, keys_for, screen_with
 from .test_typed_tiles import cli_score, stored
@@ -211,11 +209,7 @@ async def test_a_game_of_sixteen_hands_with_table_points(
     rows, doc = await export(table, tg, dan)
     assert doc["variant"] == "mcr" and len(doc["hands"]) == 17
     assert [int(r[5]) for r in rows[-4:]] == totals
-    await table.say(alice, "/end")
-    tg.set_admins(table.chat_id, [alice])
-    text = await upload(tg, table, alice, json.dumps(doc).encode())
-    assert "Imported 17 hands" in text, text
-    imported = (await store.chat_sessions(table.chat_id, include_settled=True))[0]
+    imported = await import_again(table, tg, store, alice, doc)
     assert imported.id != session.id and imported.variant == "mcr"
     assert list(await store.totals(imported.id)) == totals
 
