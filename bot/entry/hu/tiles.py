@@ -9,9 +9,6 @@ from typing import Any
 from scoring.tiles import analyze
 from scoring.variant import Variant
 
-from ...view.i18n import Translator
-from ...view.render import esc, seat_label
-from ...view.tiles import notation_text
 from .words import TILES, LineError
 
 TURNED_EXAMPLE = "翻=5m"  # how a line names the turned tile that the jokers follow
@@ -60,18 +57,6 @@ def _kongs(seat: int, sets: list[dict[str, Any]]) -> list[dict[str, Any]]:
         raise LineError("An exposed kong pays whoever discarded it, which the tiles do not "
                         "show: enter this hand with /hand, the kong first.")
     return [{"type": "kong", "seat": seat, "kind": "concealed"} for _ in kongs]
-
-
-def reading_note(t: Translator, names: list[str | None], read: list[tuple[int, dict[str, Any]]]) -> str:
-    """Which reading each winner's tiles were taken as, for the preview."""
-    lines = []
-    for seat, result in read:
-        sets = " ".join(set_text(g) for g in result["readings"][0]["sets"])
-        n = len(result["readings"])
-        lines.append("🀄 " + esc(t("Read from the tiles of {seat}:", seat=seat_label(
-            t, seat, names, html_out=False))) + f" <code>{esc(notation_text(t, sets))}</code>\n" + esc(
-            t("the only reading") if n == 1 else t("the most valuable of {n} readings", n=n)))
-    return "\n".join(lines)
 
 
 def set_text(g: dict[str, Any]) -> str:
