@@ -26,7 +26,7 @@ from scoring.settlement import format_cents
 from scoring.variant import in_lang, listed
 
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
-from .commands import greeting, hands, ledger, sessions, standings
+from .commands import greeting, hands, ledger, season, sessions, standings
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
@@ -55,6 +55,7 @@ COMMANDS = [
     ("paid", N_("Record a payment: /paid @name 12.5")),
     ("stats", N_("Statistics per player")),
     ("chart", N_("Chart of the running totals")),
+    ("season", N_("The group's season: everyone across all sessions")),
     ("export", N_("Export the session as CSV and JSON")),
     ("import", N_("Import an exported JSON file")),
     ("help", N_("How to use the bot")),
@@ -332,7 +333,7 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
     for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                    *greeting.HANDLERS):
+                    *season.HANDLERS, *greeting.HANDLERS):
         app.add_handler(handler)
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -65,6 +65,9 @@ class Variant:
     # a flag's term while a count of the winner is 0, as the screens name it: (flag, count) →
     # the term ("pure" reads "clean_pure", 无龙清一色, while the winner holds no 龙)
     terms_without: ClassVar[dict[tuple[str, str], str]] = {}
+    # events besides a win and an exhausted wall that end a hand on their own (a table's own
+    # count of the hand: the points each seat won); the entry screens close the hand after one
+    ends_hand: ClassVar[frozenset[str]] = frozenset()
     # several winners on one discard / robbed kong (一炮多响)
     multi_winner: ClassVar[bool] = False
     # 血战 (blood battle): a win does not end the hand; play goes on until three seats have won

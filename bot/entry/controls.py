@@ -167,6 +167,13 @@ def first_counter(model: type[StrictModel] | None) -> Spec | None:
     return specs[0] if specs and specs[0].kind is Kind.INT else None
 
 
+def signed_map(spec: Spec) -> bool:
+    """A per-seat map of amounts that may be below zero: each seat's points won or lost in a
+    hand. A seat not listed holds 0; its counter steps by one or ten either way."""
+    return (spec.kind is Kind.SEAT_MAP and spec.value is not None
+            and spec.value.kind is Kind.INT and spec.value.lo < 0)
+
+
 def spec_named(model: type[StrictModel], name: str) -> Spec:
     for spec in fields_of(model):
         if spec.name == name:
@@ -257,6 +264,16 @@ def apply(model: type[StrictModel], obj: dict[str, Any], op: str, ref: str, arg:
         seat = _seat(arg)
         seats = list(value or [])
         target[name] = sorted(set(seats) ^ {seat})
+    elif op == "k" and signed_map(spec) and spec.value is not None:
+        seat, step = _seat(arg[:1]), arg[1:]
+        if step not in ("+", "-", "++", "--"):
+            raise FormError(arg)
+        mapping, key = dict(value or {}), str(seat)
+        moved = int(mapping.get(key, 0)) + (1 if step[0] == "+" else -1) * 10 ** (len(step) - 1)
+        mapping[key] = min(spec.value.hi, max(spec.value.lo, moved))
+        if not mapping[key]:
+            mapping.pop(key)  # 0 is what a seat not listed holds
+        target[name] = dict(sorted(mapping.items()))
     elif op == "k" and spec.kind is Kind.SEAT_MAP and spec.value and spec.value.kind is Kind.INT:
         seat, sign = _seat(arg[:-1]), arg[-1:]
         if sign not in ("+", "-"):

@@ -35,8 +35,11 @@ def hand_state(ctx: Ctx, events: list[dict[str, Any]]) -> tuple[bool, ScoringErr
 
 
 def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
-    """No win and no exhausted wall yet (a false win or a kong alone is no hand), or a blood
-    battle with fewer than three winners and wall left."""
+    """No win and no exhausted wall yet (a false win or a kong alone is no hand), nor an event
+    that ends a hand on its own (`Variant.ends_hand`), or a blood battle with fewer than three
+    winners and wall left."""
+    if any(e.get("type") in v.ends_hand for e in events):
+        return False
     exhausted = any(e.get("type") == "exhausted" for e in events)
     if not exhausted and not seats_won(events):
         return True

@@ -21,6 +21,7 @@ from ..view.render import (
     listing,
     seat_label,
     semicolon,
+    signed,
     term,
     wind,
     with_unit,
@@ -171,6 +172,10 @@ def form_rows(ctx: Ctx, model: type[StrictModel], obj: dict[str, Any], cb: Callb
             rows.append([Button(("✅ " if s in (value or []) else "▫️ ") + wind(t, s),
                                 cb(Act.SEATS_FIELD, ref, s))
                          for s in range(4) if s not in hidden or s in (value or [])])
+        elif controls.signed_map(spec):  # each seat's points: their sum shown, as it must be 0
+            total = sum(int(v) for v in (value or {}).values())
+            rows.append([heading_row(f"{name} · Σ {signed(total)}", cb)])
+            rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden, event))
         elif spec.kind is Kind.SEAT_MAP:
             rows.append([heading_row(name, cb)])
             rows.extend(_map_rows(ctx, spec, value or {}, ref, cb, hidden, event))
@@ -222,6 +227,13 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         if s in hidden and str(s) not in mapping:
             continue
         key, who = str(s), seat_label(t, s, ctx.names, html_out=False)
+        if controls.signed_map(spec):
+            rows.append([Button("−10", cb(Act.MAP_COUNT, ref, f"{s}--")),
+                         Button("−", cb(Act.MAP_COUNT, ref, f"{s}-")),
+                         Button(f"{who}{colon(t)}{signed(int(mapping.get(key, 0)))}", cb(Act.NOOP)),
+                         Button("+", cb(Act.MAP_COUNT, ref, f"{s}+")),
+                         Button("+10", cb(Act.MAP_COUNT, ref, f"{s}++"))])
+            continue
         if spec.value is not None and spec.value.kind is Kind.INT:
             rows.append([Button("−", cb(Act.MAP_COUNT, ref, f"{s}-")),
                          Button(f"{who}{colon(t)}{mapping.get(key, 0)}", cb(Act.NOOP)),
@@ -302,6 +314,8 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
 
 def _entry_text(ctx: Ctx, spec: Spec, entry: Any) -> str:
     """One seat's entry of a per-seat map, in a summary."""
+    if controls.signed_map(spec):
+        return signed(int(entry))
     if spec.model is None:
         return str(entry)
     if entry is None:

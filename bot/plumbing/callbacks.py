@@ -67,7 +67,8 @@ def _write_none(value: Value) -> str:
 TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f"
 SEAT = Kind("[0-3]", _number, 0, 3)
 SEAT_OR_NONE = Kind("[0-3]|-", _none_or(_number), None, 3, _write_none)
-SEAT_STEP = Kind("[0-3][-+]", str, "0-", "3+")  # a seat's counter one up or down: "2+"
+# a seat's counter one up or down, "2+", or ten where the map's amounts are signed: "2--"
+SEAT_STEP = Kind(r"[0-3]([-+]|--|\+\+)", str, "0-", "3++")
 STEP = Kind(r"[-+]|--|\+\+", str, "-", "++")  # one down or up, or ten (a hand's points)
 INDEX = Kind("[0-9]{1,2}", _number, 0, 99)  # a place in a short list (a choice, an event type)
 REV = Kind("[0-9]{1,9}", _number, 0, 999_999_999)  # the wizard's screen version

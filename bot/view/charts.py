@@ -50,7 +50,7 @@ def _font(size: float | None = None) -> FontProperties:
 
 
 def build_balance_figure(
-    series: Mapping[str, Sequence[int]],
+    series: Mapping[str, Sequence[float]],
     *,
     title: str,
     x_label: str,
@@ -90,7 +90,7 @@ def build_balance_figure(
 
 
 def render_balance_chart(
-    series: Mapping[str, Sequence[int]],
+    series: Mapping[str, Sequence[float]],
     *,
     title: str,
     x_label: str,

@@ -1,6 +1,7 @@
 """The /hu line, typed in the players' own words: its parts between semicolons, each a win
 (`words`: seats, ways of winning, feature words; `tiles`: tiles in place of feature words) or an
-exhausted wall with its 查叫 by tiles (`ready`)."""
+exhausted wall with its 查叫 by tiles (`ready`), or, where a style books a hand so, each
+seat's points (`points`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from scoring.variant import Variant
 
+from .points import is_points, parse_points
 from .ready import is_exhausted, parse_exhausted
 from .words import parse_hu
 
@@ -28,5 +30,6 @@ def parse_wins(variant: Variant, tokens: list[str],
             if piece.strip():
                 parts[-1].append(piece)
     return [parse_exhausted(variant, part, names) if is_exhausted(part)
+            else parse_points(variant, part, names) if is_points(variant, part)
             else parse_hu(variant, part, names) for part in parts if part] or [
         parse_hu(variant, [], names)]
