@@ -203,9 +203,13 @@ def style_names() -> re.Pattern[str]:
     """Every registered style's code and its short names in each language (luzhou, 泸州 …)."""
     from scoring.variant import all_variants
 
-    words = {w for v in all_variants().values() for w in (v.name, *v.short)}
-    return re.compile("|".join(sorted(map(re.escape, words), key=len, reverse=True)),
-                      re.IGNORECASE)
+    styles = all_variants().values()
+    words = sorted({re.escape(w) for v in styles for w in v.short}, key=len, reverse=True)
+    # a code that is also a plain word (free) names the style unless it stands in running text,
+    # a word before and after it ("the first free seat")
+    codes = [rf"(?<![A-Za-z] )\b{re.escape(v.name)}\b|\b{re.escape(v.name)}\b(?! [A-Za-z])"
+             for v in styles]
+    return re.compile("|".join([*words, *codes]), re.IGNORECASE)
 
 
 def docstrings(tree: ast.AST) -> set[int]:
@@ -244,6 +248,8 @@ def test_the_style_check_finds_a_name() -> None:
     pattern = style_names()
     assert pattern.search("if variant == 'Luzhou':") and pattern.search("流局查叫（泸州、贵阳）")
     assert not pattern.search("a blood battle goes on until three seats have won")
+    assert pattern.search('"free"') and pattern.search("/new free")
+    assert not pattern.search("sit down at the first free seat")
 
 
 def test_no_style_is_named_outside_its_module() -> None:

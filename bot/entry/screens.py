@@ -295,7 +295,9 @@ def summarize(ctx: Ctx, model: type[StrictModel] | None, obj: dict[str, Any],
         elif spec.kind is Kind.SEAT_MAP:
             inner = semicolon(t).join(
                 f"{wind(t, int(k))} " + _entry_text(ctx, spec, v) for k, v in sorted(value.items()))
-            parts.append(inner if spec.name in ("seats", "ready") else f"{name}{colon(t)}{inner}")
+            # a map that is the whole event (each seat's points) goes without its name again
+            parts.append(inner if spec.name in ("seats", "ready", event)
+                         else f"{name}{colon(t)}{inner}")
         elif spec.kind is Kind.TILE:
             parts.append(f"{name} {tile_label(ctx, value)}")
         elif spec.kind is Kind.HAND:

@@ -78,8 +78,6 @@ def parse_points(variant: Variant, tokens: list[str],
         if amount:
             points[str(seat)] = amount
         i += 2
-    if not words:
-        raise LineError("Give each seat's points, e.g. /hu 东 +12 南 -4 西 -8 北 0")
     return {"type": kind, field: dict(sorted(points.items()))}
 
 
