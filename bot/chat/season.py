@@ -93,7 +93,7 @@ def season_of(rows: Iterable[SeatStatsRow], sessions: Iterable[Session]) -> Seas
     held: a person in two seats of one session is one evening) and the sessions themselves."""
     by_id = {s.id: s for s in sessions}
     cells: dict[tuple[int, int], list[int]] = {}  # (session, person) → hands, wins, points
-    seat_hands: dict[int, int] = {}
+    seat_hands: dict[tuple[int, int], int] = {}  # (session, seat) → hands, whoever sat there
     for row in rows:
         if row.session_id not in by_id or not row.hands:
             continue
@@ -101,16 +101,20 @@ def season_of(rows: Iterable[SeatStatsRow], sessions: Iterable[Session]) -> Seas
         cell[0] += row.hands
         cell[1] += row.wins
         cell[2] += row.points
-        seat_hands[row.session_id] = seat_hands.get(row.session_id, 0) + row.hands
+        key = (row.session_id, row.seat)
+        seat_hands[key] = seat_hands.get(key, 0) + row.hands
     people: dict[int, PersonSeason] = {}
     for (sid, pid), (hands, wins, points) in sorted(cells.items()):
         s = by_id[sid]
         people.setdefault(pid, PersonSeason(pid)).evenings.append(Evening(
             s.number or s.id, s.started_at.strftime("%Y-%m-%d"), hands, wins, points,
             points * s.stake_cents))
-    played = sorted((by_id[sid] for sid in seat_hands), key=lambda s: (s.started_at, s.id))
+    hands: dict[int, int] = {}  # each seat played every hand of its session
+    for (sid, _), n in seat_hands.items():
+        hands[sid] = max(hands.get(sid, 0), n)
+    played = sorted((by_id[sid] for sid in hands), key=lambda s: (s.started_at, s.id))
     ordered = sorted(people.values(), key=lambda p: (-p.cents, -p.points, p.person_id))
-    return Season(ordered, played, _months(cells, by_id), sum(seat_hands.values()) // 4)
+    return Season(ordered, played, _months(cells, by_id), sum(hands.values()))
 
 
 def _months(cells: dict[tuple[int, int], list[int]], by_id: dict[int, Session]) -> list[MonthRow]:
