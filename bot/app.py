@@ -27,6 +27,7 @@ from scoring.variant import in_lang, listed
 
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
 from .commands import greeting, hands, ledger, season, sessions, standings
+from .entry.hu.points import points_event
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
@@ -83,6 +84,11 @@ HELP_READY = N_("Wall ran out (查叫 in {games}): /hu 流局 E 111m222m333p44p5
 HELP_PHOTO = N_("A photo of the hand captioned /hu (or /hu answering it) opens the tile keyboard "
                 "with the tiles read from it, to check before anything is scored; pictures of up "
                 "to {megapixels} megapixels.")
+HELP_POINTS = N_("Each seat's points ({points_styles}): /hu 张伟 +12 李四 -4 王芳 -8 Bob 0 — a seat "
+                 "left out scored 0; they must add up to 0. Or a winner and an amount: "
+                 "/hu 张伟 自摸 12.")
+HELP_SEASON = N_("/season — the group's season: everyone across all sessions and tables, by "
+                 "month, with a chart.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -110,7 +116,8 @@ def help_params(t: Translator) -> dict[str, str]:
     return {"variants": listing(t).join(codes),
             "blood": styles_named(t, [v for v in styles if v.blood_battle]),
             "turned": styles_named(t, turned), "joker_words": comma(t).join(examples),
-            "games": styles_named(t, [v for v in styles if v.ready_fields])}
+            "games": styles_named(t, [v for v in styles if v.ready_fields]),
+            "points_styles": styles_named(t, [v for v in styles if points_event(v)])}
 
 
 async def cmd_help(update: Update, context: Context) -> None:
@@ -118,7 +125,8 @@ async def cmd_help(update: Update, context: Context) -> None:
     t = sc.t
     params = help_params(t)
     text = esc(t(HELP, **params)) + "\n" + esc(t(HELP_READY, **params)) + "\n" + esc(t(
-        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
+        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n" + esc(t(
+        HELP_POINTS, **params)) + "\n" + esc(t(HELP_SEASON)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)

@@ -11,6 +11,7 @@ from db import Store
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
+from .test_export import export, import_again
 
 
 async def booked(store: Store, table: Table) -> list[Any]:
@@ -97,3 +98,13 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     answer = await table.say(carol, "/hu Alice +3 Carol -4")
     assert "各家得分加起来是 −1，不是 0：有人少记了 1 分" in answer.text, answer.text
     assert len(await booked(store, table)) == 4
+    menu = await table.say(alice, "/lang")
+    await table.tap(alice, menu, "English")
+
+    # exported and imported again, the same books
+    rows, doc = await export(table, tg, dan)
+    assert doc["variant"] == "free" and [h["seq"] for h in doc["hands"]] == [1, 2, 3, 4]
+    assert [int(r[5]) for r in rows[-4:]] == [4, 7, 8, -19]
+    imported = await import_again(table, tg, store, alice, doc)
+    assert imported.id != session.id and imported.variant == "free"
+    assert list(await store.totals(imported.id)) == [4, 7, 8, -19]

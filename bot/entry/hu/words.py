@@ -297,8 +297,19 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
         if tile_token(raw):
             winner.setdefault(TILES, []).append(raw)
             continue
+        amount_of = sole_amount(variant)
+        if raw.isdigit() and amount_of is not None:  # a winner's amount alone: 东 自摸 12
+            winner[amount_of.name] = _value(amount_of, raw, names)
+            continue
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     return winner
+
+
+def sole_amount(variant: Variant) -> controls.Spec | None:
+    """The winner's one required count, where it has one (the amount a table counted): a bare
+    number on the line is it."""
+    counts = [s for s in controls.fields_of(variant.Winner) if s.kind is Kind.INT and s.required]
+    return counts[0] if len(counts) == 1 else None
 
 
 def _amounts(tokens: list[str], words: Words) -> list[str]:
