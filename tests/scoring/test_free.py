@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scoring import ScoringError, get_variant, score
 from scoring.variant import listed
 
-from .cli import assert_cli_error, assert_invariants, discard, run_cli, self_draw
+from .cli import assert_cli_error, assert_invariants, run_cli
 
 
 def rec(events: list[dict], **extra: object) -> dict:
@@ -21,6 +21,14 @@ def rec(events: list[dict], **extra: object) -> dict:
 
 def points(**by_seat: int) -> dict:
     return {"type": "points", "points": {k[1:]: v for k, v in by_seat.items()}}
+
+
+def self_draw(seat: int, **winner: object) -> dict:
+    return {"type": "win", "by": "self_draw", "winners": [{"seat": seat, **winner}]}
+
+
+def discard(frm: int, seat: int, **winner: object) -> dict:
+    return {"type": "win", "by": "discard", "from": frm, "winners": [{"seat": seat, **winner}]}
 
 
 KEEPS = {"deal": "winner_keeps"}
@@ -71,9 +79,17 @@ def test_a_win_needs_an_amount_of_at_least_one() -> None:
     assert_cli_error(rec([self_draw(1, amount=0)]), "events[0].winners[0].amount")
 
 
-def test_all_pay_belongs_to_a_discard_and_a_robbed_kong_is_not_offered() -> None:
+def test_a_win_is_self_drawn_or_off_a_discard_and_nothing_about_kongs() -> None:
     v = get_variant("free")
     assert v.win_types(v.read_rules({})) == ("self_draw", "discard")
+    robbed = {"type": "win", "by": "robbed_kong", "from": 1, "winners": [{"seat": 0, "amount": 1}]}
+    assert_cli_error(rec([robbed]), "events[0].by")
+    assert_cli_error(rec([{**self_draw(0, amount=1), "after_kong": True}]), "events[0].after_kong")
+    assert_cli_error(rec([discard(1, 1, amount=1)]), "events[0]")
+    assert_cli_error(rec([{**discard(1, 0, amount=1), "from": None}]), "events[0]")
+    two = {"type": "win", "by": "self_draw", "winners": [{"seat": 0, "amount": 1},
+                                                         {"seat": 1, "amount": 1}]}
+    assert_cli_error(rec([two]), "events[0]")
 
 
 def test_one_result_is_one_hand() -> None:
