@@ -71,6 +71,8 @@ def _event_form(ctx: Ctx, type_name: str) -> dict[str, Any]:
     model = controls.event_model(ctx.variant.events, type_name)
     return {"type": type_name, "title": heading(ctx, type_name),
             "after_end": type_name in ctx.variant.after_end,
+            # the hand is whole with it (each seat's points: `Variant.ends_hand`)
+            "ends_hand": type_name in ctx.variant.ends_hand,
             "blank": controls.blank(model), "fields": _fields(ctx, model, type_name)}
 
 
@@ -101,6 +103,8 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         "by": [{"value": b, "label": ctx.t(BY_LABELS[b])} for b in by.choices if b in BY_LABELS],
         "event": _fields(ctx, win, "win", skip=("by", "from")),
         "winner": _fields(ctx, winners, "win", skip=("seat",)),
+        # its hands go by features alone where the style declares no tiles
+        "by_tiles": variant.tiles is not None,
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
                   "jokers": wild,

@@ -235,14 +235,19 @@ function handScreen() {
   if (!hand.winners.length) {
     if (form.blood_battle) out.push(h("div.row.grow", {}, exhaustedButton()), hand.exhausted ? exhaustedCard() : null);
     out.push(extrasSection());
-    if (hand.done.length || hand.exhausted) out.push(h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
+    const ends = new Set(form.extras.filter((x) => x.ends_hand).map((x) => x.type));  // each seat's points
+    if (hand.done.length || hand.exhausted || hand.extras.some((e) => ends.has(e.type))) {
+      out.push(h("div.actions", {}, h("button.primary", { id: "preview", onclick: showPreview }, T("Preview"))));
+    }
     return out;
   }
   const flags = form.event.filter((f) => fieldShown(f, hand));
   if (flags.length) out.push(fieldsEditor(flags, hand.event, { by: hand.by, key: "win" }));
-  out.push(h("div.row.grow", {},
-    h("button" + (hand.mode === "features" ? ".on" : ""), { id: "mode-features", onclick: () => tap(() => { hand.mode = "features"; }) }, T("By features")),
-    h("button" + (hand.mode === "tiles" ? ".on" : ""), { id: "mode-tiles", onclick: () => tap(() => { hand.mode = "tiles"; }) }, T("By tiles"))));
+  if (form.by_tiles) {
+    out.push(h("div.row.grow", {},
+      h("button" + (hand.mode === "features" ? ".on" : ""), { id: "mode-features", onclick: () => tap(() => { hand.mode = "features"; }) }, T("By features")),
+      h("button" + (hand.mode === "tiles" ? ".on" : ""), { id: "mode-tiles", onclick: () => tap(() => { hand.mode = "tiles"; }) }, T("By tiles"))));
+  } else hand.mode = "features";
   if (hand.winners.length > 1) {
     out.push(h("div.row.grow", {}, hand.winners.map((s) => h("button" + (hand.active === s ? ".on" : ""),
       { onclick: () => tap(() => { hand.active = s; }) }, seatName(s)))));
@@ -386,6 +391,7 @@ function seatMap(field, values, label, opts) {
   const map = values[field.name] || (values[field.name] = {});
   const one = field.value;
   const seats = [0, 1, 2, 3].filter((s) => !(opts.hidden && opts.hidden(s)) || String(s) in map);
+  if (one.kind === "int" && one.lo < 0) return signedMap(field, map, label);
   const rows = seats.map((s) => {
     const key = String(s);
     if (one.kind === "int") {
@@ -416,6 +422,27 @@ function seatMap(field, values, label, opts) {
       fieldsEditor(one.fields, map[key], { key: opts.key + "." + key }));
   });
   return h("div", { style: "width:100%", "data-map": field.name }, h("h3", {}, cap(label)), rows);
+}
+
+// each seat's points won (+) or lost (−), by one or ten, under their sum (which must be 0);
+// a seat at 0 is left out of the map, as the chat's counters leave it
+function signedMap(field, map, label) {
+  const one = field.value;
+  const sum = Object.values(map).reduce((a, b) => a + b, 0);
+  const signed = (n) => (n > 0 ? "+" + n : n < 0 ? "−" + -n : "±0");
+  const rows = [0, 1, 2, 3].map((s) => {
+    const key = String(s);
+    const n = map[key] || 0;
+    const step = (k, text) => h("button", { "data-step": k, onclick: () => tap(() => {
+      const next = Math.min(one.hi, Math.max(one.lo, n + k));
+      if (next) map[key] = next; else delete map[key];
+    }) }, text);
+    return h("div.counter", { "data-seat": s }, step(-10, "−10"), step(-1, "−"),
+      h("span", {}, seatName(s) + T(":") + signed(n)), step(1, "+"), step(10, "+10"));
+  });
+  // the card's title names the event: its heading is the sum alone
+  return h("div", { style: "width:100%", "data-map": field.name, "aria-label": label }, h("h3", {},
+    "Σ ", h("span" + (sum ? ".off" : ""), { id: "sum" }, signed(sum))), rows);
 }
 
 // a count in one tap: each tap one more, past the most back to none
