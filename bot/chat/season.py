@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from db import SeatStatsRow, Session, Store
+from db import SeatStatsRow, Session, Store, without_bidi_controls
 
 from ..view.i18n import Translator
 from ..view.render import colon, esc, hands_count, listing, money, name_html, signed
@@ -200,3 +200,17 @@ def season_series(s: Season, names: dict[int, str]) -> tuple[dict[str, list[int]
             name += "′"
         series[name] = running
     return series, s.staked
+
+
+def season_chart(t: Translator, s: Season, names: dict[int, str]) -> bytes | None:
+    """The season's chart as PNG bytes: each person's running net after each session, money
+    in whole units where any session had a stake, else points; None for fewer than two
+    sessions (one evening is /chart's). Slow (matplotlib): run it off the event loop."""
+    if len(s.sessions) < 2:
+        return None
+    from ..view.charts import render_balance_chart  # matplotlib loads with the first chart
+
+    series, staked = season_series(s, {pid: without_bidi_controls(n) for pid, n in names.items()})
+    shown = {n: [c / 100 for c in line] for n, line in series.items()} if staked else series
+    return render_balance_chart(shown, title=t("The season"), x_label=t("Session"),
+                                y_label=t("Money") if staked else t("points"))

@@ -11,6 +11,8 @@ Telegram's Mini App checks initData (bot/web/auth.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -29,7 +31,8 @@ from ..books import sessions
 from ..books.hands import Hand, book_hand, check_hand
 from ..books.payments import confirm_received, mark_paid
 from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, TableMoved
-from ..chat.settle import settlement
+from ..chat.season import season, season_chart, season_lines
+from ..chat.settle import people_of, settlement
 from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
 from ..entry import preview as drawn
 from ..entry.ctx import Ctx
@@ -370,6 +373,19 @@ async def received(request: web.Request) -> web.Response:
     return web.json_response(await _settlement(store, caller))
 
 
+# -- the season ----------------------------------------------------------------------------------
+
+async def season_view(request: web.Request) -> web.Response:
+    """/season's lines for the chat, and its chart (a PNG as a data: address, or null)."""
+    caller, _ = await caller_and_body(request)
+    store, t = request.app[STORE_KEY], translator(caller.lang)
+    found = await season(store, caller.chat_id)
+    names = {pid: p.name for pid, p in (await people_of(store, caller.chat_id)).items()}
+    png = await asyncio.to_thread(season_chart, t, found, names)
+    chart = "data:image/png;base64," + base64.b64encode(png).decode() if png else None
+    return web.json_response({"html": "\n".join(season_lines(t, found, names)), "chart": chart})
+
+
 def add_routes(app: web.Application, store: Store, authorize: Authorize,
                announce: Announce | None = None) -> None:
     """The API under /app/api/ (the page itself: bot/web/page.py)."""
@@ -380,5 +396,6 @@ def add_routes(app: web.Application, store: Store, authorize: Authorize,
     app.router.add_get("/app/api/state", state)
     for path, handler in (("state", state), ("session", start_session), ("end", end_session),
                           ("preview", preview), ("tiles", tiles), ("confirm", confirm),
-                          ("settle", settle_up), ("received", received)):
+                          ("settle", settle_up), ("received", received),
+                          ("season", season_view)):
         app.router.add_post(f"/app/api/{path}", handler)

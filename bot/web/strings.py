@@ -48,6 +48,7 @@ PAGE_STRINGS = (
     N_("Received"), N_("Another win in this hand"),
     N_("Won so far: {names}"), N_("Also in this hand"), N_("Remove"),
     N_("What the tiles cannot show"),
+    N_("The season"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
 )
 

@@ -71,4 +71,26 @@ async def test_the_page_books_a_free_form_hand(browser: Any, site: str, store: S
     assert scored(second.record) == [-5, -5, 15, -5]
     assert list(await store.totals(session.id)) == [12 - 5, -4 - 5, -8 + 15, -5]
     await shot(page, "free-standings")
+
+    # the group's season under the settling up: one session so far, no chart yet
+    await page.click("nav button[data-screen=settle]")
+    await page.wait_for_selector("#season-html")
+    season = await page.inner_text("#season-html")
+    assert "1 session since" in season and "2 hands" in season, season
+    assert "2. 王芳: +7\n   1 session, 2 hands, 1 win" in season and "4. 李四: −9" in season, season
+    assert await page.locator("#season-chart").count() == 0
+    await shot(page, "free-season")
+    await no_sideways_scroll(page)
     assert not page.errors
+
+
+async def test_the_api_gives_the_season_with_its_chart(client: TestClient, store: Store) -> None:
+    for points in ({"0": 3, "1": -3}, {"2": 5, "0": -5}):
+        await post(client, "session", {"variant": "free", "names": NAMES})
+        events = [{"type": "points", "points": points}]
+        shown = await post(client, "preview", {"events": events})
+        await post(client, "confirm", {"events": events, "mark": shown["mark"]})
+        await post(client, "end", {})
+    season = await post(client, "season", {}, lang="zh-Hans")
+    assert "2 场" in season["html"] and "王芳" in season["html"]
+    assert season["chart"].startswith("data:image/png;base64,")

@@ -768,6 +768,9 @@ async function loadSettle() {
   const { status, data } = await api("settle");
   S.settle = status === 200 ? data : { error: data.error };
   if (S.screen === "settle") draw();
+  const season = await api("season");  // the group's season under it, chart and all
+  S.season = season.status === 200 ? season.data : null;
+  if (S.screen === "settle") draw();
 }
 
 function settleScreen() {
@@ -777,8 +780,12 @@ function settleScreen() {
   const rows = [...s.transfers, ...s.pending].map((tr) => h("div.row.card", { "data-transfer": tr.payer + ">" + tr.payee },
     h("span", { style: "flex:1" }, tr.text),
     tr.may_confirm ? h("button.primary", { onclick: () => received(tr) }, T("Received")) : null));
+  const season = S.season;
   return [h("div.card.chat", { id: "settle-html", html: s.html }),
-    rows.length ? h("h3", {}, T("Who pays whom")) : null, ...rows];
+    rows.length ? h("h3", {}, T("Who pays whom")) : null, ...rows,
+    season ? h("div.card.chat", { id: "season-html", html: season.html }) : null,
+    season && season.chart ? h("img", { id: "season-chart", src: season.chart, alt: T("The season"),
+      style: "width:100%" }) : null];
 }
 
 async function received(tr) {
