@@ -56,7 +56,8 @@ MINI_APP = Policy(frame_ancestors=TELEGRAM_WEB, scripts=(TELEGRAM_SCRIPT,))
 def content_security_policy(policy: Policy) -> str:
     """Scripts, fetches, images and fonts from the page's origin only (and Telegram's script in
     the Mini App); no plugins, no <base>, no form posts. Styles allow inline ones: the page
-    sets a few style attributes and Telegram's theme as CSS variables; a style cannot run code."""
+    sets a few style attributes and Telegram's theme, and Telegram's script adds a <style> of
+    the web client's in its frame; a style cannot run code."""
     frames = " ".join(policy.frame_ancestors) or "'none'"
     scripts = " ".join(("'self'", *policy.scripts))
     return "; ".join((

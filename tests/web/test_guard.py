@@ -9,7 +9,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +24,7 @@ from bot.web.guard import Throttle, allowed_hosts
 from bot.web.local import LOCAL_CHAT_ID, local_app
 from db import Store
 
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["Alice", "Bob", "Carol", "Dave"]
 JSON = {"Content-Type": "application/json"}
 PASSWORD = "correct horse battery"
@@ -178,6 +183,17 @@ def test_off_loopback_the_password_must_be_long() -> None:
     assert LocalSettings.from_env("127.0.0.1", 8080, {"WEB_PASSWORD": "pw"}).password == "pw"
     named = LocalSettings.from_env("127.0.0.1", 8080, {"WEB_HOSTS": "mj.lan, table.example"})
     assert named.hosts == ("mj.lan", "table.example")
+
+
+def test_mjledger_refuses_a_short_password_in_one_line_before_serving(tmp_path: Any) -> None:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
+           "WEB_PASSWORD": "x"}
+    done = subprocess.run([sys.executable, "-m", "bot", "--host", "0.0.0.0", "--port", "1"],
+                          env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          check=False)
+    assert done.returncode == 2 and not done.stdout  # nothing claims to serve
+    assert done.stderr.count("\n") == 1 and f"at least {PASSWORD_MIN} characters" in done.stderr
+    assert not list(tmp_path.glob("*.sqlite3"))
 
 
 # -- bodies of bad shapes ----------------------------------------------------------------------------
