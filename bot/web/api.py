@@ -38,11 +38,13 @@ from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
 from ..view.i18n import LANGS, lang_from_code, translator
-from ..view.render import colon, money, shown_name, wind
+from ..view.render import colon, money, shown_name, unit, wind, with_unit
 from .strings import INVALID, page_strings, refusal_code, refusal_text
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # a hand is a few hundred bytes
+MAX_DEPTH = 16  # a hand's body nests 6 deep: events, a winner, its hand, a meld
+MAX_INT = 2 ** 53 - 1  # what a browser's number holds exactly (ids, cents, seats are far below)
 HISTORY = 20  # hands the page shows
 
 
@@ -116,18 +118,52 @@ def request_lang(request: web.Request, chat_language: str | None = None) -> str:
     return lang_from_code(first or None)
 
 
+async def _read(request: web.Request) -> bytes:
+    """The whole body, however many pieces it arrives in (a slow phone's), at most MAX_BODY."""
+    if (request.content_length or 0) > MAX_BODY:
+        raise Refused(413, "too large", code="too_large")
+    raw = bytearray()
+    while chunk := await request.content.read(MAX_BODY + 1 - len(raw)):
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise Refused(413, "too large", code="too_large")
+    return bytes(raw)
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_shape(data: Any) -> None:
+    """No deeper than MAX_DEPTH, no integer beyond MAX_INT: what no page sends and what would
+    fail far from here (Python's recursion, SQLite's 64-bit integers)."""
+    level = [data]
+    for _ in range(MAX_DEPTH):
+        inner = []
+        for item in level:
+            if isinstance(item, dict):
+                inner += item.values()
+            elif isinstance(item, list):
+                inner += item
+            elif isinstance(item, int) and not -MAX_INT <= item <= MAX_INT:
+                raise Refused(400, f"a number beyond ±{MAX_INT}", code="number_out_of_range")
+        if not inner:
+            return
+        level = inner
+    raise Refused(400, f"nested deeper than {MAX_DEPTH} levels", code="too_deep")
+
+
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.method != "POST":
         return {}
-    if (request.content_length or 0) > MAX_BODY:
-        raise Refused(413, "too large", code="too_large")
-    raw = await request.content.read(MAX_BODY + 1)
-    if len(raw) > MAX_BODY:
-        raise Refused(413, "too large", code="too_large")
+    raw = await _read(request)
     try:
-        data = json.loads(raw or b"{}")
+        data = json.loads(raw or b"{}", parse_constant=_no_constant)
+    except RecursionError:
+        raise Refused(400, f"nested deeper than {MAX_DEPTH} levels", code="too_deep") from None
     except (ValueError, UnicodeDecodeError):
         raise Refused(400, "not JSON", code="not_json") from None
+    _check_shape(data)
     if not isinstance(data, dict):
         raise Refused(400, "a JSON object is expected", code="not_an_object")
     return data
@@ -215,13 +251,13 @@ def _events(body: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
                         code="not_a_hand")
     events = body.get("events")
     if not (isinstance(events, list) and 0 < len(events) <= 40
-            and all(isinstance(e, dict) for e in events)):
+            and all(isinstance(e, dict) and isinstance(e.get("type", ""), str) for e in events)):
         raise shapeless
     out = []
     for event in events:
         event = dict(event)
-        winners = event.get("winners")
-        if winners is not None:
+        if "winners" in event:
+            winners = event["winners"]
             if not (isinstance(winners, list) and all(isinstance(w, dict) for w in winners)):
                 raise shapeless
             event["winners"] = [_winner(dict(w)) for w in winners]
@@ -280,9 +316,22 @@ async def tiles(request: web.Request) -> web.Response:
         if key in body:
             request_data[key] = body[key]
     try:
-        return web.json_response(analyze(request_data))
+        found = analyze(request_data)
     except ScoringError as exc:
-        raise Refused(422, ctx.explain(exc), code="hand_refused") from None
+        raise Refused(422, ctx.why(exc), code="hand_refused") from None
+    return web.json_response({**found, "label": reading_label(ctx, found)})
+
+
+def reading_label(ctx: Ctx, found: dict[str, Any]) -> str:
+    """The best reading in words: what the winner collects, and where the style counts a hand's
+    points apart from its score (国标's 番) those first: "25 fan, collects 99"."""
+    t, lang, variant = ctx.t, ctx.lang, ctx.variant
+    collects = with_unit(t, str(found["value"]), unit(variant, lang))
+    if found.get("points") is None:
+        return t("Best reading: {value}", value=collects)
+    worth = in_lang(variant.value_unit, lang) if variant.value_unit else unit(variant, lang)
+    return t("Best reading: {points}, the winner collects {value}",
+             points=with_unit(t, str(found["points"]), worth), value=collects)
 
 
 async def confirm(request: web.Request) -> web.Response:
@@ -321,7 +370,7 @@ async def _settlement(store: Store, caller: Caller) -> dict[str, Any]:
     """/settle's screen for the chat (all its unsettled sessions), and its transfers and waiting
     payments as data, each with whether this caller is its payee (who says "received")."""
     t = translator(caller.lang)
-    shown = await settlement(store, caller.chat_id, t, caller.lang, None)
+    shown = await settlement(store, caller.chat_id, t, caller.lang, None, page=True)
     name = {pid: shown_name(p.name, None) for pid, p in shown.people.items()}
     payees = {tr.payee for _, tr, _ in shown.transfers} | {p.to_person for p in shown.pending}
     admin = any(p != caller.person_id for p in payees) and await caller.admin()
@@ -352,7 +401,9 @@ async def received(request: web.Request) -> web.Response:
     only_payee = Refused(403, t("Only the payee, or a chat admin, can confirm a payment."),
                          code="not_payee")
     try:
-        if isinstance(body.get("payment"), int):
+        if "payment" in body:
+            if not (isinstance(body["payment"], int) and not isinstance(body["payment"], bool)):
+                raise PaymentNotOpen()
             payment = await store.get_payment(body["payment"])
             if payment is None or payment.chat_id != caller.chat_id:
                 raise PaymentNotOpen()
