@@ -1,7 +1,8 @@
 """Any style's results (`free`, docs/rules/free.md) through the chat, end to end over the fake
 Bot API: an evening of hands typed as each seat's points, by the wizard's counters, as a winner
 and an amount; a hand whose points do not add up to zero refused (in English and in Chinese)
-with nothing booked; then /table, /settle and /stats as for every style."""
+with nothing booked; then /table, /settle, /stats, /chart, /export and /import as for every
+style."""
 
 from __future__ import annotations
 
@@ -91,6 +92,10 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     stats = await table.say(dan, "/stats")
     assert "Dan: −19 points in 4 hands" in stats.text, stats.text
     assert "1 wins of 4 (25%), self-drawn 0%" in stats.text, stats.text  # Dan's, off a discard
+
+    chart = await table.say(alice, "/chart", method="sendPhoto")
+    assert chart.caption and "4 hands" in chart.caption
+    assert chart.file is not None and chart.file.upload.data.startswith(b"\x89PNG")
 
     # the refusal in the chat's language
     menu = await table.say(alice, "/lang")
