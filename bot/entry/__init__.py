@@ -7,5 +7,6 @@
   the tile keyboard and a variant's tiles (the wizard's keys, the page's tiles).
 - `wizard/`: the /hand wizard, one message edited in place (`flow`: the steps and screens;
   `reading`: a winner's tiles read into features; `ready`: 查叫 by tiles at an exhausted wall).
-- `hu/`: the /hu line typed in the players' own words (`words`, `tiles`, `ready`).
+- `hu/`: the /hu line typed in the players' own words (`words`, `tiles`, `ready`), or as each
+  seat's points where a style books hands so (`points`).
 """
