@@ -227,12 +227,10 @@ def _map_rows(ctx: Ctx, spec: Spec, mapping: dict[str, Any], ref: str,
         if s in hidden and str(s) not in mapping:
             continue
         key, who = str(s), seat_label(t, s, ctx.names, html_out=False)
-        if controls.signed_map(spec):
-            rows.append([Button("−10", cb(Act.MAP_COUNT, ref, f"{s}--")),
-                         Button("−", cb(Act.MAP_COUNT, ref, f"{s}-")),
-                         Button(f"{who}{colon(t)}{signed(int(mapping.get(key, 0)))}", cb(Act.NOOP)),
-                         Button("+", cb(Act.MAP_COUNT, ref, f"{s}+")),
-                         Button("+10", cb(Act.MAP_COUNT, ref, f"{s}++"))])
+        if controls.signed_map(spec):  # the seat and its points, its steps on the row below
+            rows.append([Button(f"{who}{colon(t)}{signed(int(mapping.get(key, 0)))}", cb(Act.NOOP))])
+            rows.append([Button(text, cb(Act.MAP_COUNT, ref, f"{s}{step}")) for text, step in
+                         (("−10", "--"), ("−1", "-"), ("+1", "+"), ("+10", "++"))])
             continue
         if spec.value is not None and spec.value.kind is Kind.INT:
             rows.append([Button("−", cb(Act.MAP_COUNT, ref, f"{s}-")),

@@ -111,8 +111,9 @@ def test_the_counters_rows_show_the_sum_and_each_seat_signed() -> None:
     rows = form_rows(c, model, obj, lambda act, *a: f"{act.name}:{a}", skip={"type"})
     labels = [[b.text for b in row] for row in rows]
     assert labels[0] == ["— points per seat · Σ +8 —"]
-    assert labels[1] == ["−10", "−", "East 张伟: +12", "+", "+10"]
-    assert labels[2][2] == "South 李四: ±0" and labels[4][2] == "North Bob: −4"
+    assert labels[1:3] == [["East 张伟: +12"], ["−10", "−1", "+1", "+10"]]
+    assert labels[3] == ["South 李四: ±0"] and labels[7] == ["North Bob: −4"]
+    assert len(labels) == 9
     assert summarize_event(c, obj) == "Points per seat: East +12; North −4"
 
 

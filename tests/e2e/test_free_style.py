@@ -49,19 +49,19 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     # rather than Confirm, and Add refuses
     wiz = await table.say(bob, "/hand")
     await table.tap(bob, wiz, "Points per seat")
-    await table.tap_in_row(bob, wiz, "South", "+10")
+    await table.tap_in_row(bob, wiz, "South", "+10", below=True)
     for _ in range(5):
-        await table.tap_in_row(bob, wiz, "South", "+")
+        await table.tap_in_row(bob, wiz, "South", "+1", below=True)
     screen = table.message(wiz.message_id)
     assert any("Σ +15" in b for b in screen.button_labels), screen.button_labels
-    assert any(b.endswith("South <b>&Bob: +15") for b in screen.button_labels), screen.button_labels
+    assert "South <b>&Bob: +15" in screen.button_labels, screen.button_labels
     assert "Confirm" not in " ".join(screen.button_labels)
     await table.tap(bob, wiz, "Add")
     assert "the points add up to +15, not 0" in table.message(wiz.message_id).text
     assert len(await booked(store, table)) == 1
-    await table.tap_in_row(bob, wiz, "North", "−10")
+    await table.tap_in_row(bob, wiz, "North", "−10", below=True)
     for _ in range(5):
-        await table.tap_in_row(bob, wiz, "North", "−")
+        await table.tap_in_row(bob, wiz, "North", "−1", below=True)
     assert any("Σ ±0" in b for b in table.message(wiz.message_id).button_labels)
     await confirm(table, bob, wiz)
 
