@@ -122,3 +122,31 @@ def test_a_ten_step_fits_the_callback_data() -> None:
 
     data = encode(Act.MAP_COUNT, (2**62, 999_999_999), "99.99.99", "3++")
     assert len(data.encode()) <= 64 and decode(data) is not None
+
+
+def test_a_win_is_entered_by_its_amount_with_no_tile_keyboard() -> None:
+    from bot.entry.controls import FormError as Stale
+    from bot.entry.wizard.flow import new_draft, press, screen
+
+    c = ctx()
+    draft = new_draft()
+    draft.entry = 7
+
+    def tap(text: str) -> None:
+        button = next(b for row in screen(draft, c).rows for b in row if b.text == text)
+        tapped = decode(button.data)
+        assert tapped is not None
+        press(draft, c, tapped)
+
+    tap("Self-draw")  # beside East 张伟
+    labels = [b.text for row in screen(draft, c).rows for b in row]
+    assert not any("tiles" in label for label in labels), labels
+    assert "points: 1" in labels and "+10" in labels
+    forged = decode(screen(draft, c).rows[0][0].data)
+    assert forged is not None
+    with pytest.raises(Stale, match="takes no tiles"):
+        press(draft, c, type(forged)(Act.ENTER_TILES, (draft.entry, draft.rev), (0,)))
+    for _ in range(2):
+        tap("+10")
+    tap("✔ Confirm")
+    assert draft.events == [{"type": "win", "by": "self_draw", "winners": [{"seat": 0, "amount": 21}]}]

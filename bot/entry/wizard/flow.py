@@ -297,6 +297,8 @@ def _top_of_win(draft: HandDraft) -> None:
 
 def _enter_tiles(draft: HandDraft, ctx: Ctx, tap: Tap) -> None:
     _top_of_win(draft)
+    if ctx.variant.tiles is None:
+        raise FormError("this style takes no tiles")
     reading.open_keys(draft, ctx, tap.number("winner"))  # the tile keyboard (entry/keyboard.py)
 
 

@@ -245,6 +245,8 @@ def winner_rows(draft: HandDraft, ctx: Ctx, cb: Callbacks) -> list[list[Button]]
     """The win form's rows for tiles: "Enter tiles" per winner, and each read winner's readings
     (the chosen one ticked, each with its value)."""
     t = ctx.t
+    if ctx.variant.tiles is None:  # a style whose hands are entered by their features alone
+        return []
     winners = _winners(draft)
     rows: list[list[Button]] = []
     for i, w in enumerate(winners):
