@@ -27,6 +27,7 @@ from db import (
 )
 from db.store import session_mark
 from scoring import ScoringError, get_variant
+from scoring.variant import in_lang
 
 from ..books.hands import book_entry, undo_last
 from ..books.refusals import AlreadyBooked, HandRefused, NothingToUndo, NotSeated, NotYours, TableMoved
@@ -192,6 +193,11 @@ async def hu_photo(update: Update, context: Context) -> None:
     words = (message.caption or message.text or "").split()[1:]
     store = store_of(context)
     ctx = await wizard_ctx(store, session, sc.lang)
+    if ctx.variant.tiles is None:  # a style entered by its features alone: no photo to read
+        no_tiles = ScoringError("variant", "{variant} reads no tiles: enter the winner's features",
+                                variant=in_lang(ctx.variant.title, ctx.lang))
+        await reply(update, context, "⚠️ " + esc(tiles_refusal(ctx, no_tiles)))
+        return
     events: list[dict[str, Any]] = []
     try:
         if words:

@@ -113,3 +113,20 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     imported = await import_again(table, tg, store, alice, doc)
     assert imported.id != session.id and imported.variant == "free"
     assert list(await store.totals(imported.id)) == [4, 7, 8, -19]
+
+
+async def test_a_photo_of_a_free_form_hand_is_not_read(bot: object, table: Table,
+                                                      tg: FakeTelegram) -> None:
+    """The style has no tiles: a photo captioned /hu says to enter the hand by its points or
+    amount, without fetching the picture."""
+    from tests.photo.render import Scene, render
+
+    from .test_tile_keyboard import GUIYANG_HAND
+
+    await table.seat_everyone("free")
+    await tg.send_photo(table.chat, table.players[1], render(Scene(GUIYANG_HAND)),
+                        caption="/hu S self-draw")
+    req = await tg.wait_for_request("sendMessage", 15, where=lambda r: r.ok and "⚠️" in
+                                    r.params.get("text", ""))
+    assert "Any style (free scoring) reads no tiles" in req.params["text"], req.params["text"]
+    assert not tg.downloads
