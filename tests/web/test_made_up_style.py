@@ -1,4 +1,4 @@
-"""A style made up by the tests (tests/made_up_style.py, registered for the test alone) in the
+"""A style made up by the tests (tests/made_up_style/, registered for the test alone) in the
 page: the API offers it with its own title, its winner features by its own names, its tile set
 and its joker, books its hands by features and by tiles as the chat would; and the page in a
 browser plays it from what the API says, keeping no list of its own."""

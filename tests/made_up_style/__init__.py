@@ -1,6 +1,9 @@
 """A small made-up style, defined by the tests alone: everything the bot, the page and the tile
-analysis know of it is what its `Variant` declares, so a test that plays it end to end shows
-that a style needs no line of code outside its own module.
+analysis know of it is what its `Variant` declares and its folder holds, so a test that plays it
+end to end shows that a style needs no line of code outside its own folder. It is a folder like
+a style in scoring/variants/ would be: this module, and its own messages' translations in
+`locale/` (refreshed by `python -m bot.view.catalogues tests/made_up_style`), which the bot loads
+while the style is registered.
 
 Toy mahjong: the three suits and one joker, 白板 (5z), which always stands in. A hand ends at
 its one win or an exhausted wall. A win is worth `base` × 2 per 番 (seven pairs, a pure suit
@@ -81,7 +84,8 @@ class Toy(Variant):
         end = None
         for i, ev in enumerate(hand.events):
             if end is not None:
-                raise ScoringError(f"events[{i}]", "the hand is already over")
+                raise ScoringError(f"events[{i}]", "a toy hand ends at its one win or when the wall "
+                                   "runs out; nothing comes after {event}", event=f"events[{i - 1}]")
             end = ev
         self.check_end_and_kongs(end, ())
         nxt = hand.dealer

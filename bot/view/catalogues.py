@@ -1,0 +1,106 @@
+"""Extracting the marked strings and refreshing the catalogues (bot/view/i18n.py says which).
+
+    .venv/bin/python -m bot.view.catalogues scoring/variants/<style>   # one style folder only
+    .venv/bin/python -m bot.view.catalogues                            # the shared catalogues
+
+A style folder's refresh writes `<folder>/locale/messages.pot` and adds its new messages, with
+empty translations, to `<folder>/locale/{en,zh_Hans,zh_Hant}.po` (creating them the first time);
+messages no longer in the folder are dropped. Nothing outside the folder changes. The shared
+refresh does the same for `bot/locale/`, from bot/ and scoring/ less the style folders.
+The tests read the same extraction (tests/bot/test_i18n.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+
+from .i18n import DIR_NAMES, KEYWORDS, LANGS, LOCALE_DIR, SOURCE_DIRS, STYLE_LOCALE, po_path, style_po_path
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = ROOT / "scoring" / "variants"
+
+
+def style_folders() -> list[Path]:
+    """The styles in scoring/variants/ that are folders: each keeps its own catalogues."""
+    return sorted(p for p in VARIANTS.iterdir() if (p / "__init__.py").is_file())
+
+
+def _messages(folder: Path, skip: Iterable[Path] = ()) -> list[str]:
+    """The marked strings under a folder, in the order they appear, each once."""
+    skipped = {p.resolve() for p in skip}
+
+    def keep(path: str) -> bool:
+        p = Path(path)
+        return not p.name.startswith((".", "_")) and p.resolve() not in skipped
+
+    found: dict[str, None] = {}
+    for _file, _line, message, _comments, _context in extract_from_dir(
+            str(folder), keywords=KEYWORDS, directory_filter=keep):
+        if isinstance(message, str):
+            found[message] = None
+    return list(found)
+
+
+def shared_messages() -> list[str]:
+    """The marked strings of the shared catalogues: bot/ and scoring/, less the style folders."""
+    return [m for folder in SOURCE_DIRS for m in _messages(ROOT / folder, skip=style_folders())]
+
+
+def style_messages(folder: Path) -> list[str]:
+    """The marked strings of one style folder (its own catalogues hold them)."""
+    return _messages(folder, skip=[folder / STYLE_LOCALE])
+
+
+def _write(path: Path, catalog: Catalog) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        write_po(fh, catalog, omit_header=False, ignore_obsolete=True, sort_output=False)
+
+
+def _refresh(messages: list[str], template: Path, po_of: dict[str, Path]) -> None:
+    pot = Catalog(project="mahjong-ledger", creation_date=datetime.now(UTC))
+    for msgid in messages:
+        pot.add(msgid)
+    _write(template, pot)
+    for lang, path in po_of.items():
+        locale = DIR_NAMES[lang]
+        if path.exists():
+            with path.open("rb") as fh:
+                catalog = read_po(fh, locale=locale)
+        else:
+            catalog = Catalog(locale=locale, project="mahjong-ledger", fuzzy=False)
+        catalog.update(pot, no_fuzzy_matching=True)  # a guessed translation would show unchecked
+        _write(path, catalog)
+
+
+def refresh_style(folder: Path) -> None:
+    """Refresh one style folder's catalogues from its marked strings; nothing else changes."""
+    _refresh(style_messages(folder), folder / STYLE_LOCALE / "messages.pot",
+             {lang: style_po_path(folder, lang) for lang in LANGS})
+
+
+def refresh_shared() -> None:
+    _refresh(shared_messages(), LOCALE_DIR / "messages.pot", {lang: po_path(lang) for lang in LANGS})
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        refresh_shared()
+        return 0
+    folder = Path(argv[0]).resolve()
+    if not (folder / "__init__.py").is_file():
+        print(f"{argv[0]}: not a style folder (no __init__.py)", file=sys.stderr)
+        return 2
+    refresh_style(folder)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
