@@ -6,7 +6,9 @@
 A style folder's refresh writes `<folder>/locale/messages.pot` and adds its new messages, with
 empty translations, to `<folder>/locale/{en,zh_Hans,zh_Hant}.po` (creating them the first time);
 messages no longer in the folder are dropped. Nothing outside the folder changes. The shared
-refresh does the same for `bot/locale/`, from bot/ and scoring/ less the style folders.
+refresh writes `bot/locale/messages.pot` from bot/ and scoring/ less the style folders, and
+appends the messages new to each shared catalogue at its end (others edit those files at the
+same time: nothing already there is rewritten or moved).
 The tests read the same extraction (tests/bot/test_i18n.py).
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from io import BytesIO
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -64,11 +67,16 @@ def _write(path: Path, catalog: Catalog) -> None:
         write_po(fh, catalog, omit_header=False, ignore_obsolete=True, sort_output=False)
 
 
-def _refresh(messages: list[str], template: Path, po_of: dict[str, Path]) -> None:
-    pot = Catalog(project="mahjong-ledger", creation_date=datetime.now(UTC))
+def _template(messages: list[str], path: Path) -> Catalog:
+    pot = Catalog(creation_date=datetime.now(UTC))
     for msgid in messages:
         pot.add(msgid)
-    _write(template, pot)
+    _write(path, pot)
+    return pot
+
+
+def _refresh(messages: list[str], template: Path, po_of: dict[str, Path]) -> None:
+    pot = _template(messages, template)
     for lang, path in po_of.items():
         locale = DIR_NAMES[lang]
         if path.exists():
@@ -87,7 +95,21 @@ def refresh_style(folder: Path) -> None:
 
 
 def refresh_shared() -> None:
-    _refresh(shared_messages(), LOCALE_DIR / "messages.pot", {lang: po_path(lang) for lang in LANGS})
+    messages = shared_messages()
+    _template(messages, LOCALE_DIR / "messages.pot")
+    for lang in LANGS:
+        path = po_path(lang)
+        with path.open("rb") as fh:
+            have = {m.id for m in read_po(fh, locale=DIR_NAMES[lang])}
+        new = Catalog(locale=DIR_NAMES[lang])
+        for msgid in messages:
+            if msgid not in have:
+                new.add(msgid)
+        if len(new):
+            buf = BytesIO()
+            write_po(buf, new, omit_header=True, width=0)  # the shared catalogues' lines are unwrapped
+            with path.open("ab") as fh:
+                fh.write(b"\n" + buf.getvalue().strip(b"\n") + b"\n")
 
 
 def main(argv: list[str]) -> int:

@@ -21,7 +21,7 @@ msgstr entries; the loader reads the .po files, no .mo needed):
     .venv/bin/python -m bot.view.catalogues                            # the shared catalogues
 
 A style folder's refresh writes only that folder's `locale/`. The shared refresh rewrites the
-shared files whole; where others edit them at the same time, append new entries by hand instead.
+shared template and appends the new messages at the end of each shared catalogue, moving nothing.
 """
 
 from __future__ import annotations
