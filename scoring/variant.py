@@ -59,6 +59,12 @@ class Variant:
     Winner: ClassVar[type[WinnerBase]]
     # the event models a hand record of it may hold (a win, kongs, its own accounting …)
     events: ClassVar[tuple[type, ...]]
+    # the options of the shared events (scoring.model: a kong's `robbed`, a win's `after_kong`)
+    # this style does not have, by event type: {"win": ("after_kong",)}. The event models stay
+    # the shared ones; the forms, the page and the words offer none of these, and a record that
+    # sets one is refused at that field (`lacks` adds those its house rules switch off: a kong's
+    # `robbed` where `win_types` has no robbed_kong)
+    options_off: ClassVar[dict[str, tuple[str, ...]]] = {}
     # names of hand features, events, rules' values and line items, in each language: how the
     # screens, the lines and the /hu words name them
     terms: ClassVar[dict[str, Term]] = {}
@@ -141,6 +147,27 @@ class Variant:
     def initial_balances(self, rules: Any) -> tuple[int, int, int, int]:
         """What each seat holds before the first hand (a bankroll variant overrides it)."""
         return (0, 0, 0, 0)
+
+    def lacks(self, event_type: str, rules: Any) -> frozenset[str]:
+        """The options (fields, by their JSON names) of an event type this style does not have
+        under these rules: its `options_off`, and a kong's `robbed` where no win robs a kong."""
+        off = set(self.options_off.get(event_type, ()))
+        if event_type == "kong" and "robbed_kong" not in self.win_types(rules):
+            off.add("robbed")
+        return frozenset(off)
+
+    def check_options(self, events: list[Any], rules: Any) -> None:
+        """Refuse an event that sets an option this style lacks (`lacks`), at that field."""
+        for i, ev in enumerate(events):
+            off = self.lacks(ev.type, rules)
+            if not off:
+                continue
+            for name, info in type(ev).model_fields.items():
+                key = info.alias or name
+                if key in off and getattr(ev, name) != info.default:
+                    raise ScoringError(f"events[{i}].{key}", "{variant} has no {option} in a "
+                                       "{event}: leave {option} off", variant=self.name,
+                                       option=key, event=ev.type)
 
     def offers(self, event_type: str, rules: Any) -> bool:
         """Whether the hand-entry screens offer this event under these house rules (some

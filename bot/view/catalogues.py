@@ -6,9 +6,9 @@
 A style folder's refresh writes `<folder>/locale/messages.pot` and adds its new messages, with
 empty translations, to `<folder>/locale/{en,zh_Hans,zh_Hant}.po` (creating them the first time);
 messages no longer in the folder are dropped. Nothing outside the folder changes. The shared
-refresh writes `bot/locale/messages.pot` from bot/ and scoring/ less the style folders, and
-appends the messages new to each shared catalogue at its end (others edit those files at the
-same time: nothing already there is rewritten or moved).
+refresh reads bot/ and scoring/ less the style folders: it appends the new messages at the end
+of `bot/locale/messages.pot` and of each shared catalogue and takes those no longer marked out
+of the template; nothing else there is rewritten or moved (others edit those files too).
 The tests read the same extraction (tests/bot/test_i18n.py).
 """
 
@@ -67,6 +67,15 @@ def _write(path: Path, catalog: Catalog) -> None:
         write_po(fh, catalog, omit_header=False, ignore_obsolete=True, sort_output=False)
 
 
+def _unchanged(messages: list[str], path: Path) -> bool:
+    """The template already lists these messages in this order: a refresh changes nothing
+    (not even a date)."""
+    if not path.exists():
+        return False
+    with path.open("rb") as fh:
+        return [m.id for m in read_po(fh) if m.id] == messages
+
+
 def _template(messages: list[str], path: Path) -> Catalog:
     pot = Catalog(creation_date=datetime.now(UTC))
     for msgid in messages:
@@ -76,6 +85,8 @@ def _template(messages: list[str], path: Path) -> Catalog:
 
 
 def _refresh(messages: list[str], template: Path, po_of: dict[str, Path]) -> None:
+    if _unchanged(messages, template) and all(p.exists() for p in po_of.values()):
+        return
     pot = _template(messages, template)
     for lang, path in po_of.items():
         locale = DIR_NAMES[lang]
@@ -94,22 +105,42 @@ def refresh_style(folder: Path) -> None:
              {lang: style_po_path(folder, lang) for lang in LANGS})
 
 
+def _ids(data: bytes, locale: str | None = None) -> set[str]:
+    return {m.id for m in read_po(BytesIO(data), locale=locale) if m.id and isinstance(m.id, str)}
+
+
+def _append(path: Path, messages: list[str], locale: str | None, width: int) -> None:
+    """Append the messages a catalogue lacks at its end, with empty translations."""
+    have = _ids(path.read_bytes(), locale)
+    new = Catalog(locale=locale)
+    for msgid in messages:
+        if msgid not in have:
+            new.add(msgid)
+    if len(new):
+        buf = BytesIO()
+        write_po(buf, new, omit_header=True, width=width)
+        with path.open("ab") as fh:
+            fh.write(b"\n" + buf.getvalue().strip(b"\n") + b"\n")
+
+
+def _drop(path: Path, stale: set[str]) -> None:
+    """Take the entries of these messages out of a catalogue, leaving every other line as is."""
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    kept = [b for b in blocks if not (_ids(b.encode("utf-8")) & stale)]
+    path.write_text("\n\n".join(kept).rstrip("\n") + "\n", encoding="utf-8")
+
+
 def refresh_shared() -> None:
+    """The shared template and catalogues: new messages appended at the end, those no longer
+    marked taken out of the template (a catalogue may keep them: they do no harm)."""
     messages = shared_messages()
-    _template(messages, LOCALE_DIR / "messages.pot")
+    template = LOCALE_DIR / "messages.pot"
+    stale = _ids(template.read_bytes()) - set(messages)
+    if stale:
+        _drop(template, stale)
+    _append(template, messages, None, 76)  # the template's lines wrap, as pybabel wrote them
     for lang in LANGS:
-        path = po_path(lang)
-        with path.open("rb") as fh:
-            have = {m.id for m in read_po(fh, locale=DIR_NAMES[lang])}
-        new = Catalog(locale=DIR_NAMES[lang])
-        for msgid in messages:
-            if msgid not in have:
-                new.add(msgid)
-        if len(new):
-            buf = BytesIO()
-            write_po(buf, new, omit_header=True, width=0)  # the shared catalogues' lines are unwrapped
-            with path.open("ab") as fh:
-                fh.write(b"\n" + buf.getvalue().strip(b"\n") + b"\n")
+        _append(po_path(lang), messages, DIR_NAMES[lang], 0)  # the catalogues' lines do not
 
 
 def main(argv: list[str]) -> int:
