@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring.variant import listed
+from tests.styles import every_style
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 # every registered style has its rules page with worked examples: a new style is read with no
 # edit here
-VARIANTS = tuple(v.name for v in listed())
+VARIANTS = every_style()
 _ITEM = re.compile(r"^(\d+)\. ")
 
 

@@ -40,3 +40,9 @@ async def test_the_command_menu_names_the_styles_in_the_registrys_order(bot: obj
     names = "|".join(v.name for v in expected())
     for params in menus:
         assert any(names in c["description"] for c in params["commands"]), params
+
+
+def test_order_names_every_registered_style_once() -> None:
+    """A style added in its folder takes its place in ORDER (the one line outside its folder)."""
+    assert len(set(ORDER)) == len(ORDER)
+    assert set(ORDER) == set(all_variants())
