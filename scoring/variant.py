@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .tiles.reading import Reading
 
 __all__ = ["Jokers", "Shapes", "Term", "TileSet", "Variant", "all_variants", "describe",
-           "get_variant", "in_lang", "listed", "register", "term_name", "unregister"]
+           "get_variant", "in_lang", "listed", "register", "registry_changes", "term_name",
+           "unregister"]
 
 TERM_LANGS = ("en", "zh-Hans", "zh-Hant")  # the order of a Term's names
 
@@ -301,17 +302,26 @@ class Variant:
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False
+_CHANGES = [0]  # how many times a style joined or left the registry
+
+
+def registry_changes() -> int:
+    """A number that changes whenever a style joins or leaves the registry: what a cache of
+    something read from every style (the bot's merged catalogues) compares."""
+    return _CHANGES[0]
 
 
 def register(cls: type[Variant]) -> type[Variant]:
     """Add a style to the registry (its module's decorator; a test may add one of its own)."""
     _REGISTRY[cls.name] = cls()
+    _CHANGES[0] += 1
     return cls
 
 
 def unregister(name: str) -> None:
     """Take a style out of the registry again (a test's own style, when the test is done)."""
-    _REGISTRY.pop(name, None)
+    if _REGISTRY.pop(name, None) is not None:
+        _CHANGES[0] += 1
 
 
 def _load_all() -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from scoring.variant import Variant, all_variants
+from scoring.variant import Variant, all_variants, registry_changes
 
 LANGS = ("zh-Hans", "zh-Hant", "en")
 DEFAULT_LANG = "en"
@@ -82,11 +82,19 @@ def _read(path: Path, lang: str) -> dict[str, str]:
     return {m.id: m.string for m in cat if m.id and isinstance(m.id, str) and m.string}
 
 
+_CURRENT: dict[str, tuple[int, dict[str, str]]] = {}  # lang → (registry_changes(), catalogue)
+
+
 def catalog(lang: str) -> dict[str, str]:
     """Every translation of a language: the shared catalogue and those of the registered styles'
     folders (the test that registers a style of its own brings its catalogues for that test)."""
+    known = _CURRENT.get(lang)
+    if known is not None and known[0] == registry_changes():
+        return known[1]
     folders = tuple(f for v in all_variants().values() if (f := style_folder(v)) is not None)
-    return _merged(lang, folders)
+    merged = _merged(lang, folders)
+    _CURRENT[lang] = (registry_changes(), merged)  # read after all_variants() loaded them all
+    return merged
 
 
 @cache
