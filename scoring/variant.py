@@ -1,12 +1,14 @@
 """The variant interface and the registry every variant module joins.
 
-A variant (a style) is one module in `scoring/variants/` (or one folder, its `Variant` in the
-folder's `__init__.py`) with one `Variant` subclass decorated with `@register`. It declares
-everything the rest of the project knows about it: its names, its unit, its house rules (a
-`RulesBase` model: defaults and validation), its winner features (a `WinnerBase` model) and their
-words, the event models it accepts, how a hand ends and who pays on a discard, its tiles and
-jokers (`scoring.tileset`), the features its tiles show (or its own count of the whole hand),
-how many hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
+A variant (a style) is one folder in `scoring/variants/` (its `Variant` in the folder's
+`__init__.py`, its messages' translations in the folder's `locale/`; docs/layout.md says how to
+add one), or one module for the older styles, with one `Variant` subclass decorated with
+`@register`. It declares everything the rest of the project knows about it: its names, its unit,
+its house rules (a `RulesBase` model: defaults and validation), its winner features (a
+`WinnerBase` model) and their words, the event models it accepts and the options of the shared
+ones it goes without, how a hand ends and who pays on a discard, its tiles and jokers
+(`scoring.tileset`), the features its tiles show (or its own count of the whole hand), how many
+hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
 it asks the variant.
 """
 

@@ -42,7 +42,7 @@ def test_the_readme_test_command_is_the_one_ci_runs() -> None:
 # <!-- styles, any order --> where it is grouped otherwise, as a table of jokers): it names every
 # registered style, in the registry's order. A style named by its code (`luzhou`,
 # rules/luzhou.md) or its English short name (Luzhou).
-_LIST = re.compile(r"<!-- styles(, any order)? -->(.*?)<!-- /styles -->", re.S)
+_LIST = re.compile(r"(?<!`)<!-- styles(, any order)? -->(.*?)<!-- /styles -->", re.S)  # not `quoted`
 
 
 def _mention(text: str, v: Variant) -> int | None:
