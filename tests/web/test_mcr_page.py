@@ -103,6 +103,25 @@ async def test_beside_tiles_a_chinese_official_winner_adds_the_fourth_tile_the_l
     assert [h.record["events"][0]["winners"] for h in hands] == [[drawn], [claimed]]
     assert all(h.outcome == score(h.record).to_dict() for h in hands)
 
+async def test_the_pages_tiles_request_counts_the_story_beside_the_tiles(
+        client: TestClient, store: Store) -> None:
+    """The reading the page asks for as the tiles are picked counts what the page says beside
+    them (妙手回春, 杠上开花, flowers) before the 8-point minimum, as /hu and Confirm do."""
+    await post(client, "session", {"variant": "mcr", "names": NAMES})
+    chicken, kong = "[234m][567p][678s]34m11z+5m", "[2222m][567p][678s]34m11z+5m"
+    alone = await post(client, "tiles", {"tiles": chicken, "seat": 0, "by": "self_draw"},
+                       status=422)
+    assert "without flowers" in alone["error"], alone
+    last = await post(client, "tiles", {"tiles": chicken, "seat": 0, "by": "self_draw",
+                                        "story": {"last_of_wall": True}})
+    assert (last["points"], last["value"]) == (8, 48)
+    assert last["winner"] == {"seat": 0, "tiles": chicken, "last_of_wall": True}
+    after = await post(client, "tiles", {"tiles": kong, "seat": 0, "by": "self_draw",
+                                         "after_kong": True, "story": {"flowers": 1}})
+    assert (after["points"], after["value"]) == (10, 54)  # 杠上开花 8, 明杠 1, a flower
+    await post(client, "tiles", {"tiles": chicken, "story": ["last_of_wall"]}, status=422)
+
+
 async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
         browser: Any, site: str, store: Store) -> None:
     page = await open_page(browser, site)

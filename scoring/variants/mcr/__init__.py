@@ -147,6 +147,9 @@ class Mcr(Variant):
     # a player adds the flowers, 绝张 and the last tile of the wall
     tile_fields = ("tiles", "elements", "points")
     term_points = elements.POINTS
+    # beside the tiles, the elements of the story are the flags that count them
+    story_terms = {"last_tile_draw": "last_of_wall", "last_tile_claim": "last_of_wall",
+                   "last_tile": "fourth_tile", "out_with_replacement_tile": "after_kong"}
     game_hands = GAME_HANDS
 
     def cannot_count(self) -> ScoringError | None:
