@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from bot.entry.hu.examples import help_examples
-from db import Store
 from scoring.variant import all_variants
 from tests.fake_telegram import FakeTelegram
 

@@ -605,7 +605,7 @@ function readingKey() {
 }
 
 // what the page says of a winner beside the tiles, sent with them: a style that counts the whole
-// hand (Chinese Official) counts 杠上开花, 绝张 or 妙手回春 with the tiles, its minimum included
+// hand counts 杠上开花, 绝张 or 妙手回春 with the tiles, its minimum included
 function storyOf(seat) {
   const out = {};
   for (const f of storyFields()) {
