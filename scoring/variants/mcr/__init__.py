@@ -131,7 +131,7 @@ class Mcr(Variant):
         "fourth_tile": ("fourth tile (last in view)", "绝张", "絕張"),
         "last_of_wall": ("last tile of the wall", "妙手回春/海底捞月", "妙手回春/海底撈月"),
         "false_win": ("false win", "错和", "錯和"),
-        "exhausted": ("exhausted wall", "荒庄", "荒莊"),
+        "exhausted": ("wall exhausted", "荒庄", "荒莊"),
         # the house rules and their values, as /rules names them
         "minimum": ("points a win needs, flowers aside", "起和番", "起和番"),
         "false_win_penalty": ("a false win pays each seat", "错和罚分", "錯和罰分"),
