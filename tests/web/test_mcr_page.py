@@ -216,3 +216,29 @@ async def test_the_page_ticks_the_last_tile_beside_the_tiles(browser: Any, site:
     assert best["winner"] == {"seat": 0, "tiles": tiles, "last_of_wall": True, "flowers": 1}
     assert list(await store.totals(session.id)) == list(score(hand.record).deltas)
     assert not page.errors
+
+
+async def test_the_reading_counts_the_last_tile_ticked_beside_the_tiles(
+        browser: Any, site: str, store: Store) -> None:
+    """Tiles worth 5 points alone are refused under the minimum as they are picked; ticking
+    妙手回春 beside them asks again with it, and the reading is that hand's (13 points, each
+    pays 8 + 13), as the chat counts it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "mcr")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("#mode-tiles")
+    for tile in ["1m", "2m", "3m", "4p", "5p", "6p", "6s", "7s", "8s", "2s", "3s", "4s", "5z",
+                 "5z"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.wait_for_selector("#reading .error")
+    assert "5 points without flowers" in await page.inner_text("#reading"), \
+        await page.inner_text("#reading")
+    await page.click("#story [data-field=last_of_wall]")
+    await page.wait_for_selector("#reading b")
+    best = analyze({"variant": "mcr", "tiles": "123m456p678s234s5z+5z", "seat": 0,
+                    "last_of_wall": True})
+    assert (best["points"], best["value"]) == (13, 63)
+    assert f"{best['value']}" in await page.inner_text("#reading b")
+    await shot(page, "mcr-tiles-last-tile-reading")
+    assert not page.errors
