@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 
@@ -88,12 +89,13 @@ HELP_BOOKS = N_(
     "/lang — seated players and chat admins only.")
 
 
-def help_text(t: Translator, variant: Variant) -> str:
+def help_text(t: Translator, variant: Variant, hu: list[str] | None = None) -> str:
     """/help's first part: the commands, and /hu's examples drawn from `variant` (the chat's
-    running style, else the first listed) in the chat's language, each one it accepts."""
+    running style, else the first listed) in the chat's language, each one it accepts (`hu`:
+    those lines, made already)."""
     codes = [f"{v.name} {in_lang(v.short, t.lang)}" if is_zh(t) else v.name for v in listed()]
     return t(HELP, variants=listing(t).join(codes), style=in_lang(variant.title, t.lang),
-             hu="\n".join(help_lines(variant, t)))
+             hu="\n".join(help_lines(variant, t) if hu is None else hu))
 
 
 async def cmd_help(update: Update, context: Context) -> None:
@@ -101,7 +103,10 @@ async def cmd_help(update: Update, context: Context) -> None:
     t = sc.t
     session = await running_session(context, sc)
     variant = all_variants()[session.variant] if session is not None else listed()[0]
-    text = esc(help_text(t, variant)) + "\n" + esc(t(
+    # made once per style and language, checked by reading and scoring each line: the first
+    # time it is CPU work (up to a few seconds), done beside the event loop
+    hu = await asyncio.to_thread(help_lines, variant, t)
+    text = esc(help_text(t, variant, hu)) + "\n" + esc(t(
         HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
