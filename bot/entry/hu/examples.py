@@ -30,6 +30,7 @@ SEATS = {"en": ("E", "S", "W", "N"), "zh-Hans": ("东", "南", "西", "北"),
 SELF_DRAW = {"en": "self-draw", "zh-Hans": "自摸", "zh-Hant": "自摸"}
 FROM = {"en": "from", "zh-Hans": "点炮", "zh-Hant": "點炮"}
 EXHAUSTED = {"en": "exhausted", "zh-Hans": "流局", "zh-Hant": "流局"}
+THEN = {"en": "; ", "zh-Hans": "；", "zh-Hant": "；"}  # one win, then the next
 NOT_READY = "不听"
 # winning hands tried in turn for the line of tiles: the first the style takes is shown
 TILE_HANDS = ("123m456m789m123p55p+5p", "123m456m789m11p555p+5p", "111m234m567m789m99m+9m",
@@ -115,7 +116,8 @@ def help_examples(variant: Variant, lang: str) -> Examples:
                        for a, _ in ones])
     if variant.blood_battle and drawn:
         rest = " ".join(drawn.split()[1:])
-        battle = first([(f"/hu {rest}; {seat[2]} {FROM[lang]} {seat[3]} {a}; {seat[0]} "
+        then = THEN[lang]
+        battle = first([(f"/hu {rest}{then}{seat[2]} {FROM[lang]} {seat[3]} {a}{then}{seat[0]} "
                          f"{SELF_DRAW[lang]}", None) for a, _ in ones])
     return Examples(words=words, count=count, two=two, battle=battle,
                     tiles=_tiles(ctx, first, seat, lang), ready=_ready(ctx, first, seat, lang))
