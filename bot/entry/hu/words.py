@@ -302,25 +302,31 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
             winner.setdefault(TILES, []).append(raw)
             continue
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
-    if TILES in winner:
-        _story_beside_tiles(variant, words, winner)
+    if TILES in winner and story_beside_tiles(variant, winner):
+        winner[AFTER_KONG_MARK] = True
     return winner
 
 
-def _story_beside_tiles(variant: Variant, words: Words, winner: dict[str, Any]) -> None:
-    """Beside tiles, an element of the hand's story (海底捞月, 和绝张) is the flag the tiles are
-    counted with (`Variant.story_terms`), not an element counted besides them; `after_kong` is
-    the win's and waits in AFTER_KONG_MARK for parse_hu."""
-    for key in {k for k, _ in words.terms.values()}:
+def story_beside_tiles(variant: Variant, winner: dict[str, Any]) -> bool:
+    """Beside tiles (typed, or a photo's), an element of the hand's story (海底捞月, 和绝张) is
+    the flag the tiles are counted with (`Variant.story_terms`), not an element counted
+    besides them: the winner is changed so, in place. True when one was 杠上开花, the win's
+    `after_kong`."""
+    after_kong = False
+    for key in {k for k, _ in vocabulary(variant).terms.values()}:
         listed = winner.get(key)
         if not isinstance(listed, list):
             continue
         for term in [x for x in listed if x in variant.story_terms]:
             listed.remove(term)
             flag = variant.story_terms[term]
-            winner[AFTER_KONG_MARK if flag == "after_kong" else flag] = True
+            if flag == "after_kong":
+                after_kong = True
+            else:
+                winner[flag] = True
         if not listed:
             del winner[key]
+    return after_kong
 
 
 def _amounts(tokens: list[str], words: Words) -> list[str]:

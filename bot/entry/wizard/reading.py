@@ -117,7 +117,8 @@ def _read(draft: HandDraft, ctx: Ctx, index: int, state: KeyState) -> None:
     try:
         result = analyze(tiles_request(ctx.variant, ctx.base, tiles, by=pending.get("by"),
                                        seat=seat, indicator=state.indicator,
-                                       winner=pending["winners"][index],
+                                       winner={**pending["winners"][index],
+                                               **draft.words.get(str(seat), {})},
                                        after_kong=bool(pending.get("after_kong"))))
     except ScoringError as exc:
         raise ReadRefused(ctx.explain(exc)) from None
