@@ -1,12 +1,14 @@
 """The variant interface and the registry every variant module joins.
 
-A variant (a style) is one module in `scoring/variants/` (or one folder, its `Variant` in the
-folder's `__init__.py`) with one `Variant` subclass decorated with `@register`. It declares
-everything the rest of the project knows about it: its names, its unit, its house rules (a
-`RulesBase` model: defaults and validation), its winner features (a `WinnerBase` model) and their
-words, the event models it accepts, how a hand ends and who pays on a discard, its tiles and
-jokers (`scoring.tileset`), the features its tiles show (or its own count of the whole hand),
-how many hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
+A variant (a style) is one folder in `scoring/variants/` (its `Variant` in the folder's
+`__init__.py`, its messages' translations in the folder's `locale/`; docs/layout.md says how to
+add one), or one module for the older styles, with one `Variant` subclass decorated with
+`@register`. It declares everything the rest of the project knows about it: its names, its unit,
+its house rules (a `RulesBase` model: defaults and validation), its winner features (a
+`WinnerBase` model) and their words, the event models it accepts and the options of the shared
+ones it goes without, how a hand ends and who pays on a discard, its tiles and jokers
+(`scoring.tileset`), the features its tiles show (or its own count of the whole hand), how many
+hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
 it asks the variant.
 """
 
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
     from .tiles.reading import Reading
 
 __all__ = ["Jokers", "Shapes", "Term", "TileSet", "Variant", "all_variants", "describe",
-           "get_variant", "in_lang", "listed", "register", "term_name", "unregister"]
+           "get_variant", "in_lang", "listed", "register", "registry_changes", "term_name",
+           "unregister"]
 
 TERM_LANGS = ("en", "zh-Hans", "zh-Hant")  # the order of a Term's names
 
@@ -59,6 +62,12 @@ class Variant:
     Winner: ClassVar[type[WinnerBase]]
     # the event models a hand record of it may hold (a win, kongs, its own accounting …)
     events: ClassVar[tuple[type, ...]]
+    # the options of the shared events (scoring.model: a kong's `robbed`, a win's `after_kong`)
+    # this style does not have, by event type: {"win": ("after_kong",)}. The event models stay
+    # the shared ones; the forms, the page and the words offer none of these, and a record that
+    # sets one is refused at that field (`lacks` adds those its house rules switch off: a kong's
+    # `robbed` where `win_types` has no robbed_kong)
+    options_off: ClassVar[dict[str, tuple[str, ...]]] = {}
     # names of hand features, events, rules' values and line items, in each language: how the
     # screens, the lines and the /hu words name them
     terms: ClassVar[dict[str, Term]] = {}
@@ -96,6 +105,11 @@ class Variant:
     # their place its elements or total). Beside tiles a player adds only the others
     # (`story_fields`), as a /hu line's words do
     tile_fields: ClassVar[tuple[str, ...]] = ()
+    # elements a player may name beside the tiles, by the field that counts them from the tiles
+    # (a winner's field, or the win's `after_kong`): 妙手回春 said beside tiles is
+    # `last_of_wall`, where the tiles count the hand (`reads_own_tiles`) and the elements too
+    # would count it twice
+    story_terms: ClassVar[dict[str, str]] = {}
     # terms worth the same points each time they count (a table of scoring elements: 七对 24):
     # the lines show each beside its points and the hand's value as their sum; a term written
     # "key:n" counts n times. {}: the terms name features, and the value alone is a figure
@@ -145,6 +159,27 @@ class Variant:
         """What each seat holds before the first hand (a bankroll variant overrides it)."""
         return (0, 0, 0, 0)
 
+    def lacks(self, event_type: str, rules: Any) -> frozenset[str]:
+        """The options (fields, by their JSON names) of an event type this style does not have
+        under these rules: its `options_off`, and a kong's `robbed` where no win robs a kong."""
+        off = set(self.options_off.get(event_type, ()))
+        if event_type == "kong" and "robbed_kong" not in self.win_types(rules):
+            off.add("robbed")
+        return frozenset(off)
+
+    def check_options(self, events: list[Any], rules: Any) -> None:
+        """Refuse an event that sets an option this style lacks (`lacks`), at that field."""
+        for i, ev in enumerate(events):
+            off = self.lacks(ev.type, rules)
+            if not off:
+                continue
+            for name, info in type(ev).model_fields.items():
+                key = info.alias or name
+                if key in off and getattr(ev, name) != info.default:
+                    raise ScoringError(f"events[{i}].{key}", "{variant} has no {option} in a "
+                                       "{event}: leave {option} off", variant=self.name,
+                                       option=key, event=ev.type)
+
     def offers(self, event_type: str, rules: Any) -> bool:
         """Whether the hand-entry screens offer this event under these house rules (some
         events exist only under some rules)."""
@@ -158,6 +193,18 @@ class Variant:
         story of the hand (天胡, 杠上花, 绝张 …) and whatever else is not in `tile_fields`."""
         return tuple(name for name in self.Winner.model_fields
                      if name != "seat" and name not in self.tile_fields)
+
+    def story_for_tiles(self, winner: dict[str, Any], after_kong: bool = False
+                        ) -> dict[str, Any]:
+        """What an `analyze` request carries beside the tiles of a winner whose story was told
+        (杠上开花, 绝张, 妙手回春, flowers …). A style that reads its own tiles counts the hand
+        whole, its minimum included, so the story goes with the tiles: its request takes
+        `after_kong` and its `story_fields`. The others' readings show only what the tiles
+        show, and the story is laid over them afterwards: {}."""
+        if not self.reads_own_tiles:
+            return {}
+        story = {k: winner[k] for k in self.story_fields() if winner.get(k)}
+        return {**story, "after_kong": True} if after_kong else story
 
     # -- what the tiles show (used where `tiles` is declared) --------------------------------
     # These serve styles whose value comes from winner features, which the tile analysis fills
@@ -277,17 +324,26 @@ class Variant:
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False
+_CHANGES = [0]  # how many times a style joined or left the registry
+
+
+def registry_changes() -> int:
+    """A number that changes whenever a style joins or leaves the registry: what a cache of
+    something read from every style (the bot's merged catalogues) compares."""
+    return _CHANGES[0]
 
 
 def register(cls: type[Variant]) -> type[Variant]:
     """Add a style to the registry (its module's decorator; a test may add one of its own)."""
     _REGISTRY[cls.name] = cls()
+    _CHANGES[0] += 1
     return cls
 
 
 def unregister(name: str) -> None:
     """Take a style out of the registry again (a test's own style, when the test is done)."""
-    _REGISTRY.pop(name, None)
+    if _REGISTRY.pop(name, None) is not None:
+        _CHANGES[0] += 1
 
 
 def _load_all() -> None:

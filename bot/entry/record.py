@@ -46,6 +46,20 @@ def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
     return v.blood_battle and len(seats_won(events)) < 3 and not exhausted
 
 
+def tiles_request(variant: Variant, base: dict[str, Any], tiles: str, *, by: str | None,
+                  seat: int, indicator: str | None = None, winner: dict[str, Any] | None = None,
+                  after_kong: bool = False) -> dict[str, Any]:
+    """The `analyze` request for a winner's tiles at a table (`base`: the record without its
+    events: rules, dealer, prevailing wind), with the story the player told beside them
+    (杠上开花, 绝张, 妙手回春, flowers: `Variant.story_for_tiles`), so that a style counting the
+    hand whole counts it with them before its minimum. Every way tiles come in (a /hu line,
+    the keyboard, the page) reads them so."""
+    return {"variant": variant.name, "rules": base.get("rules") or {}, "tiles": tiles,
+            "by": by or "self_draw", "seat": seat, "dealer": base.get("dealer", 0),
+            "round_wind": base.get("round_wind", 0), "indicator": indicator,
+            **variant.story_for_tiles(winner or {}, after_kong)}
+
+
 def extras(ctx: Ctx) -> list[str]:
     """The other events this table can have (kongs, chickens, 精 …; not a win nor the wall's
     end): not one its house rules switch off (`Variant.offers`). The wizard and the page offer
@@ -55,13 +69,21 @@ def extras(ctx: Ctx) -> list[str]:
             if name not in ("win", "exhausted") and ctx.variant.offers(name, rules)]
 
 
+def lacking(ctx: Ctx, event_type: str) -> frozenset[str]:
+    """The options of an event this table's style does not have (`Variant.lacks`): no form
+    shows them."""
+    return ctx.variant.lacks(event_type, ctx.variant.Rules.model_validate(ctx.base.get("rules") or {}))
+
+
 def skipped(pending: dict[str, Any], ctx: Ctx | None = None,
             events: list[dict[str, Any]] | None = None) -> set[str]:
     """Fields of the event being entered that its form does not show: a win's `by` and `from`
     were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong.
     Where kongs are entered, 杠上花 only after the winner's kong and 杠上炮 after the
-    discarder's (a whole hand has that kong)."""
+    discarder's (a whole hand has that kong). Nor an option the style lacks (`lacking`)."""
     skip = {"type", "by"}
+    if ctx is not None:
+        skip |= lacking(ctx, pending["type"])
     if pending["type"] == "win":
         skip.add("from")
         if pending["by"] == "robbed_kong":

@@ -1,4 +1,4 @@
-"""A style made up by the tests (tests/made_up_style.py, registered for the test alone) played
+"""A style made up by the tests (tests/made_up_style/, registered for the test alone) played
 through the chat like any other, end to end over HTTP: seated, a hand by the wizard's buttons, a
 win in one /hu line, a hand tile by tile on the keyboard with its joker, /stats, /export, and the
 exported file imported back. No code outside its module names it, so this shows that a style
@@ -74,7 +74,8 @@ async def test_a_made_up_style_plays_through_the_chat(made_up_style: Variant, bo
     assert totals == [-2 + 1 * 3, 6 - 1, -2 + 4 - 1, -2 - 4 - 1]
 
     stats = await table.say(dan, "/stats")
-    assert "Toy mahjong: 0 wins of 3" in stats.text and "Most frequent: pure suit ×1" in stats.text
+    assert "Toy mahjong: 0 wins in 3 hands" in stats.text, stats.text
+    assert "Most frequent: pure suit ×1" in stats.text
 
     rows, doc = await export(table, tg, dan)
     assert doc["variant"] == "toy" and [h["seq"] for h in doc["hands"]] == [1, 2, 3]

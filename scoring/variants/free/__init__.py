@@ -6,24 +6,23 @@ to zero), a winner with an amount and who pays it (the discarder alone, or each 
 others), or a wall run out with nothing paid. Whether the dealer keeps the deal is a house
 rule; nothing else depends on the dealer.
 
-The style is this folder: the `Variant` here (its own message catalogue, where the project
-keeps one per style, goes beside it).
+The style is this folder: the `Variant` here, and its refusals' translations in `locale/`.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from ...errors import ScoringError, invalid
+from ...errors import ScoringError
 from ...model import (
     ExhaustedEvent,
     Hand,
     RulesBase,
-    Seat,
     SeatKey,
     StrictModel,
+    WinEvent,
     WinnerBase,
     only_by,
 )
@@ -50,36 +49,6 @@ class Winner(WinnerBase):
     all_pay: bool = Field(default=False, json_schema_extra=only_by("discard"))
 
 
-class Win(StrictModel):
-    """A win as the table counted it: self-drawn, or off a discard (`from`). No kongs, no
-    robbed kong: the amount says all the table counted."""
-
-    type: Literal["win"]
-    by: Literal["self_draw", "discard"]
-    from_: Seat | None = Field(default=None, alias="from")
-    winners: list[Winner] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _shape(self) -> Win:
-        seats = self.seats
-        if len(set(seats)) != len(seats):
-            raise invalid("a seat is listed twice in winners")
-        if self.by == "self_draw":
-            if self.from_ is not None:
-                raise invalid("a self-drawn win has no 'from'")
-            if len(seats) > 1:
-                raise invalid("a self-drawn win has exactly one winner")
-        elif self.from_ is None:
-            raise invalid("a {by} win needs 'from' (the seat that pays)", by=self.by)
-        elif self.from_ in seats:
-            raise invalid("{seat} cannot win off its own tile", seat=self.from_)
-        return self
-
-    @property
-    def seats(self) -> list[int]:
-        return [w.seat for w in self.winners]
-
-
 class PointsEvent(StrictModel):
     """The hand as each seat's points won (+) or lost (−); a seat not listed scored 0."""
 
@@ -95,7 +64,8 @@ class Free(Variant):
     unit = ("points", "分", "分")
     Rules = Rules
     Winner = Winner
-    events = (Win, PointsEvent, ExhaustedEvent)
+    events = (WinEvent[Winner], PointsEvent, ExhaustedEvent)
+    options_off = {"win": ("after_kong",)}  # the amount says all: no 杠上花 to mark
     ends_hand = frozenset({"points"})
     multi_winner = True  # 一炮多响: each winner names his own amount
     terms = {
@@ -124,7 +94,11 @@ class Free(Variant):
             end = path
             if isinstance(ev, PointsEvent):
                 won = self._points(ev, path, ledger)
-            elif isinstance(ev, Win):
+            elif isinstance(ev, WinEvent):
+                if ev.by not in self.win_types(hand.rules):
+                    raise ScoringError(f"{path}.by", "{variant} has no {option} in a {event}: "
+                                       "leave {option} off", variant=self.name, option=ev.by,
+                                       event="win")
                 won = ev.seats
                 for w in ev.winners:
                     self._win(hand, ev, w, ledger)
@@ -153,7 +127,7 @@ class Free(Variant):
         return [s for s in range(4) if best > 0 and deltas[s] == best]
 
     @staticmethod
-    def _win(hand: Hand, ev: Win, w: Winner, ledger: Ledger) -> None:
+    def _win(hand: Hand, ev: WinEvent, w: Winner, ledger: Ledger) -> None:
         if ev.by == "self_draw" or w.all_pay:
             transfers = each_pays(hand.others(w.seat), w.seat, w.amount)
             how = "each other seat pays"
