@@ -31,6 +31,9 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     alice, bob, carol, dan = table.players
     lobby = await table.seat_everyone("free")
     assert "Any style (free scoring)" in lobby.text
+    shown = await table.say(alice, "/help")  # how a line gives each seat's points, and /season
+    assert "Each seat's points (Free scoring): /hu 张伟 +12 李四 -4" in shown.text, shown.text
+    assert "/season — the group's season" in shown.text
 
     # 1. each seat's points in one line, a seat left out scoring 0: Alice +12, Carol −4, Dan −8
     wiz = await table.say(alice, "/hu Alice +12 Carol -4 Dan-8")
@@ -91,7 +94,7 @@ async def test_a_free_form_evening(bot: object, table: Table, store: Store,
     assert "Dan" in settle.text and "19.00" in settle.text, settle.text
     stats = await table.say(dan, "/stats")
     assert "Dan: −19 points in 4 hands" in stats.text, stats.text
-    assert "1 wins of 4 (25%), self-drawn 0%" in stats.text, stats.text  # Dan's, off a discard
+    assert "1 win in 4 hands (25%), self-drawn 0%" in stats.text, stats.text  # Dan's, off a discard
 
     chart = await table.say(alice, "/chart", method="sendPhoto")
     assert chart.caption and "4 hands" in chart.caption
