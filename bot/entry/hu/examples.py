@@ -23,7 +23,7 @@ from ..screens import COMMON_LABELS
 from . import parse_wins
 from .ready import read_ready
 from .tiles import TURNED_EXAMPLE, read_tiles
-from .words import LineError
+from .words import LineError, sole_amount
 
 SEATS = {"en": ("E", "S", "W", "N"), "zh-Hans": ("东", "南", "西", "北"),
          "zh-Hant": ("東", "南", "西", "北")}
@@ -83,7 +83,7 @@ def help_examples(variant: Variant, lang: str) -> Examples:
     """The style's example lines in `lang` (made once per style and language)."""
     ctx = example_ctx(variant, lang)
     seat = SEATS[lang]
-    features = _features(variant, lang)
+    features = _with_amount(variant, _features(variant, lang))
 
     def first(lines: list[tuple[str, dict[str, Any] | None]]) -> str:
         """The first line taken as meant (`meant`: its first winner's fields, when words)."""
@@ -108,6 +108,7 @@ def help_examples(variant: Variant, lang: str) -> Examples:
     count = first([(f"/hu {seat[1]} {SELF_DRAW[lang]} {text}", meant)
                    for text, meant, kind in features if kind == "count"])
     words = tuple(x for x in (drawn, off) if x)
+    count = "" if count in words else count  # an amount said in the words already
     two = battle = ""
     if variant.multi_winner:
         two = first([(f"/hu {seat[1]} {a} + {seat[3]} {b} {FROM[lang]} {seat[0]}", None)
@@ -176,6 +177,20 @@ def _features(variant: Variant, lang: str) -> list[tuple[str, dict[str, Any], st
             out += [(_word(variant, k, lang), {spec.name: [k]}, "term")
                     for k in terms[:MAX_TERMS]]
     return out
+
+
+def _with_amount(variant: Variant, features: list[tuple[str, dict[str, Any], str]]
+                 ) -> list[tuple[str, dict[str, Any], str]]:
+    """Where a winner must give an amount (`sole_amount`: the points a table counted), every
+    line of words says one: the amount alone is a line, and each flag goes with it."""
+    need = sole_amount(variant)
+    amounts = [f for f in features if f[2] == "count" and need is not None and need.name in f[1]]
+    if not amounts:
+        return features
+    text, meant, _ = amounts[0]
+    flags = [(f"{text} {words}", {**meant, **fields}, kind)
+             for words, fields, kind in features if kind == "flag"]
+    return [(text, meant, "flag"), *flags, *(f for f in features if f[2] != "flag")]
 
 
 def _word(variant: Variant, key: str, lang: str) -> str:

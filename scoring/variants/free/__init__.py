@@ -62,6 +62,7 @@ class Free(Variant):
     title = ("Any style (free scoring)", "自由记分", "自由記分")
     short = ("Free scoring", "自由记分", "自由記分")
     unit = ("points", "分", "分")
+    value_unit = unit  # a winner's amount is said as one: 12 points, 12分
     Rules = Rules
     Winner = Winner
     events = (WinEvent[Winner], PointsEvent, ExhaustedEvent)
@@ -72,7 +73,6 @@ class Free(Variant):
         "amount": ("points", "分", "分"),
         "all_pay": ("everyone pays", "三家都付", "三家都付"),
         "points": ("points per seat", "各家得分", "各家得分"),
-        "exhausted": ("no result", "流局", "流局"),
         "deal": ("who deals next", "庄家", "莊家"),
         "passes": ("the next seat, every hand", "每局轮庄", "每局輪莊"),
         "winner_keeps": ("the dealer keeps it on a win (连庄)", "庄家胡牌连庄",
