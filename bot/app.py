@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from typing import Any
 
 from telegram import BotCommand, Update, User
 from telegram.error import TelegramError
@@ -25,13 +26,23 @@ from scoring import all_variants
 from scoring.settlement import format_cents
 from scoring.variant import in_lang, listed
 
-from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
+from .chat.scope import (
+    TABLE_COMMANDS,
+    fallback_language,
+    refusal,
+    running_session,
+    scope,
+    stale_button,
+    table_line,
+    table_picks,
+)
 from .commands import greeting, hands, ledger, sessions, standings
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
+from .plumbing.callbacks import Family, decode
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
-from .plumbing.messages import Context, LedgerBot, QueryExpired, reply, send, store_of
+from .plumbing.messages import Context, LedgerBot, QueryExpired, edit, reply, send, store_of
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
 from .view.i18n import LANGS, N_, Translator, lang_from_code, translator
@@ -174,6 +185,54 @@ async def guard(update: Update, context: Context) -> None:
         await send(context, message.chat.id,
                    esc(t("Please write numbers with the digits 0–9.")))
         raise ApplicationHandlerStop
+
+
+# The commands about one table that, where several run and the sender sits at none, ask which
+# (bot/chat/scope.py ask_table) and run again for the table tapped.
+TABLE_ASKED = ("table", "history", "undo", "end", "hand", "hu", "stake", "rules", "guest",
+               "chart", "export", "settle")
+
+
+async def on_table_pick(update: Update, context: Context) -> None:
+    """Act.PICK_TABLE: the asker's answer to "which table?": the question shows the table
+    taken (its buttons gone: a command runs once) and the command runs for that table."""
+    query = update.callback_query
+    sc = await scope(update, context)  # the table named by the button (scope reads it)
+    t = sc.t
+    tap = decode(query.data)
+    key = (query.message.chat.id, query.message.message_id)
+    picks = table_picks(context)
+    pending = picks.get(key)
+    command = tap.get("command") if tap is not None else None
+    handler = context.bot_data.get(TABLE_COMMANDS, {}).get(command)
+    if pending is None or handler is None or pending[0] != command:
+        await stale_button(query, t)
+        return
+    _, args, asker = pending
+    if asker is not None and sc.person_id != asker:
+        await query.answer(t("Only whoever asked can choose the table."), show_alert=True)
+        return
+    del picks[key]
+    table = sc.session
+    if table is None or tap is None or table.id != tap.get("session"):
+        await edit(query, esc(t("This session is over.")))
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    await edit(query, table_line(t, table))
+    context.args = list(args)
+    await handler(update, context)
+    await query.answer()
+
+
+def _table_commands(handlers: list[Any]) -> dict[str, Any]:
+    """The handlers of TABLE_ASKED, by command word (what a table question runs again)."""
+    found = {}
+    for handler in handlers:
+        if isinstance(handler, CommandHandler):
+            for word in handler.commands:
+                if word in TABLE_ASKED:
+                    found[word] = handler.callback
+    return found
 
 
 async def on_unknown_button(update: Update, context: Context) -> None:
@@ -331,9 +390,12 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                    *greeting.HANDLERS):
+    handlers = [*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
+                *greeting.HANDLERS]
+    for handler in handlers:
         app.add_handler(handler)
+    app.bot_data[TABLE_COMMANDS] = _table_commands(handlers)
+    app.add_handler(CallbackQueryHandler(on_table_pick, pattern=Family.TABLE.pattern))
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_error_handler(on_error)

@@ -4,6 +4,7 @@ for their payee. Marking a transfer paid or a payment received: bot/books/paymen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from db import Payment, Person, Store
@@ -11,7 +12,7 @@ from scoring import get_variant
 from scoring.settlement import Transfer, settle
 
 from ..view.i18n import Translator
-from ..view.render import colon, esc, money, name_html, signed, unit
+from ..view.render import colon, esc, listing, money, name_html, signed, unit
 
 
 @dataclass
@@ -41,9 +42,10 @@ async def people_of(store: Store, chat_id: int) -> dict[int, Person]:
 
 
 async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
-                     session_id: int | None) -> Settlement:
+                     session_id: int | None, tables: Sequence[int] = ()) -> Settlement:
     """What /settle shows for the chat (one session, or all unsettled ones); square balances
-    close the ended sessions they cover."""
+    close the ended sessions they cover. `tables`: the numbers of the chat's running tables,
+    named when there are several (all of them count, as they stand)."""
     ids = [session_id] if session_id is not None else None
     balances = await store.money_balances(chat_id, session_ids=ids)
     pending = await store.pending_payments(chat_id)
@@ -55,6 +57,9 @@ async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
     name = {pid: name_html(p.name) for pid, p in people.items()}
     scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
     lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
+    if session_id is None and len(tables) > 1:
+        lines[-1:] = [esc(t("Tables {numbers} are still running; each counts as it stands now.",
+                            numbers=listing(t).join(str(n) for n in tables))), ""]
     out = Settlement(lines, pending=list(pending), people=people)
     owed = {pid: c for pid, c in balances.items() if c}
     if not owed:

@@ -49,6 +49,7 @@ PAGE_STRINGS = (
     N_("Won so far: {names}"), N_("Also in this hand"), N_("Remove"),
     N_("What the tiles cannot show"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
+    N_("Start another table"), N_("Tables"),
 )
 
 
