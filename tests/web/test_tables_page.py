@@ -12,7 +12,7 @@ from bot.web.local import LOCAL_CHAT_ID
 from db import Store
 
 from .browser import no_sideways_scroll, shot
-from .test_page import NAMES, book_previewed, open_page, start_in_page
+from .test_page import book_previewed, open_page, start_in_page
 
 OTHERS = ["Eve", "Frank", "Gina", "Hal"]
 
