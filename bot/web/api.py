@@ -195,6 +195,9 @@ async def state(request: web.Request, table: int | None = None) -> web.Response:
                                   "label": t("Table {n}", n=table.number),
                                   "names": [n for n in names if n]})
     if session is not None:
+        # books here: the local user, someone seated at this table, or an admin of the chat
+        out["may_book"] = caller.may_book and (caller.local or caller.person_id in session.seats
+                                               or await caller.admin())
         ctx = await wizard_ctx(store, session, lang, several=several)
         out["session"] = {
             "id": session.id, "number": session.number, "variant": session.variant,
@@ -326,7 +329,9 @@ async def confirm(request: web.Request) -> web.Response:
     store = request.app[STORE_KEY]
     session = await running(request, caller, book=True)
     mark = await store.table_mark(session.id)
-    ctx = await wizard_ctx(store, session, caller.lang)
+    # where the chat runs several tables, the chat is told which one this hand was at
+    several = len(await store.running_sessions(caller.chat_id)) > 1
+    ctx = await wizard_ctx(store, session, caller.lang, several=several)
     hand = _hand(ctx, body, caller)
     try:
         booked = await book_hand(store, caller.chat_id, session, ctx, hand,
