@@ -392,15 +392,21 @@ async def test_migrate_chat_merges_guests_and_running_sessions(store: Store) -> 
     old_guest = await store.add_guest(old, "Zed")
     s_old = await store.start_session(old, "luzhou", {})
     s_old = await store.seat_player(s_old.id, 0, old_guest.id)
+    for seat, name in enumerate(("Ann", "Bo", "Cy"), 1):
+        await store.seat_player(s_old.id, seat, (await store.add_guest(old, name)).id)
+    await add_hand(store, s_old.id, "zed-1", 3, -1, -1, -1)
     new_guest = await store.add_guest(new, "zed")
     s_new = await store.start_session(new, "cixi", {})  # started in the supergroup already
+    await store.seat_player(s_new.id, 2, new_guest.id)  # Zed again: one person, one table
+    other = await store.start_session(new, "cixi", {}, another=True)  # no one in common
     await store.migrate_chat(old, new)
     assert (await store.get_session(s_old.id)).seats[0] == new_guest.id  # one Zed now
     with pytest.raises(NotFound):
         await store.get_person(old_guest.id)
-    assert (await store.running_session(new)).id == s_old.id  # type: ignore[union-attr]
-    assert (await store.get_session(s_new.id)).ended_at is not None  # ended, not lost
-    assert len(await store.chat_sessions(new)) == 2
+    # Zed's two tables: the one with fewer hands ended, not lost; the other table runs on
+    assert (await store.get_session(s_new.id)).ended_at is not None
+    assert [s.id for s in await store.running_sessions(new)] == [s_old.id, other.id]
+    assert len(await store.chat_sessions(new)) == 3
 
 
 async def test_migrate_chat_keeps_session_numbers_one_per_session(store: Store) -> None:
