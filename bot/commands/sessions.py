@@ -159,7 +159,7 @@ async def cmd_new(update: Update, context: Context) -> None:
         await _offer_another(update, context, sc, name if name in all_variants() else None)
         return
     if name not in all_variants():
-        await reply(update, context, esc(_pick_prompt(t, name)), _variant_rows(sc, another=False))
+        await reply(update, context, esc(_pick_prompt(t, name)), _variant_rows(sc, after=None))
         return
     await _start(update, context, sc, name)
 
@@ -171,9 +171,14 @@ def _pick_prompt(t: Translator, name: str) -> str:
     return prompt
 
 
-def _variant_rows(sc: ChatScope, *, another: bool) -> list[list[Button]]:
-    return [[Button(variant_title(v, sc.lang), encode(Act.NEW_SESSION, (), v, 1 if another else None))]
+def _variant_rows(sc: ChatScope, *, after: int | None) -> list[list[Button]]:
+    return [[Button(variant_title(v, sc.lang), encode(Act.NEW_SESSION, (), v, after))]
             for v in all_variants()]
+
+
+def _newest(sc: ChatScope) -> int | None:
+    """The number of the newest running table: what an offer of another table was made on."""
+    return max((table.number for table in sc.tables), default=None)
 
 
 def _another_text(sc: ChatScope) -> str:
@@ -191,7 +196,8 @@ def _another_text(sc: ChatScope) -> str:
 
 async def _offer_another(update: Update, context: Context, sc: ChatScope,
                          name: str | None) -> None:
-    rows = [[Button("➕ " + sc.t("Start another table"), encode(Act.ANOTHER_TABLE, (), name))]]
+    rows = [[Button("➕ " + sc.t("Start another table"),
+                    encode(Act.ANOTHER_TABLE, (), _newest(sc) or 0, name))]]
     query = update.callback_query
     if query is not None:
         await edit(query, _another_text(sc), rows)
@@ -223,11 +229,14 @@ async def on_new_button(update: Update, context: Context) -> None:
     if name not in all_variants():
         await stale_button(query, sc.t)
         return
-    another = tap is not None and tap.get("another") == 1
-    if sc.tables and not another:  # a table started since this was asked: ask again
-        await _offer_another(update, context, sc, name)
+    after = tap.get("after") if tap is not None else None
+    if not sc.tables:  # none runs (any more): the first table
+        await _start(update, context, sc, name)
+    elif after is None or after != _newest(sc):  # tables changed since this was asked (a
+        await stale_button(query, sc.t)  # second tap): its message shows what came of it
+        return
     else:
-        await _start(update, context, sc, name, another=another)
+        await _start(update, context, sc, name, another=True)
     await query.answer()
 
 
@@ -240,10 +249,14 @@ async def on_another_button(update: Update, context: Context) -> None:
         await stale_button(query, sc.t)
         return
     name = tap.get("variant")
-    if isinstance(name, str) and name in all_variants():
-        await _start(update, context, sc, name, another=True)
+    named = name if isinstance(name, str) and name in all_variants() else None
+    if sc.tables and tap.get("after") != _newest(sc):  # tables changed since (a second tap):
+        await stale_button(query, sc.t)  # its message shows what came of it
+        return
+    if named is not None:
+        await _start(update, context, sc, named, another=bool(sc.tables))
     else:
-        await edit(query, esc(_pick_prompt(sc.t, "")), _variant_rows(sc, another=True))
+        await edit(query, esc(_pick_prompt(sc.t, "")), _variant_rows(sc, after=_newest(sc)))
     await query.answer()
 
 

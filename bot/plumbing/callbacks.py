@@ -173,10 +173,12 @@ class Act(enum.Enum):
     RULES = (Family.LOBBY, "r", (), "the house rules' keyboard")
     TO_LOBBY = (Family.LOBBY, "b", (), "back to the lobby")
     RULE = (Family.RULE, "", (Field("rule", INDEX),), "this house rule to its next value")
-    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD), Field("another", INDEX, optional=True)),
-                   "start a session of this style (another: 1, a table beside those running)")
-    ANOTHER_TABLE = (Family.ANOTHER, "", (Field("variant", WORD, optional=True),),
-                     "start another table beside those running (of this style, else ask which)")
+    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD), Field("after", ID, optional=True)),
+                   "start a session of this style (after: a table beside those running, the "
+                   "newest of which had this number when asked: a second tap starts none)")
+    ANOTHER_TABLE = (Family.ANOTHER, "", (Field("after", ID), Field("variant", WORD, optional=True)),
+                     "start another table beside those running, the newest numbered `after` "
+                     "(of this style, else ask which)")
     PICK_TABLE = (Family.TABLE, "", (Field("command", WORD),),
                   "run the command asked about for this table")
     LANGUAGE = (Family.LANGUAGE, "", (Field("lang", WORD),), "the chat's language")

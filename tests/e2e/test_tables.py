@@ -29,8 +29,13 @@ async def test_two_tables_in_one_group(bot: object, tg: FakeTelegram, table: Tab
     # /new while a table runs asks first; its button starts a second table beside it
     asked = await table.say(eve, "/new hainan")
     assert "Table 1" in asked.text and "Start another table" in asked.button_labels[0], asked.text
+    start_data = asked.callback_data("Start another table")
     await table.tap(eve, asked, "Start another table")
     second = table.message(asked.message_id)
+    # the same button again (a double tap, as Telegram may deliver it): no third table
+    stale = await table.press(eve, asked.message_id, start_data)
+    assert stale.get("show_alert") and "no longer valid" in stale["text"], stale
+    assert [s.number for s in await store.running_sessions(table.chat_id)] == [1, 2]
     assert "session 2" in second.text and "Join" in " ".join(second.button_labels), second.text
     # one person, one table: Alice cannot also join the second
     refused = await table.tap(alice, second, "Join")
