@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from telegram import CallbackQuery, Chat, Update, User
+from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest
 
@@ -204,6 +204,8 @@ async def ask_table(update: Update, context: Context, sc: ChatScope,
     words = (message.text or message.caption or "").split() if message is not None else []
     command = words[0][1:].partition("@")[0].lower() if words and words[0].startswith("/") else ""
     known = context.application.bot_data.get(TABLE_COMMANDS, {})
+    if message is not None and _carries_a_file(message):  # a photo cannot ride on a button
+        known = {}
     lines = [note] if note else []
     lines.append(esc(t("{n} tables are running here; which one do you mean?", n=len(sc.tables))))
     lines += [table_line(t, table) for table in sc.tables]
@@ -217,6 +219,13 @@ async def ask_table(update: Update, context: Context, sc: ChatScope,
     if command in known:
         table_picks(context)[(sent.chat_id, sent.message_id)] = (
             command, tuple(context.args or ()), sc.person_id)
+
+
+def _carries_a_file(message: Message) -> bool:
+    """The command came with a photo or file (its caption), or answers one (/hu on a photo)."""
+    answered = message.reply_to_message
+    return bool(message.photo or message.document
+                or (answered is not None and (answered.photo or answered.document)))
 
 
 # What the store's refusals mean to a player; its own messages are English and name ids.

@@ -4,10 +4,15 @@ unclear the bot asks with a button per table; one person sits at one table at a 
 
 from __future__ import annotations
 
+import base64
+
 from db import Store
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
+
+ONE_PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ"
+                             "DwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
 
 async def _booked(table: Table, user: dict, preview: object) -> str:
@@ -78,6 +83,12 @@ async def test_two_tables_in_one_group(bot: object, tg: FakeTelegram, table: Tab
     assert table.message(which.message_id).button_labels == []  # answered once
     assert (await table.press(zed, which.message_id, first_data)).get(
         "show_alert")  # a second tap of the old question is stale
+
+    # a photo captioned /hu cannot ride on a button: told to sit down, nothing asked or booked
+    await tg.send_photo(table.chat, zed, ONE_PIXEL, caption="/hu S self-draw")
+    req = await tg.wait_for_request("sendMessage", 15.0, where=table._mine)
+    told = table.message(req.result["message_id"])
+    assert "Sit down at one of them" in told.text and told.button_labels == [], told.text
 
     # /undo at table 2 only
     undone = await table.say(frank, "/undo")
