@@ -121,8 +121,9 @@ def variant_title(name: str, lang: str) -> str:
 async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str, list[list[Button]]]:
     t, store = sc.t, store_of(context)
     names = await seat_names(store, session)
-    lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "
-             + esc(t("session {n}", n=session.number)), ""]
+    several = len({table.id for table in sc.tables} | {session.id}) > 1  # tables: say which
+    number = t("Table {n}", n=session.number) if several else t("session {n}", n=session.number)
+    lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · " + esc(number), ""]
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
         who = name_html(names[s]) if names[s] else "—"

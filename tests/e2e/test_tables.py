@@ -41,7 +41,7 @@ async def test_two_tables_in_one_group(bot: object, tg: FakeTelegram, table: Tab
     stale = await table.press(eve, asked.message_id, start_data)
     assert stale.get("show_alert") and "no longer valid" in stale["text"], stale
     assert [s.number for s in await store.running_sessions(table.chat_id)] == [1, 2]
-    assert "session 2" in second.text and "Join" in " ".join(second.button_labels), second.text
+    assert "Table 2" in second.text and "Join" in " ".join(second.button_labels), second.text
     # one person, one table: Alice cannot also join the second
     refused = await table.tap(alice, second, "Join")
     assert refused.get("show_alert") and "table 1" in refused["text"], refused
@@ -140,7 +140,7 @@ async def test_a_guest_at_one_table_is_refused_at_the_other(bot: object, tg: Fak
     picker = table.message(asked.message_id)
     await table.tap(alice, picker, "Hainan")
     second = table.message(asked.message_id)
-    assert "session 2" in second.text, second.text
+    assert "Table 2" in second.text, second.text
     # Alice sits at table 1, so /guest is about table 1 (full); a seated player's /guest goes
     # to their table. An admin at neither is asked which.
     zed = tg.user(109, "Zed", "zed")
