@@ -93,6 +93,9 @@ HELP_READY = N_("Wall ran out (查叫 in {games}): /hu 流局 E 111m222m333p44p5
 HELP_PHOTO = N_("A photo of the hand captioned /hu (or /hu answering it) opens the tile keyboard "
                 "with the tiles read from it, to check before anything is scored; pictures of up "
                 "to {megapixels} megapixels.")
+HELP_TABLES = N_("Two tables in one group: /new while one runs offers another beside it. Your "
+                 "commands go to the table you sit at; anyone else is asked which table. One "
+                 "person sits at one table at a time; /settle covers every table.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -128,7 +131,7 @@ async def cmd_help(update: Update, context: Context) -> None:
     t = sc.t
     params = help_params(t)
     text = esc(t(HELP, **params)) + "\n" + esc(t(HELP_READY, **params)) + "\n" + esc(t(
-        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
+        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n" + esc(t(HELP_TABLES)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     session = await running_session(context, sc)
