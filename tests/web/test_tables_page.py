@@ -76,4 +76,11 @@ async def test_two_tables_switched_in_the_page(browser: Any, site: str, store: S
     assert "Gina" in await page.inner_text("#main")
     await shot(page, "tables-04-history")
     await no_sideways_scroll(page)
+
+    # in Chinese: the tables by their Chinese names, still side by side on the phone
+    for lang, word in (("zh-Hans", "第 1 桌"), ("zh-Hant", "第 2 桌")):
+        await page.select_option("#lang", lang)
+        await page.wait_for_function(f"document.querySelector('#tables').innerText.includes('{word}')")
+        await shot(page, f"tables-05-{lang}")
+        await no_sideways_scroll(page)
     assert not page.errors
