@@ -28,13 +28,13 @@ from scoring.variant import in_lang, listed
 
 from .chat.scope import (
     TABLE_COMMANDS,
+    asked_command,
     fallback_language,
     refusal,
     running_session,
     scope,
     stale_button,
     table_line,
-    table_picks,
 )
 from .commands import greeting, hands, ledger, sessions, standings
 from .entry.hu.words import features_help
@@ -197,32 +197,31 @@ TABLE_ASKED = ("table", "history", "undo", "end", "hand", "hu", "stake", "rules"
 
 
 async def on_table_pick(update: Update, context: Context) -> None:
-    """Act.PICK_TABLE: the asker's answer to "which table?": the question shows the table
-    taken (its buttons gone: a command runs once) and the command runs for that table."""
+    """Act.PICK_TABLE: the asker's answer to "which table?", once: the question shows the table
+    taken (its buttons gone) and the command it names runs for that table."""
     query = update.callback_query
     sc = await scope(update, context)  # the table named by the button (scope reads it)
     t = sc.t
     tap = decode(query.data)
-    key = (query.message.chat.id, query.message.message_id)
-    picks = table_picks(context)
-    pending = picks.get(key)
+    asked = asked_command(getattr(query.message, "text", None))
     command = tap.get("command") if tap is not None else None
     handler = context.bot_data.get(TABLE_COMMANDS, {}).get(command)
-    if pending is None or handler is None or pending[0] != command:
+    if tap is None or asked is None or handler is None or asked[0] != command:
         await stale_button(query, t)
         return
-    _, args, asker = pending
-    if asker is not None and sc.person_id != asker:
+    if tap.get("asker") not in (0, sc.person_id):
         await query.answer(t("Only whoever asked can choose the table."), show_alert=True)
         return
-    del picks[key]
     table = sc.session
-    if table is None or tap is None or table.id != tap.get("session"):
-        await edit(query, esc(t("This session is over.")))
+    if table is None or table.id != tap.get("session"):
         await query.answer(t("This session is over."), show_alert=True)
         return
+    # a second tap (a double tap, or one racing it on another worker) runs nothing again
+    if not await store_of(context).answer_once(sc.chat_id, query.message.message_id):
+        await stale_button(query, t)
+        return
     await edit(query, table_line(t, table))
-    context.args = list(args)
+    context.args = asked[1]
     await handler(update, context)
     await query.answer()
 

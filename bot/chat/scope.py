@@ -4,7 +4,6 @@ question with a button for each), and the store's refusals in the chat's words."
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -168,18 +167,6 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
 # -- which table: a question with a button for each ------------------------------------------
 
 TABLE_COMMANDS = "table_commands"  # bot_data: command word -> its handler (bot/app.py fills it)
-_PICKS = "table_picks"  # bot_data: (chat, question message) -> (command, its words, who asked)
-_PICKS_KEEP = 1024
-
-
-def table_picks(context: Context) -> OrderedDict[tuple[int, int], tuple[str, tuple[str, ...], int | None]]:
-    """The questions "which table?" not yet answered (oldest forgotten first): a question is
-    answered once, so a second tap does not run its command twice."""
-    picks: OrderedDict[tuple[int, int], tuple[str, tuple[str, ...], int | None]] = \
-        context.application.bot_data.setdefault(_PICKS, OrderedDict())
-    while len(picks) > _PICKS_KEEP:
-        picks.popitem(last=False)
-    return picks
 
 
 def table_button_label(t: Translator, table: SessionView) -> str:
@@ -198,7 +185,9 @@ async def ask_table(update: Update, context: Context, sc: ChatScope,
                     extra: Sequence[Sequence[Button]] = (), note: str = "") -> None:
     """Several tables run and the command does not say which: ask, a button for each table,
     which runs the command (with the words typed after it) for that table when its asker taps
-    it. A command that cannot be asked again (none is registered) is told to sit down first."""
+    it. The question's first line is the command as typed: what the tap runs (read back from
+    the message, so any worker, after a restart too, answers it). A command that cannot be
+    asked again (none is registered, or it came with a file) is told to sit down first."""
     t = sc.t
     message = update.effective_message
     words = (message.text or message.caption or "").split() if message is not None else []
@@ -206,19 +195,32 @@ async def ask_table(update: Update, context: Context, sc: ChatScope,
     known = context.application.bot_data.get(TABLE_COMMANDS, {})
     if message is not None and _carries_a_file(message):  # a photo cannot ride on a button
         known = {}
-    lines = [note] if note else []
+    line = " ".join(["/" + command, *(context.args or ())])
+    asks = command in known and len(line) <= MAX_QUESTION_LINE
+    lines = ["<code>" + esc(line) + "</code>"] if asks else []
+    lines += [note] if note else []
     lines.append(esc(t("{n} tables are running here; which one do you mean?", n=len(sc.tables))))
     lines += [table_line(t, table) for table in sc.tables]
     rows = [list(row) for row in extra]
-    if command in known:
-        rows = [[Button(table_button_label(t, table), encode(Act.PICK_TABLE, (table.id,), command))]
+    if asks:
+        rows = [[Button(table_button_label(t, table),
+                        encode(Act.PICK_TABLE, (table.id,), command, sc.person_id or 0))]
                 for table in sc.tables] + rows
     else:
         lines.append(esc(t("Sit down at one of them (Join) to use this command there.")))
-    sent = await reply(update, context, "\n".join(lines), rows)
-    if command in known:
-        table_picks(context)[(sent.chat_id, sent.message_id)] = (
-            command, tuple(context.args or ()), sc.person_id)
+    await reply(update, context, "\n".join(lines), rows)
+
+
+MAX_QUESTION_LINE = 1000  # a command line longer than this is not asked about (one message)
+
+
+def asked_command(text: str | None) -> tuple[str, list[str]] | None:
+    """The command and its words a table question asks about, from its text as Telegram
+    shows it (its first line, written by `ask_table`); None when it carries none."""
+    first = (text or "").split("\n", 1)[0].split()
+    if not first or not first[0].startswith("/"):
+        return None
+    return first[0][1:], first[1:]
 
 
 def _carries_a_file(message: Message) -> bool:

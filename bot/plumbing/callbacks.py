@@ -179,8 +179,8 @@ class Act(enum.Enum):
     ANOTHER_TABLE = (Family.ANOTHER, "", (Field("after", ID), Field("variant", WORD, optional=True)),
                      "start another table beside those running, the newest numbered `after` "
                      "(of this style, else ask which)")
-    PICK_TABLE = (Family.TABLE, "", (Field("command", WORD),),
-                  "run the command asked about for this table")
+    PICK_TABLE = (Family.TABLE, "", (Field("command", WORD), Field("asker", ID)),
+                  "run the command asked about for this table (its asker's tap only; 0: anyone)")
     LANGUAGE = (Family.LANGUAGE, "", (Field("lang", WORD),), "the chat's language")
     # -- settling up (bot/commands/ledger.py) --
     PAID = (Family.PAID, "", (Field("payer", ID), Field("payee", ID), Field("cents", CENTS),

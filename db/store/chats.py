@@ -136,6 +136,22 @@ class ChatsMixin(StoreCore):
                 found = await views.chat_context(s, chat_id, telegram_id, message_id)
         return found
 
+    async def answer_once(self, chat_id: int, message_id: int) -> bool:
+        """True the first time a question of the bot (a message whose buttons each run a
+        command once: "which table?") is answered, False after, on any worker. Kept among the
+        handled updates under the message's negative id (Telegram's update ids are positive)
+        and pruned with them."""
+
+        async def write(s: AsyncSession) -> bool:
+            row = (await s.execute(self._insert(M.HandledUpdate)
+                                   .values(update_id=-message_id, chat_id=chat_id,
+                                           handled_at=M.utcnow())
+                                   .on_conflict_do_nothing()
+                                   .returning(M.HandledUpdate.update_id))).first()
+            return row is not None
+
+        return await self._write(write, immediate=False)
+
     async def upsert_user(self, telegram_id: int, name: str, *, username: str | None = None,
                           language_code: str | None = None) -> Person:
         """The person for a Telegram user, created or brought up to date (name, username,

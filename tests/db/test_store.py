@@ -426,3 +426,10 @@ async def test_migrate_unknown_chat_is_harmless(store: Store) -> None:
     assert chat.id == 222
     async with store._sessions() as s:
         assert await s.scalar(select(func.count()).select_from(M.Chat)) == 1
+
+
+async def test_a_question_is_answered_once_by_any_store(store: Store, other_store: Store) -> None:
+    await store.ensure_chat(1)
+    assert await store.answer_once(1, 77) is True
+    assert await other_store.answer_once(1, 77) is False  # another worker: already answered
+    assert await store.answer_once(1, 78) is True and await store.answer_once(2, 77) is True

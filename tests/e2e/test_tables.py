@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import base64
 
+from bot.runner import serve
 from db import Store
 from tests.fake_telegram import FakeTelegram
 
+from .conftest import settings_for
 from .table import Table
 
 ONE_PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQ"
@@ -160,3 +162,25 @@ async def test_a_guest_at_one_table_is_refused_at_the_other(bot: object, tg: Fak
     refused = tg.last_message(table.chat_id)
     assert "table 2" in refused.text and "one table at a time" in refused.text, refused.text
     assert all(p is None for p in (await store.get_session(t3.id)).seats)
+
+
+async def test_a_question_is_answered_after_a_restart(tg: FakeTelegram, db_url: str,
+                                                      table: Table) -> None:
+    """The question names its command in its own text: the bot started again (or another
+    worker) answers its buttons."""
+    others = [tg.user(105 + i, name, name.lower()) for i, name in enumerate(("Eve", "Fay", "Gus", "Hal"))]
+    zed = tg.user(109, "Zed", "zed")
+    async with serve(settings_for(tg, db_url), poll_timeout=1):
+        await table.seat_everyone("hainan")
+        asked = await table.say(others[0], "/new hainan")
+        await table.tap(others[0], asked, "Start another table")
+        for p in others:
+            await table.tap(p, asked, "Join")
+        which = await table.say(zed, "/history")
+    assert which.text.split("\n")[0] == "/history"
+    async with serve(settings_for(tg, db_url), poll_timeout=1):
+        answer = await table.tap(zed, which, "Table 2")
+        assert not answer.get("show_alert"), answer
+        shown = tg.last_message(table.chat_id)
+        assert "No hands yet" in shown.text, shown.text
+        assert table.message(which.message_id).text.startswith("Table 2: Eve")
