@@ -96,6 +96,8 @@ class Family(enum.Enum):
     LOBBY = ("s", (Field("session", ID),), True)
     RULE = ("r", (Field("session", ID),), False)
     NEW = ("n", (), False)
+    ANOTHER = ("na", (), False)
+    TABLE = ("tb", (Field("session", ID),), False)
     LANGUAGE = ("l", (), False)
     PAID = ("p", (), False)
     RECEIVED = ("pc", (), False)
@@ -171,7 +173,14 @@ class Act(enum.Enum):
     RULES = (Family.LOBBY, "r", (), "the house rules' keyboard")
     TO_LOBBY = (Family.LOBBY, "b", (), "back to the lobby")
     RULE = (Family.RULE, "", (Field("rule", INDEX),), "this house rule to its next value")
-    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD),), "start a session of this style")
+    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD), Field("after", ID, optional=True)),
+                   "start a session of this style (after: a table beside those running, the "
+                   "newest of which had this number when asked: a second tap starts none)")
+    ANOTHER_TABLE = (Family.ANOTHER, "", (Field("after", ID), Field("variant", WORD, optional=True)),
+                     "start another table beside those running, the newest numbered `after` "
+                     "(of this style, else ask which)")
+    PICK_TABLE = (Family.TABLE, "", (Field("command", WORD), Field("asker", ID)),
+                  "run the command asked about for this table (its asker's tap only; 0: anyone)")
     LANGUAGE = (Family.LANGUAGE, "", (Field("lang", WORD),), "the chat's language")
     # -- settling up (bot/commands/ledger.py) --
     PAID = (Family.PAID, "", (Field("payer", ID), Field("payee", ID), Field("cents", CENTS),
