@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-VARIANTS = ("luzhou", "guiyang", "cixi", "feibao", "hainan", "mcr")
+VARIANTS = ("luzhou", "guiyang", "cixi", "feibao", "hainan", "mcr", "singapore")
 _ITEM = re.compile(r"^(\d+)\. ")
 
 
