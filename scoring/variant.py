@@ -103,6 +103,10 @@ class Variant:
     # carry the game's running scores as their `balances`; `score` marks the game's last hand
     # `level_over`), and `game_points` may give places points. 0: a session is not cut into games
     game_hands: ClassVar[int] = 0
+    # a winner object's worth depends on the seat that holds it, counted from the dealer (its
+    # features name tiles that are one seat's own, like Singapore's flowers): the tile analysis
+    # values it at that seat, not at one seat standing for all non-dealers
+    values_by_seat: ClassVar[bool] = False
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 

@@ -119,6 +119,7 @@ class Singapore(Variant):
     Winner = Winner
     events = (WinEvent[Winner], Kong, Bonus, ExhaustedEvent)
     multi_winner = False
+    values_by_seat = True  # the flowers a winner holds are named, and only a seat's own pay
     tiles = TileSet(flowers=True, animals=True, single_wait=True,
                     shapes=Shapes(seven_pairs=False, thirteen_orphans=True))
     tile_fields = ("dragon_pungs", "seat_wind", "round_wind", "all_chows", "all_pungs",
