@@ -146,6 +146,12 @@ class Variant:
         """What each seat holds before the first hand (a bankroll variant overrides it)."""
         return (0, 0, 0, 0)
 
+    def rules_notes(self, rules: Any, lang: str) -> list[str]:
+        """Lines a style shows under its house rules (/rules), in a language (en, zh-Hans,
+        zh-Hant), as plain text set in a fixed-width block: what the rules pay, where a table
+        of amounts says it best (Singapore's payments per tai). [] for none."""
+        return []
+
     def offers(self, event_type: str, rules: Any) -> bool:
         """Whether the hand-entry screens offer this event under these house rules (some
         events exist only under some rules)."""

@@ -258,7 +258,7 @@ def test_payment_table_shooter_no_shooter_self_draw(tai: int) -> None:
     share = 10 * 2 ** (tai - 1)
     shot = score(rec([win(1, "discard", 3, tai=tai)])).deltas
     assert shot == (0, 4 * share, 0, -4 * share)
-    spread = score(rec([win(1, "discard", 3, tai=tai)], rules={"discard": "no_shooter"})).deltas
+    spread = score(rec([win(1, "discard", 3, tai=tai)], rules={"discard_pays": "no_shooter"})).deltas
     assert spread == (-share, 4 * share, -share, -2 * share)
     drawn = score(rec([win(1, tai=tai)])).deltas
     assert drawn == (-2 * share, 6 * share, -2 * share, -2 * share)
@@ -266,7 +266,7 @@ def test_payment_table_shooter_no_shooter_self_draw(tai: int) -> None:
 
 def test_three_six_ladder_and_cap() -> None:
     rules = {"ladder": "three_six", "stake": 100}
-    got = [score(rec([win(1, "discard", 0, tai=t)], rules=rules | {"discard": "no_shooter"}))
+    got = [score(rec([win(1, "discard", 0, tai=t)], rules=rules | {"discard_pays": "no_shooter"}))
            .deltas[2] for t in range(1, 6)]
     assert got == [-100, -200, -300, -500, -1000]
     capped = score(rec([win(1, tai=9)], rules={"max_tai": 3})).lines[-1]
@@ -315,7 +315,7 @@ def test_kong_bites_by_kind_and_table() -> None:
         ev = {"type": "kong", "seat": 2, "kind": kind}
         return ev | ({"from": 3} if kind == "exposed" else {}) | extra
     assert score(rec([kong("exposed"), EXHAUSTED])).deltas == (0, 0, 30, -30)
-    assert score(rec([kong("exposed"), EXHAUSTED], rules={"discard": "no_shooter"})).deltas == (
+    assert score(rec([kong("exposed"), EXHAUSTED], rules={"discard_pays": "no_shooter"})).deltas == (
         -10, -10, 30, -10)
     assert score(rec([kong("added"), EXHAUSTED])).deltas == (-10, -10, 30, -10)
     assert score(rec([kong("concealed"), EXHAUSTED])).deltas == (-20, -20, 60, -20)
@@ -382,7 +382,7 @@ FEATURES = ("seat_wind", "round_wind", "all_pungs", "half_flush", "mixed_termina
 def records(draw: st.DrawFn) -> dict:
     rules = {"stake": draw(st.sampled_from([10, 20, 50, 100])),
              "ladder": draw(st.sampled_from(["double", "three_six"])),
-             "max_tai": draw(st.integers(3, 10)), "discard": draw(st.sampled_from(
+             "max_tai": draw(st.integers(3, 10)), "discard_pays": draw(st.sampled_from(
                  ["shooter", "no_shooter"])), "bites": draw(st.booleans())}
     events: list[dict] = []
     owner = draw(st.lists(st.integers(0, 4), min_size=12, max_size=12))  # 4: not shown

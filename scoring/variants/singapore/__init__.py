@@ -11,12 +11,20 @@ during the hand). Modules: `tai` (the winner, its tai elements, what the tiles s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from ...errors import ScoringError, invalid
-from ...model import ExhaustedEvent, Hand, RulesBase, Seat, StrictModel, WinEvent
+from ...model import (
+    INTEGERS_ONLY,
+    ExhaustedEvent,
+    Hand,
+    RulesBase,
+    Seat,
+    StrictModel,
+    WinEvent,
+)
 from ...outcome import Ledger, Outcome, Transfer
 from ...payments import each_pays
 from ...rotation import pass_deal
@@ -35,13 +43,13 @@ KONG_STAKES = {"exposed": 1, "added": 1, "concealed": 2}  # from each other seat
 
 class Rules(RulesBase):
     # a 1-tai share (what a non-discarder pays on a 1-tai discard win), in cents: 10 → "10/20"
-    stake: int = Field(default=10, ge=1, le=100_000)
+    stake: Annotated[Literal[5, 10, 20, 30, 50, 100, 200, 500, 1000], INTEGERS_ONLY] = 10
     # how a share grows with the tai: double each tai, or the "3/6" table 1, 2, 3, 5, 10
     ladder: Literal["double", "three_six"] = "double"
-    min_tai: int = Field(default=1, ge=1, le=10)
-    max_tai: int = Field(default=5, ge=1, le=10)
+    min_tai: Annotated[Literal[1, 2, 3, 4, 5], INTEGERS_ONLY] = 1
+    max_tai: Annotated[Literal[3, 4, 5, 6, 7, 8, 9, 10], INTEGERS_ONLY] = 5
     # shooter: the discarder pays for all three; no_shooter: double, the others single
-    discard: Literal["shooter", "no_shooter"] = "shooter"
+    discard_pays: Literal["shooter", "no_shooter"] = "shooter"
     # instant payments for kongs and for sets of flowers and animals
     bites: bool = True
 
@@ -108,6 +116,10 @@ def share(tai: int, rules: Rules) -> int:
     return rules.stake * 2 ** (tai - 1)
 
 
+def _dollars(cents: int) -> str:
+    return f"${cents // 100}.{cents % 100:02d}"
+
+
 @register
 class Singapore(Variant):
     name = "singapore"
@@ -127,7 +139,7 @@ class Singapore(Variant):
                    "big_dragons", "big_winds", "thirteen_orphans", "nine_gates", "all_honours",
                    "all_terminals", "four_kongs", "four_concealed", *bn.BONUS)
     terms = {
-        "tai": ("tai counted", "台数", "台數"),
+        "tai": ("tai", "台", "台"),
         "dragon_pungs": ("dragon pung", "箭刻", "箭刻"),
         "seat_wind": ("seat wind pung", "门风", "門風"),
         "round_wind": ("prevailing wind pung", "圈风", "圈風"),
@@ -168,8 +180,15 @@ class Singapore(Variant):
         "limit": ("limit", "满台", "滿台"),
         "self_draw": ("self-draw", "自摸", "自摸"),
         "discard": ("off a discard", "放炮", "放炮"),
-        "shooter": ("shooter pays all", "包赔", "包賠"),
-        "no_shooter": ("no shooter", "不包赔", "不包賠"),
+        "shooter": ("the shooter pays for all", "放炮者包赔", "放炮者包賠"),
+        "no_shooter": ("the shooter pays double, the others single", "放炮者付双，其余付单",
+                       "放炮者付雙，其餘付單"),
+        "discard_pays": ("on a discard", "放炮", "放炮"),
+        "stake": ("1-tai share (cents)", "一台底（分）", "一台底（分）"),
+        "ladder": ("payment ladder", "算钱法", "算錢法"),
+        "min_tai": ("minimum tai", "起胡台数", "起胡台數"),
+        "max_tai": ("tai cap", "封顶台数", "封頂台數"),
+        "bites": ("bites (instant payments)", "咬钱（即时付）", "咬錢（即時付）"),
         "kong": ("kong", "杠", "槓"),
         "exposed_kong": ("exposed kong", "明杠", "明槓"),
         "added_kong": ("added kong", "加杠", "加槓"),
@@ -180,12 +199,29 @@ class Singapore(Variant):
         "own_flowers": ("own flower and season", "一对正花", "一對正花"),
         "void": ("void", "不算", "不算"),
         "exhausted": ("exhausted wall", "流局", "流局"),
-        "three_six": ("3/6 table", "三六", "三六"),
-        "double": ("doubling", "翻倍", "翻倍"),
+        "three_six": ("3/6 (1, 2, 3, 5, 10)", "三六制（1、2、3、5、10）", "三六制（1、2、3、5、10）"),
+        "double": ("doubling", "每台翻倍", "每台翻倍"),
     }
 
     def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
         return ta.tile_features(r, ctx)
+
+    def rules_notes(self, rules: Any, lang: str) -> list[str]:
+        """The payment table, per tai up to the cap, as the Singapore bots show it: a share, the
+        self-draw share, what a discard costs under this table's rule, in dollars."""
+        head = {"en": ("tai", "share", "self-draw", "shooter", "discarder/others"),
+                "zh-Hans": ("台", "每份", "自摸每家", "放炮包赔", "放炮/其余"),
+                "zh-Hant": ("台", "每份", "自摸每家", "放炮包賠", "放炮/其餘")}.get(lang)
+        head = head or ("tai", "share", "self-draw", "shooter", "discarder/others")
+        shooter = rules.discard_pays == "shooter"
+        cols = (head[0], head[1], head[2], head[3] if shooter else head[4])
+        rows = [cols]
+        for t in range(1, rules.max_tai + 1):
+            a, z = share(t, rules), share(t + 1, rules)
+            rows.append((str(t), _dollars(a), _dollars(z),
+                         _dollars(z + 2 * a) if shooter else f"{_dollars(z)}/{_dollars(a)}"))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
 
     def most_of(self, tile: str, rules: Any) -> int:
         return 1 if tile.endswith(("f", "a")) else 4
@@ -300,7 +336,7 @@ class Singapore(Variant):
             return
         stakes = KONG_STAKES[k.kind]
         amount = stakes * rules.stake
-        if k.kind == "exposed" and rules.discard == "shooter":
+        if k.kind == "exposed" and rules.discard_pays == "shooter":
             assert k.from_ is not None
             transfers: list[Transfer] = [(k.from_, k.seat, 3 * amount)]
             text = f"{self.terms[term][1]}: seat {k.from_} discarded it and pays for all, " \
@@ -323,7 +359,7 @@ class Singapore(Variant):
         self._check_story(hand, ev, w, wpath)
         bonus = held | shown[w.seat]
         if w.tai is not None:
-            raw, terms = w.tai, ["tai"]
+            raw, terms = w.tai, []
             limits: list[str] = []
         else:
             found, limits = ta.elements(w, ev, bonus, hand.dealer)
@@ -342,22 +378,19 @@ class Singapore(Variant):
         if ev.by == "self_draw":
             shares = each_pays(others, w.seat, z)
             notes.append(f"{z} from each other seat")
-            how = "self_draw"
-        elif rules.discard == "shooter":
+        elif rules.discard_pays == "shooter":
             assert ev.from_ is not None
             total = z + 2 * a
             shares = [(ev.from_, w.seat, total)]
             notes.append(f"seat {ev.from_} shot and pays for all: {z} + 2×{a} = {total}")
-            how = "shooter"
         else:
             shares = [(p, w.seat, z if p == ev.from_ else a) for p in others]
             notes.append(f"seat {ev.from_} pays {z}, the others {a}")
-            how = "no_shooter"
         keys = [*limits, *terms] if limits else terms
         if raw > rules.max_tai or limits:
             keys.append("limit")
         ledger.add("win", w.seat, f"{describe(self.terms, keys)}; " + "; ".join(notes), shares,
-                   [*keys, how], tai)
+                   keys, tai)
 
     @staticmethod
     def _check_story(hand: Hand, ev: WinEvent, w: Winner, wpath: str) -> None:
