@@ -293,7 +293,7 @@ class Singapore(Variant):
             keys = [bite, "hidden"] if ev.hidden else [bite]
             ledger.add("bite", ev.seat, f"{describe(self.terms, keys)}: {amount} from each "
                        "other seat", each_pays(hand.others(ev.seat), ev.seat, amount),
-                       [*keys, *terms], stakes)
+                       [*keys, *terms], amount)
 
     @staticmethod
     def _check_kong(ev: Kong, path: str, konged: dict[str, str]) -> None:
@@ -344,7 +344,7 @@ class Singapore(Variant):
         else:
             transfers = each_pays(hand.others(k.seat), k.seat, amount)
             text = f"{self.terms[term][1]}: {amount} from each other seat"
-        ledger.add("kong", k.seat, text, transfers, [term], stakes)
+        ledger.add("kong", k.seat, text, transfers, [term], sum(a for _, _, a in transfers))
 
     def _win(self, hand: Hand, ev: WinEvent, path: str, shown: dict[int, frozenset[int]],
              whose: dict[int, int], ledger: Ledger) -> None:

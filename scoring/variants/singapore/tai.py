@@ -34,7 +34,7 @@ WINDS = (27, 28, 29, 30)
 
 class Winner(WinnerBase):
     # the tai the players counted, in place of the features: `/hu 东 自摸 3台`
-    tai: int | None = Field(default=None, ge=0, le=99)
+    tai: int | None = Field(default=None, ge=0, le=20)
     dragon_pungs: int = Field(default=0, ge=0, le=3)
     seat_wind: bool = False
     round_wind: bool = False
