@@ -1,0 +1,112 @@
+"""Singapore mahjong (issue 36) played through the chat end to end, over HTTP against the fake
+Bot API, in English and in Chinese: the payment table in /rules; a kong's bite, an animal pair
+bitten as the flowers and animals are shown during the hand, the win counting them; a self-drawn
+limit hand typed as tiles and capped; the tai the players counted, off a discard under the
+shooter rule and then under no shooter; refusals naming what is wrong in the chat's language.
+The style is one folder, scoring/variants/singapore/: nothing the chat runs names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from db import Store
+from tests.fake_telegram import FakeTelegram
+
+from .table import Table
+from .test_table_words import players, seat
+from .test_variant_sessions import Entry, stored_hands
+
+
+async def said(table: Table, user: dict[str, Any], line: str) -> Any:
+    return await table.say(user, line)
+
+
+async def confirm_line(table: Table, user: dict[str, Any], wiz: Any, label: str) -> None:
+    answer = await table.tap(user, wiz, label)
+    assert not answer.get("show_alert"), answer
+
+
+async def test_a_singapore_evening_in_english(bot: object, tg: FakeTelegram, store: Store) -> None:
+    table = Table(tg, tg.group("sg"), players(tg, "en"))
+    alice, bob, carol, dan = table.players
+    lobby = await seat(table, "singapore")
+    assert "Singapore mahjong" in lobby.text and "tai cap: 5" in lobby.text, lobby.text
+    rules = await table.say(alice, "/rules")
+    # the payment table, as the Singapore bots show it: a share, the self-draw share, the shooter
+    assert "tai  share  self-draw  shooter" in rules.text, rules.text
+    assert "  1  $0.10      $0.20    $0.40" in rules.text and "$6.40" in rules.text
+
+    # 1: Carol kongs Dan's discard (he pays for all, 30); Bob shows the cat, then the mouse:
+    # the pair bites, 10 from each; Bob self-draws with a dragon pung: 1 + 2 animals = 3 tai,
+    # the self-draw share of 3 tai, 80, from each.
+    h = await Entry.open(table, carol)
+    await h.tap("Kong")
+    await h.under("Seat", "West")
+    await h.tap("exposed kong")
+    await h.under("From", "North")
+    await h.tap("Add")
+    await h.tap("Flowers and animals shown")
+    await h.under("Seat", "South")
+    await h.tap("cat", "Add")
+    await h.tap("Flowers and animals shown")
+    await h.under("Seat", "South")
+    await h.tap("mouse", "Add")
+    assert "3. Flowers and animals shown: South Bob mouse" in h.text, h.text
+    await h.self_draw("South")
+    await h.row("dragon pung", "+")
+    assert "West Carol kong exposed kong 30 cents: West +30 · North −30" in h.text, h.text
+    assert "South Bob animal pair mouse 10 cents: East −10 · South +30" in h.text, h.text
+    assert "South Bob dragon pung animal×2 3 tai: East −80 · South +240" in h.text, h.text
+    await h.confirm(1)
+
+    # a cat shown by two seats: refused, naming the tile and who showed it
+    h = await Entry.open(table, dan)
+    await h.tap("Flowers and animals shown")
+    await h.under("Seat", "West")
+    await h.tap("cat", "Add")
+    await h.tap("Flowers and animals shown")
+    await h.under("Seat", "North")
+    await h.tap("cat")
+    answer = await table.tap(dan, h.mid, "Add")
+    assert answer.get("show_alert") and "one cat" in answer["text"], answer
+    await table.tap(dan, h.mid, "Cancel")
+
+    # 2 (Bob deals): Alice self-draws 大三元, typed as tiles: the limit, 5 tai at the cap:
+    # the self-draw share of the cap, 320, from each
+    wiz = await table.say(alice, "/hu E zimo [555z][666z][777z]123m11p+1p")
+    assert "big three dragons" in wiz.text and "5 tai" in wiz.text, wiz.text
+    assert "East +960" in wiz.text, wiz.text
+    await confirm_line(table, alice, wiz, "Confirm")
+
+    # refusals, each naming what is wrong
+    line = await table.say(dan, "/hu N zimo 0 tai")
+    assert "under this table's minimum of 1" in line.text, line.text
+    line = await table.say(dan, "/hu N zimo 123m456p789s555z11p猫猫+1p")
+    assert "only one of each animal" in line.text, line.text
+    line = await table.say(dan, "/hu N zimo 55555m456p789s11p+1p")
+    assert "5 of 5m" in line.text, line.text
+    line = await table.say(dan, "/hu N zimo 123m456p789s555z11p9f+1p")
+    assert "1f–8f" in line.text, line.text
+
+    # 3 (Carol deals): the tai the players counted, off Carol's discard: she shot, 2 tai,
+    # the self-draw share and two shares: 40 + 2 × 20 = 80
+    wiz = await table.say(bob, "/hu S from W 2 tai")
+    assert "South +80 · West −80" in wiz.text, wiz.text
+    await confirm_line(table, bob, wiz, "Confirm")
+
+    # the table turns to no shooter: the discarder pays the self-draw share, the others a share
+    rules = await table.say(alice, "/rules")
+    answer = await table.tap(alice, rules, "on a discard: the shooter pays for all 🔄")
+    assert not answer.get("show_alert"), answer
+    shown = table.message(rules.message_id)
+    assert "discarder/others" in shown.text and "$0.40/$0.20" in shown.text, shown.text
+    wiz = await table.say(dan, "/hu N from E 2 tai")
+    assert "East −40 · South −20 · West −20 · North +80" in wiz.text, wiz.text
+    await confirm_line(table, dan, wiz, "Confirm")
+
+    hands = await stored_hands(table, store, [[-90, 270, -60, -120], [960, -320, -320, -320],
+                                              [0, 80, -80, 0], [-40, -20, -20, 80]])
+    assert [e["type"] for e in hands[0].record["events"]] == ["kong", "bonus", "bonus", "win"]
+    assert hands[1].record["events"][0]["winners"][0]["big_dragons"] is True
+    assert hands[2].record["events"][0]["winners"] == [{"seat": 1, "tai": 2}]
+    assert hands[3].record["rules"]["discard_pays"] == "no_shooter"
