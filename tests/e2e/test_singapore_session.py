@@ -110,3 +110,53 @@ async def test_a_singapore_evening_in_english(bot: object, tg: FakeTelegram, sto
     assert hands[1].record["events"][0]["winners"][0]["big_dragons"] is True
     assert hands[2].record["events"][0]["winners"] == [{"seat": 1, "tai": 2}]
     assert hands[3].record["rules"]["discard_pays"] == "no_shooter"
+
+
+async def test_a_singapore_evening_in_chinese(bot: object, tg: FakeTelegram,
+                                              store: Store) -> None:
+    table = Table(tg, tg.group("新加坡"), players(tg, "zh-hans"))
+    alice, bob, carol, dan = table.players
+    lobby = await seat(table, "singapore")
+    assert "新加坡麻将" in lobby.text and "封顶台数：5" in lobby.text, lobby.text
+    assert "放炮：放炮者包赔" in lobby.text, lobby.text
+    rules = await table.say(alice, "/rules")
+    assert "台   每份  自摸每家  放炮包赔\n 1  $0.10     $0.20     $0.40" in rules.text, rules.text
+
+    # 1: Bob shows 猫 then 鼠 as he draws them (咬: 10 from each); Carol's concealed kong (20
+    # from each); Bob self-draws with a dragon pung: 1 + 2 animals = 3 tai, 80 from each
+    h = await Entry.open(table, carol)
+    await h.tap("补花")
+    await h.under("座位", "南")
+    await h.tap("猫", "✔ 添加")
+    await h.tap("补花")
+    await h.under("座位", "南")
+    await h.tap("鼠", "✔ 添加")
+    await h.tap("杠")
+    await h.under("座位", "西")
+    await h.tap("暗杠", "✔ 添加")
+    await h.row("南 Bob", "自摸")
+    await h.row("箭刻", "+")
+    assert "咬·一对动物 鼠 10分：东 −10 · 南 +30" in h.text, h.text
+    assert "箭刻 动物×2 3台：东 −80 · 南 +240" in h.text, h.text
+    await confirm_line(table, bob, h.mid, "✔ 确认")
+
+    # 2 (Bob deals): Alice self-draws 大三元 typed as tiles: 满台, capped at 5, 320 from each
+    wiz = await table.say(alice, "/hu 东 自摸 [555z][666z][777z]123m11p+1p")
+    assert "大三元" in wiz.text and "满台" in wiz.text and "东 +960" in wiz.text, wiz.text
+    await confirm_line(table, alice, wiz, "✔ 确认")
+
+    # refusals in Chinese, each naming what is wrong
+    line = await table.say(dan, "/hu 北 自摸 0台")
+    assert "0 台不到本桌起胡的 1 台" in line.text, line.text
+    line = await table.say(dan, "/hu 北 自摸 123m456p789s555z11p猫猫+1p")
+    assert "每种动物牌只有一张" in line.text, line.text
+    line = await table.say(dan, "/hu 北 自摸 123m456p789s555z11p9f+1p")
+    assert "1f–8f" in line.text, line.text
+
+    # 3 (Carol deals): the players counted 3 台, Bob off Carol's discard: she pays for all, 160
+    wiz = await table.say(bob, "/hu 南 放炮 西 3台")
+    assert "南 +160 · 西 −160" in wiz.text, wiz.text
+    await confirm_line(table, bob, wiz, "✔ 确认")
+
+    await stored_hands(table, store, [[-110, 250, -30, -110], [960, -320, -320, -320],
+                                      [0, 160, -160, 0]])

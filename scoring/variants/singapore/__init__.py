@@ -11,6 +11,7 @@ during the hand). Modules: `tai` (the winner, its tai elements, what the tiles s
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -116,6 +117,11 @@ def share(tai: int, rules: Rules) -> int:
     return rules.stake * 2 ** (tai - 1)
 
 
+def _width(text: str) -> int:
+    """Columns a text takes in a fixed-width font: a Chinese character two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _dollars(cents: int) -> str:
     return f"${cents // 100}.{cents % 100:02d}"
 
@@ -195,7 +201,7 @@ class Singapore(Variant):
         "concealed_kong": ("concealed kong", "暗杠", "暗槓"),
         "bonus": ("flowers and animals shown", "补花", "補花"),
         "hidden": ("hidden bite", "暗咬", "暗咬"),
-        "animal_pair": ("animal pair", "咬 (一对动物)", "咬 (一對動物)"),
+        "animal_pair": ("animal pair", "咬·一对动物", "咬·一對動物"),
         "own_flowers": ("own flower and season", "一对正花", "一對正花"),
         "void": ("void", "不算", "不算"),
         "exhausted": ("exhausted wall", "流局", "流局"),
@@ -220,8 +226,9 @@ class Singapore(Variant):
             a, z = share(t, rules), share(t + 1, rules)
             rows.append((str(t), _dollars(a), _dollars(z),
                          _dollars(z + 2 * a) if shooter else f"{_dollars(z)}/{_dollars(a)}"))
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+        widths = [max(_width(r[i]) for r in rows) for i in range(4)]
+        return ["  ".join(" " * (w - _width(c)) + c for c, w in zip(r, widths, strict=True))
+                for r in rows]
 
     def most_of(self, tile: str, rules: Any) -> int:
         return 1 if tile.endswith(("f", "a")) else 4
