@@ -41,9 +41,10 @@ async def people_of(store: Store, chat_id: int) -> dict[int, Person]:
 
 
 async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
-                     session_id: int | None) -> Settlement:
+                     session_id: int | None, *, page: bool = False) -> Settlement:
     """What /settle shows for the chat (one session, or all unsettled ones); square balances
-    close the ended sessions they cover."""
+    close the ended sessions they cover. `page`: the page's text, which lists the transfers and
+    waiting payments as rows with their buttons, so its lines name neither, nor /paid."""
     ids = [session_id] if session_id is not None else None
     balances = await store.money_balances(chat_id, session_ids=ids)
     pending = await store.pending_payments(chat_id)
@@ -70,19 +71,23 @@ async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
                          f"{money(cents)}</b>")
         transfers = settle(owed)
         lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
+        if page:
+            del lines[-2:]
         for i, tr in enumerate(transfers, 1):
-            lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
-                         f"<b>{money(tr.cents)}</b>")
+            if not page:
+                lines.append(f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
+                             f"<b>{money(tr.cents)}</b>")
             waiting = any((p.from_person, p.to_person, p.cents) == (tr.payer, tr.payee, tr.cents)
                           for p in pending)
             out.transfers.append((i, tr, waiting))
-    if pending:
+    if pending and not page:
         lines += ["", "⏳ <b>" + esc(t("Pending: counts once the payee confirms")) + "</b>"]
         for p in pending:
             lines.append(f"{name.get(p.from_person)} → {name.get(p.to_person)}{colon(t)}"
                          f"{money(p.cents)}")
-    if owed:
-        lines += ["", esc(t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
+    if owed or (page and pending):
+        lines += ["", esc(t("The payee taps Received when the money arrives.") if page
+                          else t("Tap when a transfer is made, or type /paid @name AMOUNT."))]
     return out
 
 

@@ -57,5 +57,9 @@ class Ctx:
     def explain(self, exc: ScoringError) -> str:
         """Scoring's refusal in this chat's language, seats named by their players:
         "Not allowed: East Alice cannot win off its own tile"."""
-        return self.t("Not allowed: {reason}",
-                      reason=reason(self.t, self.lang, exc, self.names, self.variant))
+        return self.t("Not allowed: {reason}", reason=self.why(exc))
+
+    def why(self, exc: ScoringError) -> str:
+        """Scoring's refusal as the reason alone (the page shows it beside what was tapped, where
+        "Not allowed:" adds nothing)."""
+        return reason(self.t, self.lang, exc, self.names, self.variant)

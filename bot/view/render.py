@@ -117,7 +117,10 @@ def reason(t: Translator, lang: str, exc: ScoringError, names: Sequence[str | No
     def players(seats: list[int]) -> str:
         return listing(t).join(seat_label(t, int(s), names, html_out=False) for s in seats)
 
-    return plain_words(t, t(exc.template, **seat_params(exc.params, players)), variant)
+    params = seat_params(exc.params, players)
+    if variant is not None and params.get("variant") == variant.name:  # its title, not its key
+        params["variant"] = in_lang(variant.title, lang)
+    return plain_words(t, t(exc.template, **params), variant)
 
 
 # The house rules' names, as the /rules screen shows them and refusals name them

@@ -35,7 +35,7 @@ from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
 from ..view.i18n import LANGS, lang_from_code, translator
-from ..view.render import colon, money, shown_name, wind
+from ..view.render import colon, money, shown_name, unit, wind, with_unit
 from .strings import INVALID, page_strings, refusal_code, refusal_text
 
 log = logging.getLogger(__name__)
@@ -277,9 +277,22 @@ async def tiles(request: web.Request) -> web.Response:
         if key in body:
             request_data[key] = body[key]
     try:
-        return web.json_response(analyze(request_data))
+        found = analyze(request_data)
     except ScoringError as exc:
-        raise Refused(422, ctx.explain(exc), code="hand_refused") from None
+        raise Refused(422, ctx.why(exc), code="hand_refused") from None
+    return web.json_response({**found, "label": reading_label(ctx, found)})
+
+
+def reading_label(ctx: Ctx, found: dict[str, Any]) -> str:
+    """The best reading in words: what the winner collects, and where the style counts a hand's
+    points apart from its score (国标's 番) those first: "25 fan, collects 99"."""
+    t, lang, variant = ctx.t, ctx.lang, ctx.variant
+    collects = with_unit(t, str(found["value"]), unit(variant, lang))
+    if found.get("points") is None:
+        return t("Best reading: {value}", value=collects)
+    worth = in_lang(variant.value_unit, lang) if variant.value_unit else unit(variant, lang)
+    return t("Best reading: {points}, the winner collects {value}",
+             points=with_unit(t, str(found["points"]), worth), value=collects)
 
 
 async def confirm(request: web.Request) -> web.Response:
@@ -318,7 +331,7 @@ async def _settlement(store: Store, caller: Caller) -> dict[str, Any]:
     """/settle's screen for the chat (all its unsettled sessions), and its transfers and waiting
     payments as data, each with whether this caller is its payee (who says "received")."""
     t = translator(caller.lang)
-    shown = await settlement(store, caller.chat_id, t, caller.lang, None)
+    shown = await settlement(store, caller.chat_id, t, caller.lang, None, page=True)
     name = {pid: shown_name(p.name, None) for pid, p in shown.people.items()}
     payees = {tr.payee for _, tr, _ in shown.transfers} | {p.to_person for p in shown.pending}
     admin = any(p != caller.person_id for p in payees) and await caller.admin()

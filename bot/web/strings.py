@@ -31,7 +31,7 @@ from ..books.refusals import (
 )
 from ..chat.scope import refusal as store_refusal
 from ..entry.ctx import Ctx
-from ..entry.screens import label
+from ..entry.screens import heading, label
 from ..view.i18n import N_, Translator, gettext, translator
 from ..view.render import colon, money
 
@@ -48,6 +48,8 @@ PAGE_STRINGS = (
     N_("Received"), N_("Another win in this hand"),
     N_("Won so far: {names}"), N_("Also in this hand"), N_("Remove"),
     N_("What the tiles cannot show"),
+    N_("The payee taps Received when the money arrives."),
+    N_("Pending: counts once the payee confirms"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
 )
 
@@ -87,7 +89,11 @@ def refusal_text(exc: Refusal | StoreError, t: Translator, ctx: Ctx | None = Non
     if isinstance(exc, FieldMissing) and ctx is not None:  # named as the form names it
         return t("Choose “{field}” first.", field=label(ctx, exc.field, exc.event))
     if isinstance(exc, HandRefused) and ctx is not None:
-        return ctx.explain(exc.error)
+        return ctx.why(exc.error)
+    if isinstance(exc, NotWhole) and ctx is not None and ctx.variant.blood_battle:
+        # a blood battle after a win: the hand goes on, as the chat's wizard says
+        return t("The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
+                 exhausted=heading(ctx, "exhausted"))
     if isinstance(exc, TilesRefused):
         return t(exc.msgid, **exc.params)
     for kind, msgid in REFUSALS:

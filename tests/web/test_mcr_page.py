@@ -42,6 +42,7 @@ async def test_the_api_offers_and_books_a_chinese_official_hand(client: TestClie
 
     reading = await post(client, "tiles", {"tiles": "123m456m789m55p[123p]+5p", "seat": 1,
                                         "by": "discard"})
+    assert reading.pop("label") == "Best reading: 21 points, the winner collects 45 points"
     assert reading == analyze({"variant": "mcr", "tiles": "123m456m789m55p[123p]+5p", "seat": 1,
                                "by": "discard"})
     assert reading["points"] == 21 and reading["readings"][0]["sets"][-1] == {
@@ -121,7 +122,9 @@ async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
     await page.wait_for_selector("#reading b")
     tiles = "123456789m1z[777z]+1z"
     best = analyze({"variant": "mcr", "tiles": tiles, "seat": 0})
-    assert f"{best['value']}" in await page.inner_text("#reading b")
+    # the points the hand counts, then what the winner collects (not the sum alone)
+    assert await page.inner_text("#reading b") == (
+        f"Best reading: {best['points']} points, the winner collects {best['value']} points")
     await page.click("#preview")
     await page.wait_for_selector("#preview-html")
     preview = await page.inner_text("#preview-html")

@@ -8,6 +8,7 @@ const TG_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
 const S = {
   lang: localStorage.getItem("lang") || "", strings: {}, state: null, form: null,
   screen: "table", hand: null, preview: null, reading: null, settle: null, error: "",
+  problem: null,  // what the last action could not do, shown beside it until the next tap
 };
 
 const webApp = () => (window.Telegram && window.Telegram.WebApp) || null;
@@ -25,7 +26,7 @@ function h(tag, attrs, ...kids) {
   if (classes.length) el.className = classes.join(" ");
   for (const [k, v] of Object.entries(attrs || {})) {
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "html") el.innerHTML = v;  // the chat's own HTML, escaped by the server
+    else if (k === "html") el.innerHTML = glyphs(v);  // the chat's own HTML, escaped by the server
     else if (v !== false && v != null) el.setAttribute(k, v === true ? "" : v);
   }
   for (const kid of kids.flat(Infinity)) if (kid != null && kid !== false) el.append(kid);
@@ -46,6 +47,29 @@ async function api(path, body) {
   let data;
   try { data = await resp.json(); } catch (_) { data = { error: String(resp.status) }; }
   return { status: resp.status, data };
+}
+
+// The chat's HTML on the page: a mahjong tile's character (🀄) drawn from the page's own tile faces,
+// and emoji, which only decorate (💰 ⏳ 🤝), left out: without an emoji font they are empty boxes.
+const TILE_CHARS = ["1z", "2z", "3z", "4z", "7z", "6z", "5z",
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + "m"), ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + "s"),
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + "p"), ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => n + "f")];
+const EMOJI = /[\u{1F300}-\u{1FAFF}\u{2600}-\u{26FF}\u{23E9}-\u{23FA}\u{2B50}\u{2705}\u{274C}\u{2728}]\u{FE0F}?\s?/gu;
+
+function glyphs(html) {
+  return String(html).replace(/[\u{1F000}-\u{1F02B}]\u{FE0F}?/gu, (ch) => {
+    const code = TILE_CHARS[ch.codePointAt(0) - 0x1F000];
+    return code ? '<img class="glyph" alt="' + ch + '" src="faces/' + code + '.svg">' : "";
+  }).replace(EMOJI, "");
+}
+
+// a refusal or a question after an action: shown beside the buttons until the next tap (never
+// over the title and tabs); `hint`: it asks for more rather than refuses
+function problem(text, hint) {
+  S.problem = text ? { text, hint: !!hint } : null;
+  draw();
+  const box = document.getElementById("problem");
+  if (box && box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
 }
 
 function note(text) {
@@ -113,11 +137,18 @@ function draw() {
   if (S.error) { main.replaceChildren(h("p.error", {}, S.error)); return; }
   if (!S.state) return;
   const screens = { table: tableScreen, history: historyScreen, hand: handScreen, settle: settleScreen };
-  main.replaceChildren(...[].concat((screens[S.screen] || tableScreen)()).flat(Infinity).filter((x) => x != null && x !== false));
+  const parts = [].concat((screens[S.screen] || tableScreen)()).flat(Infinity).filter((x) => x != null && x !== false);
+  if (S.problem) {
+    const box = h("p" + (S.problem.hint ? ".hint.asked" : ".error"), { id: "problem", role: "alert" }, S.problem.text);
+    const bar = parts.find((el) => el.classList && el.classList.contains("actions"));
+    if (bar) bar.prepend(box); else parts.push(box);  // in the sticky bar, above its buttons
+  }
+  main.replaceChildren(...parts);
 }
 
 function go(screen) {
   S.screen = screen;
+  S.problem = null;
   S.preview = null;
   if (screen === "settle") loadSettle();
   draw();
@@ -167,7 +198,7 @@ function newSession() {
   const start = async () => {
     const { status, data } = await api("session", {
       variant: variant.value, names: names.map((n) => n.value.trim()), stake: stake.value.trim() });
-    if (status !== 200) { note(data.error); return; }
+    if (status !== 200) { problem(data.error); return; }
     S.screen = "table";
     S.typed = null;
     await refresh();
@@ -181,8 +212,8 @@ function newSession() {
 async function endSession() {
   if (!window.confirm(T("End this session? Its hands stay in the books."))) return;
   const { status, data } = await api("end");
-  if (status !== 200) note(data.error);
   await refresh();
+  if (status !== 200) problem(data.error);
 }
 
 // -- a hand -------------------------------------------------------------------------------------
@@ -592,7 +623,7 @@ function readingText() {
     if (f.kind === "choice") return (f.choices.find((c) => c.value === v) || {}).label || v;
     return f.kind === "int" ? f.label + " " + v : f.label;
   });
-  return [h("b", {}, T("Best reading: {value}", { value: r.value })), feats.length ? " · " + feats.join(", ") : ""];
+  return [h("b", {}, r.label), feats.length ? " · " + feats.join(", ") : ""];
 }
 
 function readingKey() {
@@ -613,7 +644,7 @@ async function askReading() {
   S.reading = { key };
   const { status, data } = await api("tiles", body);
   if (!S.reading || S.reading.key !== key) return;
-  S.reading = status === 200 ? { key, value: data.value, winner: data.winner } : { key, error: data.error };
+  S.reading = status === 200 ? { key, label: data.label, winner: data.winner } : { key, error: data.error };
   const box = document.getElementById("reading");
   if (box) box.replaceChildren(...[].concat(readingText()));
 }
@@ -621,6 +652,7 @@ async function askReading() {
 // a tap: change the local state, redraw at once; the reading is fetched after the paint
 function tap(change) {
   const started = performance.now();
+  S.problem = null;
   change();
   draw();
   window.lastTapMs = performance.now() - started;
@@ -703,7 +735,12 @@ function currentWin() {
 
 async function showPreview() {
   const { status, data } = await api("preview", { events: events() });
-  if (status !== 200) { note(data.error); return; }
+  if (status === 422 && data.incomplete && S.form.blood_battle && S.hand.winners.length) {
+    anotherWin();  // a blood battle: this win is kept, the form waits for the next one
+    problem(data.error, true);
+    return;
+  }
+  if (status !== 200) { problem(data.error, !!data.incomplete); return; }
   S.preview = { html: data.html, mark: data.mark, events: data.events, sent: events() };
   draw();
 }
@@ -725,7 +762,7 @@ async function confirmHand() {
     draw();
     return;
   }
-  if (status !== 200) { note(data.error); return; }
+  if (status !== 200) { problem(data.error); return; }
   S.preview = null;
   S.hand = null;
   S.reading = null;
@@ -747,17 +784,18 @@ function settleScreen() {
   const s = S.settle;
   if (!s) return [h("p.hint", {}, T("Loading…"))];
   if (s.error) return [h("p.error", {}, s.error)];
-  const rows = [...s.transfers, ...s.pending].map((tr) => h("div.row.card", { "data-transfer": tr.payer + ">" + tr.payee },
+  const row = (tr) => h("div.row.card", { "data-transfer": tr.payer + ">" + tr.payee },
     h("span", { style: "flex:1" }, tr.text),
-    tr.may_confirm ? h("button.primary", { onclick: () => received(tr) }, T("Received")) : null));
+    tr.may_confirm ? h("button.primary", { onclick: () => received(tr) }, T("Received")) : null);
   return [h("div.card.chat", { id: "settle-html", html: s.html }),
-    rows.length ? h("h3", {}, T("Who pays whom")) : null, ...rows];
+    s.transfers.length ? h("h3", {}, T("Who pays whom")) : null, ...s.transfers.map(row),
+    s.pending.length ? h("h3", {}, T("Pending: counts once the payee confirms")) : null, ...s.pending.map(row)];
 }
 
 async function received(tr) {
   const body = tr.payment ? { payment: tr.payment } : { payer: tr.payer, payee: tr.payee, cents: tr.cents };
   const { status, data } = await api("received", body);
-  if (status !== 200) { note(data.error); return; }
+  if (status !== 200) { problem(data.error); return; }
   S.settle = data;
   draw();
 }
