@@ -19,7 +19,7 @@ from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
-from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.keyboard import BONUS, KeySpec, jokers
 from ..entry.record import extras
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..view.i18n import LANG_NAMES
@@ -86,7 +86,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     winners = controls.spec_named(win, "winners").model
     assert winners is not None
     spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
-    codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
+    codes = [x for x in (*SUITED, *HONOURS, *BONUS) if spec.usable(x)]
     if spec.indicator:
         wild = {x: sorted(jokers(spec, x)) for x in (*SUITED, *HONOURS)}
     else:

@@ -14,6 +14,7 @@ from tests.fake_telegram import FakeTelegram
 
 from .table import Table
 from .test_table_words import players, seat
+from .test_tile_keyboard import keys, keys_for, screen_with
 from .test_variant_sessions import Entry, stored_hands
 
 
@@ -104,8 +105,25 @@ async def test_a_singapore_evening_in_english(bot: object, tg: FakeTelegram, sto
     assert "East −40 · South −20 · West −20 · North +80" in wiz.text, wiz.text
     await confirm_line(table, dan, wiz, "Confirm")
 
+    # 5 (Dan deals): Dan self-draws tile by tile on the keyboard, the cat keyed beside the
+    # flowers: a pung of 白 1 + the cat 1 = 2 tai, the self-draw share of 2 tai, 40, from each
+    wiz = await table.say(dan, "/hand")
+    await table.tap_in_row(dan, wiz, "North", "Self-draw")
+    await table.tap(dan, wiz, "Enter tiles")
+    labels = table.message(wiz.message_id).button_labels
+    assert {"🐈Cat", "🐀Mouse", "🐓Rooster", "🐛Centipede"} <= set(labels), labels
+    answers = await keys(table, dan, wiz.message_id, ["t:1a", *keys_for("123m 456p 789s 555z 11p"),
+                                                      "d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Correct the tiles")
+    shown = table.message(wiz.message_id).text
+    assert "dragon pung animal 2 tai" in shown and "North +120" in shown, shown
+    await confirm_line(table, dan, wiz, "Confirm")
+
     hands = await stored_hands(table, store, [[-90, 270, -60, -120], [960, -320, -320, -320],
-                                              [0, 80, -80, 0], [-40, -20, -20, 80]])
+                                              [0, 80, -80, 0], [-40, -20, -20, 80],
+                                              [-40, -40, -40, 120]])
+    assert hands[4].record["events"][0]["winners"][0]["cat"] is True
     assert [e["type"] for e in hands[0].record["events"]] == ["kong", "bonus", "bonus", "win"]
     assert hands[1].record["events"][0]["winners"][0]["big_dragons"] is True
     assert hands[2].record["events"][0]["winners"] == [{"seat": 1, "tai": 2}]
