@@ -28,7 +28,7 @@ from .auth import HEADER
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
-FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
+FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f|[1-4]a")
 SUITED = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10))
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
 # the page's fields: every kind but a list of winners (the page's own screen) and the unknown
