@@ -196,6 +196,7 @@ class Singapore(Variant):
         "max_tai": ("tai cap", "封顶台数", "封頂台數"),
         "bites": ("bites (instant payments)", "咬钱（即时付）", "咬錢（即時付）"),
         "kong": ("kong", "杠", "槓"),
+        "tile": ("the kong's tile", "杠的牌", "槓的牌"),
         "exposed_kong": ("exposed kong", "明杠", "明槓"),
         "added_kong": ("added kong", "加杠", "加槓"),
         "concealed_kong": ("concealed kong", "暗杠", "暗槓"),
