@@ -10,20 +10,18 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import Update
-from telegram.constants import ParseMode
-from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+from telegram import ChatMemberRestricted, Update
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
 from db import DatabaseUnavailable, Draft, Store
 from db.config import fault
 
 from .app import build_application
-from .chat.scope import is_admin
 from .plumbing.config import Settings, check_webhook_secret
 from .plumbing.polling import Poller
 from .plumbing.ratelimit import retry_seconds
@@ -31,7 +29,8 @@ from .plumbing.updates import handle
 from .view.i18n import translator
 from .view.render import esc
 from .web.api import Announce, Caller, add_routes
-from .web.auth import IsAdmin, telegram_authorize
+from .web.auth import MemberOf, Membership, Unanswered, telegram_authorize
+from .web.guard import MINI_APP, protect, same_origin
 from .web.page import add_page_routes
 
 log = logging.getLogger(__name__)
@@ -85,10 +84,11 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
             log.exception("webhook: update %s could not be handled", update.update_id)
         return web.json_response({"ok": True})
 
-    web_app = web.Application()
+    web_app = web.Application(middlewares=[same_origin(settings.public_url)])
+    protect(web_app, MINI_APP)
     web_app.router.add_get("/healthz", health)
     web_app.router.add_get("/livez", live)
-    add_routes(web_app, store, telegram_authorize(store, settings.token, admin_check(app)),
+    add_routes(web_app, store, telegram_authorize(store, settings.token, member_of(app)),
                announcer(app))
     add_page_routes(web_app)
     if settings.mode == "webhook":
@@ -96,11 +96,22 @@ def http_app(app: Application, settings: Settings, store: Store) -> web.Applicat
     return web_app
 
 
-def admin_check(app: Application) -> IsAdmin:
-    """(chat id, user id) → whether the user is an admin of that chat, asked of Telegram."""
+def member_of(app: Application) -> MemberOf:
+    """(chat id, user id) → whether the user is still in that chat, and an admin there, asked
+    of Telegram (getChatMember). A chat or user Telegram does not know there, or a chat the bot
+    was removed from, is no membership; no answer at all is `Unanswered`."""
 
-    async def check(chat_id: int, user_id: int) -> bool:
-        return await is_admin(SimpleNamespace(bot=app.bot), chat_id, user_id)  # type: ignore[arg-type]
+    async def check(chat_id: int, user_id: int) -> Membership:
+        try:
+            member = await app.bot.get_chat_member(chat_id, user_id)
+        except (BadRequest, Forbidden):
+            return Membership(member=False, admin=False)
+        except TelegramError as exc:  # unreachable, or 429: a guess either way would be wrong
+            raise Unanswered(str(exc)) from exc
+        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        inside = admin or member.status == ChatMemberStatus.MEMBER or (
+            isinstance(member, ChatMemberRestricted) and member.is_member)
+        return Membership(member=inside, admin=admin)
 
     return check
 

@@ -72,8 +72,8 @@ async def start_session(store: Store, chat_id: int, variant: str, *, by: int | N
     `names`: four guests seated East to North; `stake`: money per point as typed (none: "",
     "0"). All checked before anything is stored: `UnknownVariant`, `BadNames`, `BadStake`,
     `AlreadyRunning`."""
-    if variant not in all_variants():
-        raise UnknownVariant(variant)
+    if not isinstance(variant, str) or variant not in all_variants():  # the page sends any JSON
+        raise UnknownVariant(variant if isinstance(variant, str) else "")
     guests = _four_names(names) if names is not None else []
     cents = stake_cents(str(stake)) if stake not in (None, "", "0") else 0
     chat = await store.ensure_chat(chat_id)

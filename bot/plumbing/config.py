@@ -47,15 +47,22 @@ class MissingToken(ConfigError):
     """No TELEGRAM_BOT_TOKEN: `mjledger` serves the web page alone (bot/web/local.py)."""
 
 
+# Off loopback the page's password stands between the network and the books: long enough
+# that guessing, slowed down per client (bot/web/guard.py), gets nowhere.
+PASSWORD_MIN = 12
+
+
 @dataclass(frozen=True)
 class LocalSettings:
-    """The web page without Telegram: where it listens, its database and, off loopback, the
-    password every request must give (WEB_PASSWORD, HTTP basic auth)."""
+    """The web page without Telegram: where it listens, its database, off loopback the
+    password every request must give (WEB_PASSWORD, HTTP basic auth), and the names besides
+    its address it answers to (WEB_HOSTS, comma-separated)."""
 
     host: str = "127.0.0.1"
     port: int = 8080
     database_url: str | None = None
     password: str | None = None
+    hosts: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, host: str, port: int, env: dict[str, str] | None = None) -> LocalSettings:
@@ -64,8 +71,12 @@ class LocalSettings:
         if not is_loopback(host) and not password:
             raise ConfigError(f"--host {host} is reachable from other machines: set WEB_PASSWORD "
                               "(the page then asks for it) or listen on 127.0.0.1")
+        if not is_loopback(host) and password and len(password) < PASSWORD_MIN:
+            raise ConfigError(f"--host {host} is reachable from other machines: WEB_PASSWORD must "
+                              f"be at least {PASSWORD_MIN} characters (it has {len(password)})")
+        hosts = tuple(n.strip() for n in env.get("WEB_HOSTS", "").split(",") if n.strip())
         return cls(host=host, port=port, database_url=env.get("DATABASE_URL") or None,
-                   password=password)
+                   password=password, hosts=hosts)
 
 
 def is_loopback(host: str) -> bool:

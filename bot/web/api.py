@@ -40,6 +40,8 @@ from .strings import INVALID, page_strings, refusal_code, refusal_text
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # a hand is a few hundred bytes
+MAX_DEPTH = 16  # a hand's body nests 6 deep: events, a winner, its hand, a meld
+MAX_INT = 2 ** 53 - 1  # what a browser's number holds exactly (ids, cents, seats are far below)
 HISTORY = 20  # hands the page shows
 
 
@@ -113,18 +115,52 @@ def request_lang(request: web.Request, chat_language: str | None = None) -> str:
     return lang_from_code(first or None)
 
 
+async def _read(request: web.Request) -> bytes:
+    """The whole body, however many pieces it arrives in (a slow phone's), at most MAX_BODY."""
+    if (request.content_length or 0) > MAX_BODY:
+        raise Refused(413, "too large", code="too_large")
+    raw = bytearray()
+    while chunk := await request.content.read(MAX_BODY + 1 - len(raw)):
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise Refused(413, "too large", code="too_large")
+    return bytes(raw)
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_shape(data: Any) -> None:
+    """No deeper than MAX_DEPTH, no integer beyond MAX_INT: what no page sends and what would
+    fail far from here (Python's recursion, SQLite's 64-bit integers)."""
+    level = [data]
+    for _ in range(MAX_DEPTH):
+        inner = []
+        for item in level:
+            if isinstance(item, dict):
+                inner += item.values()
+            elif isinstance(item, list):
+                inner += item
+            elif isinstance(item, int) and not -MAX_INT <= item <= MAX_INT:
+                raise Refused(400, f"a number beyond ±{MAX_INT}", code="number_out_of_range")
+        if not inner:
+            return
+        level = inner
+    raise Refused(400, f"nested deeper than {MAX_DEPTH} levels", code="too_deep")
+
+
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.method != "POST":
         return {}
-    if (request.content_length or 0) > MAX_BODY:
-        raise Refused(413, "too large", code="too_large")
-    raw = await request.content.read(MAX_BODY + 1)
-    if len(raw) > MAX_BODY:
-        raise Refused(413, "too large", code="too_large")
+    raw = await _read(request)
     try:
-        data = json.loads(raw or b"{}")
+        data = json.loads(raw or b"{}", parse_constant=_no_constant)
+    except RecursionError:
+        raise Refused(400, f"nested deeper than {MAX_DEPTH} levels", code="too_deep") from None
     except (ValueError, UnicodeDecodeError):
         raise Refused(400, "not JSON", code="not_json") from None
+    _check_shape(data)
     if not isinstance(data, dict):
         raise Refused(400, "a JSON object is expected", code="not_an_object")
     return data
@@ -212,13 +248,13 @@ def _events(body: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
                         code="not_a_hand")
     events = body.get("events")
     if not (isinstance(events, list) and 0 < len(events) <= 40
-            and all(isinstance(e, dict) for e in events)):
+            and all(isinstance(e, dict) and isinstance(e.get("type", ""), str) for e in events)):
         raise shapeless
     out = []
     for event in events:
         event = dict(event)
-        winners = event.get("winners")
-        if winners is not None:
+        if "winners" in event:
+            winners = event["winners"]
             if not (isinstance(winners, list) and all(isinstance(w, dict) for w in winners)):
                 raise shapeless
             event["winners"] = [_winner(dict(w)) for w in winners]
@@ -362,7 +398,9 @@ async def received(request: web.Request) -> web.Response:
     only_payee = Refused(403, t("Only the payee, or a chat admin, can confirm a payment."),
                          code="not_payee")
     try:
-        if isinstance(body.get("payment"), int):
+        if "payment" in body:
+            if not (isinstance(body["payment"], int) and not isinstance(body["payment"], bool)):
+                raise PaymentNotOpen()
             payment = await store.get_payment(body["payment"])
             if payment is None or payment.chat_id != caller.chat_id:
                 raise PaymentNotOpen()

@@ -2,7 +2,8 @@
 
 Its books are one chat's (LOCAL_CHAT_ID, an id Telegram never gives), whose players are
 guests. It listens on 127.0.0.1 unless told otherwise; anywhere else every request must give
-WEB_PASSWORD (HTTP basic auth, compared in constant time)."""
+WEB_PASSWORD (HTTP basic auth, compared in constant time, wrong guesses slowed down per client).
+Before the password, bot/web/guard.py refuses other Host names and other sites' requests."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from db import Store
 
 from ..plumbing.config import LocalSettings
 from .api import Caller, add_routes, request_lang
+from .guard import LOCAL, Throttle, allowed_hosts, host_check, locked_out, protect, same_origin
 from .page import add_page_routes, icon, to_page
 
 log = logging.getLogger(__name__)
@@ -29,20 +31,29 @@ LOCAL_CHAT_ID = 0  # Telegram's chat ids are never 0
 REALM = 'Basic realm="Mahjong Ledger", charset="UTF-8"'
 
 
-def password_middleware(password: str) -> Callable[..., Awaitable[web.StreamResponse]]:
-    """Every request gives the password by HTTP basic auth (any user name)."""
+def password_middleware(password: str, throttle: Throttle) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """Every request gives the password by HTTP basic auth (any user name). A client that
+    guessed wrong too often waits (429, Retry-After) before any password of its is read; a
+    request without one (the browser's first, before it asks) is no guess."""
     expected = password.encode()
 
     @web.middleware
     async def check(request: web.Request, handler: Any) -> web.StreamResponse:
-        given = b""
+        wait = throttle.wait(request.remote)
+        if wait > 0:
+            return locked_out(wait)
+        given: bytes | None = None
         kind, _, value = request.headers.get("Authorization", "").partition(" ")
         if kind.lower() == "basic":
+            given = b""
             with suppress(binascii.Error, ValueError):
                 given = base64.b64decode(value, validate=True).partition(b":")[2]
-        if not hmac.compare_digest(given, expected):
+        if given is None or not hmac.compare_digest(given, expected):
+            if given is not None:
+                throttle.failed(request.remote)
             return web.Response(status=401, text="password needed",
                                 headers={"WWW-Authenticate": REALM})
+        throttle.passed(request.remote)
         return await handler(request)
 
     return check
@@ -53,8 +64,16 @@ async def authorize_local(request: web.Request, _: dict[str, Any]) -> Caller:
     return Caller(LOCAL_CHAT_ID, None, request_lang(request), may_book=True, local=True)
 
 
-def local_app(store: Store, password: str | None = None) -> web.Application:
-    app = web.Application(middlewares=[password_middleware(password)] if password else [])
+def local_app(store: Store, password: str | None = None, *,
+              hosts: frozenset[str] = frozenset({"localhost"}),
+              throttle: Throttle | None = None) -> web.Application:
+    """The page and its API; `hosts`: the names it answers to besides IP addresses
+    (guard.allowed_hosts)."""
+    middlewares = [host_check(hosts), same_origin()]
+    if password:
+        middlewares.append(password_middleware(password, throttle if throttle is not None else Throttle()))
+    app = web.Application(middlewares=middlewares)
+    protect(app, LOCAL)
 
     add_routes(app, store, authorize_local)
     add_page_routes(app)
@@ -69,7 +88,8 @@ async def serve_local(settings: LocalSettings, store: Store | None = None) -> As
     own = store is None
     if store is None:
         store = await Store.open(settings.database_url)
-    runner = web.AppRunner(local_app(store, settings.password))
+    hosts = allowed_hosts(settings.host, settings.hosts)
+    runner = web.AppRunner(local_app(store, settings.password, hosts=hosts))
     try:
         await runner.setup()
         site = web.TCPSite(runner, settings.host, settings.port)

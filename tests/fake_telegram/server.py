@@ -61,6 +61,11 @@ class FakeTelegram:
       user(id, first_name, username=None, *, last_name=None, language_code="en") -> User dict
       private_chat(user) -> Chat dict;  group(title, *, chat_id=None, supergroup=False) -> Chat dict
       set_admins(chat_id, users, *, creator=None)     backs getChatMember / getChatAdministrators
+      remove_member(chat_id, user, *, banned=False)    the user left (or, banned, was kicked): getChatMember
+                                                       says "left" / "kicked" until they write again
+                                                       (a banned user cannot: add_member first)
+      add_member(chat_id, user, *, restricted=False)   back in the chat; restricted: "restricted",
+                                                       still a member
 
     Acting as users (each injects an update: queued for getUpdates, or POSTed to the webhook):
       await send_message(chat, user, text, *, reply_to=None) -> StoredMessage   (commands get entities)
@@ -137,6 +142,8 @@ class FakeTelegram:
         self._members: dict[int, set[int]] = {}
         self._admins: dict[int, set[int]] = {}
         self._creators: dict[int, int] = {}
+        self._banned: dict[int, set[int]] = {}  # chat → users kicked from it
+        self._restricted: dict[int, set[int]] = {}  # chat → members who may not write
         self._messages: dict[int, dict[int, StoredMessage]] = {}
         self._last_message_id: dict[int, int] = {}
         self._migrated: dict[int, int] = {}
@@ -268,6 +275,26 @@ class FakeTelegram:
         if creator is not None:
             self._creators[chat_id] = creator
             ids.add(creator)
+
+    def remove_member(self, chat_id: int, user: int | dict[str, Any], *, banned: bool = False) -> None:
+        """The user left the group, or (banned) an admin removed them from it."""
+        user_id = user if isinstance(user, int) else self._register_user(user)["id"]
+        for table in (self._members, self._admins, self._restricted):
+            table.get(chat_id, set()).discard(user_id)
+        if self._creators.get(chat_id) == user_id:
+            del self._creators[chat_id]
+        if banned:
+            self._banned.setdefault(chat_id, set()).add(user_id)
+
+    def add_member(self, chat_id: int, user: int | dict[str, Any], *, restricted: bool = False) -> None:
+        """The user is (back) in the group; restricted: a member who may not write."""
+        user_id = user if isinstance(user, int) else self._register_user(user)["id"]
+        self._banned.get(chat_id, set()).discard(user_id)
+        self._members.setdefault(chat_id, set()).add(user_id)
+        if restricted:
+            self._restricted.setdefault(chat_id, set()).add(user_id)
+        else:
+            self._restricted.get(chat_id, set()).discard(user_id)
 
     # ----------------------------------------------------------------- acting as users
 
@@ -1004,6 +1031,16 @@ class FakeTelegram:
                                          "can_restrict_members", "can_change_info", "can_invite_users",
                                          "can_pin_messages"), True))
             return {"status": "administrator", "user": user, **rights}
+        if user_id in self._banned.get(chat_id, set()):
+            return {"status": "kicked", "user": user, "until_date": 0}
+        if user_id in self._restricted.get(chat_id, set()):
+            rights = dict.fromkeys(("can_send_messages", "can_send_audios", "can_send_documents",
+                                    "can_send_photos", "can_send_videos", "can_send_video_notes",
+                                    "can_send_voice_notes", "can_send_polls", "can_send_other_messages",
+                                    "can_add_web_page_previews", "can_react_to_messages", "can_edit_tag",
+                                    "can_change_info", "can_invite_users", "can_pin_messages",
+                                    "can_manage_topics"), False)
+            return {"status": "restricted", "user": user, "is_member": True, "until_date": 0, **rights}
         if user_id == self.bot_user["id"] or user_id in self._members.get(chat_id, set()):
             return {"status": "member", "user": user}
         return {"status": "left", "user": user}

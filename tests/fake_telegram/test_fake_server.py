@@ -318,6 +318,24 @@ async def test_admins_back_get_chat_member(tg: FakeTelegram, bot: Bot, table: di
     assert (await bot.get_chat(chat_id)).title == "Thursday table"
 
 
+async def test_members_leave_are_kicked_and_come_back(tg: FakeTelegram, bot: Bot, table: dict) -> None:
+    chat_id = table["group"]["id"]
+    bob, carol = tg.user(12, "Bob"), tg.user(13, "Carol")
+    for user in (bob, carol):
+        await tg.send_message(chat_id, user, "hi")
+    tg.remove_member(chat_id, bob)
+    tg.remove_member(chat_id, carol, banned=True)
+    assert (await bot.get_chat_member(chat_id, 12)).status == "left"
+    kicked = await bot.get_chat_member(chat_id, 13)
+    assert kicked.status == "kicked" and kicked.user.id == 13
+    tg.add_member(chat_id, carol, restricted=True)
+    restricted = await bot.get_chat_member(chat_id, 13)
+    assert restricted.status == "restricted" and restricted.is_member
+    assert not restricted.can_send_messages
+    tg.add_member(chat_id, bob)
+    assert (await bot.get_chat_member(chat_id, 12)).status == "member"
+
+
 # ------------------------------------------------------------------------- updates
 
 

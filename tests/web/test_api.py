@@ -38,7 +38,7 @@ SELF_DRAW = [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]
 
 async def post(client: TestClient, path: str, body: dict[str, Any], status: int = 200,
                lang: str = "en") -> dict[str, Any]:
-    resp = await client.post(f"/app/api/{path}?lang={lang}", data=json.dumps(body))
+    resp = await client.post(f"/app/api/{path}?lang={lang}", json=body)
     data = await resp.json()
     assert resp.status == status, data
     return data
@@ -155,7 +155,8 @@ async def test_refusals_in_the_chats_words_change_nothing(client: TestClient, st
     assert bad["error"]
     await post(client, "preview", {"events": "nonsense"}, 422)
     await post(client, "preview", {"events": [{"type": "win", "winners": [{}]}]}, 422)
-    resp = await client.post("/app/api/preview", data=b"\xff")
+    resp = await client.post("/app/api/preview", data=b"\xff",
+                             headers={"Content-Type": "application/json"})
     assert resp.status == 400
     await post(client, "confirm", {"events": SELF_DRAW, "mark": "0:0:x"}, 409)
     assert await store.standing_hands(session.id) == 0
@@ -164,7 +165,8 @@ async def test_refusals_in_the_chats_words_change_nothing(client: TestClient, st
 async def test_a_password_off_loopback(store: Store) -> None:
     with pytest.raises(ConfigError):
         LocalSettings.from_env("0.0.0.0", 8080, {})
-    assert LocalSettings.from_env("0.0.0.0", 8080, {"WEB_PASSWORD": "pw"}).password == "pw"
+    long = "a long enough password"
+    assert LocalSettings.from_env("0.0.0.0", 8080, {"WEB_PASSWORD": long}).password == long
     assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("192.168.1.2")
     async with TestClient(TestServer(local_app(store, "s3cret"))) as c:
         assert (await c.get("/app/api/state")).status == 401

@@ -16,8 +16,12 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.web.api import add_routes
 from bot.web.auth import (
+    FRESH_FOR,
     HEADER,
     Forbidden,
+    Membership,
+    Memberships,
+    Unanswered,
     chat_of_token,
     chat_token,
     check_init_data,
@@ -42,8 +46,33 @@ def init_data(user_id: int, chat_id: int = GROUP, *, age: float = 0, token: str 
     return sign_init_data(fields, token)
 
 
+class Telegram:
+    """getChatMember as the tests' Telegram answers it: who is in which chat, who asked, and
+    whether it answers at all."""
+
+    def __init__(self) -> None:
+        self.status = {(GROUP, u): "member" for u in (ALICE, BOB, CAROL, DAVE, EVE)}
+        self.status |= {(OTHER_GROUP, u): "member" for u in range(21, 25)}
+        self.status[GROUP, ADMIN] = "administrator"
+        self.asked: list[tuple[int, int]] = []
+        self.down = False
+
+    async def member_of(self, chat_id: int, user_id: int) -> Membership:
+        self.asked.append((chat_id, user_id))
+        if self.down:
+            raise Unanswered("timed out")
+        status = self.status.get((chat_id, user_id), "left")
+        return Membership(member=status in ("member", "administrator", "restricted"),
+                          admin=status == "administrator")
+
+
 @pytest.fixture
-async def setup(store: Store) -> AsyncIterator[tuple[TestClient, list[Any]]]:
+def telegram() -> Telegram:
+    return Telegram()
+
+
+@pytest.fixture
+async def setup(store: Store, telegram: Telegram) -> AsyncIterator[tuple[TestClient, list[Any]]]:
     rules = get_variant("guiyang").resolved_rules({})
     for chat in (GROUP, OTHER_GROUP):
         session = await store.start_session(chat, "guiyang", rules)
@@ -53,21 +82,17 @@ async def setup(store: Store) -> AsyncIterator[tuple[TestClient, list[Any]]]:
             await store.seat_player(session.id, seat, person.id)
     told: list[Any] = []
 
-    async def is_admin(chat_id: int, user_id: int) -> bool:
-        return user_id == ADMIN and chat_id == GROUP
-
     async def announce(caller: Any, lines: list[str], replaced: list[Any]) -> None:
         told.append((caller.chat_id, lines))
 
     app = web.Application()
-    add_routes(app, store, telegram_authorize(store, TOKEN, is_admin), announce)
+    add_routes(app, store, telegram_authorize(store, TOKEN, telegram.member_of), announce)
     async with TestClient(TestServer(app)) as client:
         yield client, told
 
 
 async def call(client: TestClient, path: str, data: str, body: dict[str, Any] | None = None) -> Any:
-    return await client.post(f"/app/api/{path}", data=json.dumps(body or {}),
-                             headers={HEADER: data})
+    return await client.post(f"/app/api/{path}", json=body or {}, headers={HEADER: data})
 
 
 async def book(client: TestClient, data: str) -> int:
@@ -164,3 +189,74 @@ async def test_received_by_the_payee_or_a_chat_admin(setup: Any, store: Store) -
     after = await call(client, "received", init_data(BOB), body)
     assert after.status == 200
     assert len((await after.json())["transfers"]) == len(rows) - 2
+
+
+async def test_a_player_removed_from_the_group_no_longer_books(setup: Any, store: Store,
+                                                              telegram: Telegram) -> None:
+    """Alice is seated; an admin removes her from the group: the page refuses her, reading or
+    booking, and nothing is booked; Bob, still in it, books. Let back in (restricted: a member
+    who may not write), she books again at once."""
+    client, told = setup
+    assert await book(client, init_data(ALICE)) == 200
+    session = await store.running_session(GROUP)
+    for status in ("kicked", "left"):
+        telegram.status[GROUP, ALICE] = status
+        assert await book(client, init_data(ALICE)) == 403
+        refused = await call(client, "confirm", init_data(ALICE), {"events": SELF_DRAW, "mark": "x"})
+        assert refused.status == 403 and (await refused.json())["code"] == "not_in_chat"
+        assert "not a member of this chat" in (await refused.json())["error"]
+        assert await store.standing_hands(session.id) == 1
+    assert len(told) == 1
+    assert await book(client, init_data(BOB)) == 200
+    telegram.status[GROUP, ALICE] = "restricted"
+    assert await book(client, init_data(ALICE)) == 200
+    assert await store.standing_hands(session.id) == 3
+
+
+async def test_booking_always_asks_telegram_reading_may_not(setup: Any, store: Store,
+                                                            telegram: Telegram) -> None:
+    """A write asks Telegram each time, so a removal counts at once for booking; reads within
+    FRESH_FOR seconds of a "member" answer do not ask again; "not a member" is never kept."""
+    client, _ = setup
+    data = init_data(ALICE)
+    for _ in range(5):
+        assert (await call(client, "state", data)).status == 200
+    assert telegram.asked.count((GROUP, ALICE)) == 1
+    telegram.asked.clear()
+    assert await book(client, data) == 200  # a preview (read), then Confirm (a write)
+    assert telegram.asked == [(GROUP, ALICE)]
+    telegram.status[GROUP, ALICE] = "kicked"
+    assert await book(client, data) == 403  # the preview's cached answer, then Confirm asks
+    assert (await call(client, "state", data)).status == 403  # that answer replaced the kept one
+    telegram.status[GROUP, ALICE] = "member"
+    assert (await call(client, "state", data)).status == 200  # "not a member" was not kept
+
+
+async def test_memberships_keep_only_members_for_a_while() -> None:
+    now = [0.0]
+    asked: list[int] = []
+
+    async def ask(chat_id: int, user_id: int) -> Membership:
+        asked.append(user_id)
+        return Membership(member=user_id != 2, admin=False)
+
+    kept = Memberships(ask, clock=lambda: now[0])
+    for _ in range(3):
+        assert (await kept.of(GROUP, 1, fresh=False)).member
+        assert not (await kept.of(GROUP, 2, fresh=False)).member
+    assert asked == [1, 2, 2, 2]
+    await kept.of(GROUP, 1, fresh=True)
+    now[0] += FRESH_FOR
+    await kept.of(GROUP, 1, fresh=False)
+    assert asked == [1, 2, 2, 2, 1, 1]
+
+
+async def test_telegram_not_answering_is_503_and_books_nothing(setup: Any, store: Store,
+                                                               telegram: Telegram) -> None:
+    client, told = setup
+    shown = await call(client, "preview", init_data(ALICE), {"events": SELF_DRAW})
+    mark = (await shown.json())["mark"]
+    telegram.down = True
+    resp = await call(client, "confirm", init_data(ALICE), {"events": SELF_DRAW, "mark": mark})
+    assert resp.status == 503 and (await resp.json())["code"] == "unchecked"
+    assert await store.standing_hands((await store.running_session(GROUP)).id) == 0 and not told

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.runner import serve
-from bot.web.auth import chat_token, sign_init_data
+from bot.web.auth import HEADER, chat_token, sign_init_data
 from db import Store
 from tests.e2e.conftest import settings_for
 from tests.e2e.table import Table
@@ -145,3 +145,46 @@ async def test_the_mini_app_books_and_the_chat_hears(tg: FakeTelegram, db_url: s
                 assert await store.standing_hands(session.id) == 2
             finally:
                 await store.close()
+
+
+async def test_a_player_kicked_from_the_group_books_nothing(tg: FakeTelegram, db_url: str) -> None:
+    """The real bot's HTTP side and the fake Bot API's getChatMember: Alice, seated, is removed
+    from the group; her page's Confirm is refused and nothing is booked; Bob books. The page's
+    answers carry the Mini App's frame policy (Telegram's web clients only)."""
+    import aiohttp
+
+    table = players(tg)
+    alice, bob = table.players[0], table.players[1]
+    port = free_port()
+    settings = settings_for(tg, db_url, port=port, listen="127.0.0.1",
+                            public_url="https://mj.example", mini_app="table")
+    api = f"http://127.0.0.1:{port}/app/api/"
+    event = {"events": [{"type": "win", "by": "self_draw", "winners": [{"seat": 1}]}]}
+
+    async def book(http: aiohttp.ClientSession, user: dict[str, Any]) -> int:
+        headers = {HEADER: init_data(tg, user, table.chat_id)}
+        async with http.post(api + "preview", json=event, headers=headers) as shown:
+            if shown.status != 200:
+                return shown.status
+            mark = (await shown.json())["mark"]
+        async with http.post(api + "confirm", json={**event, "mark": mark}, headers=headers) as done:
+            return done.status
+
+    async with serve(settings, poll_timeout=1), aiohttp.ClientSession() as http:
+        await table.seat_everyone("guiyang")
+        async with http.get(f"http://127.0.0.1:{port}/app/") as page:
+            policy = page.headers["Content-Security-Policy"]
+            assert "frame-ancestors https://web.telegram.org" in policy
+            assert "script-src 'self' https://telegram.org" in policy
+            assert "X-Frame-Options" not in page.headers
+        assert await book(http, alice) == 200
+        tg.remove_member(table.chat_id, alice, banned=True)
+        assert await book(http, alice) == 403
+        asked = [r for r in tg.requests_for("getChatMember") if r.params.get("user_id") == alice["id"]]
+        assert asked, "Telegram was not asked whether Alice is still in the group"
+        assert await book(http, bob) == 200
+    store = await Store.open(db_url)
+    try:
+        assert await store.standing_hands((await store.running_session(table.chat_id)).id) == 2
+    finally:
+        await store.close()

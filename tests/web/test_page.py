@@ -32,6 +32,9 @@ async def open_page(browser: Any, url: str, lang: str = "en") -> Any:
     page.on("request", lambda r: page.requests.append(r.url))
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # what the page's Content-Security-Policy refused (bot/web/guard.py) is an error too
+    page.on("console", lambda msg: errors.append(msg.text)
+            if msg.type == "error" and "Content Security Policy" in msg.text else None)
     page.errors = errors
     await page.goto(url)
     await page.wait_for_selector("nav button")
@@ -142,7 +145,7 @@ async def test_settling_up_in_each_language(browser: Any, site: str, store: Stor
     "received" counts the transfer (as the chat's button does)."""
     page = await open_page(browser, site, lang)
     await page.select_option("#lang", lang)
-    await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    await page.wait_for_function(f"() => document.documentElement.lang === {lang!r}")
     t = translator(lang)
     assert await page.inner_text("#start") == t("Start the session")
     await start_in_page(page, "guiyang", stake="1")
@@ -166,7 +169,7 @@ async def test_settling_up_in_each_language(browser: Any, site: str, store: Stor
     await no_sideways_scroll(page)
     rows = page.locator("[data-transfer] button")
     await rows.first.click()
-    await page.wait_for_function("document.querySelectorAll('[data-transfer] button').length === 2")
+    await page.wait_for_function("() => document.querySelectorAll('[data-transfer] button').length === 2")
     after = await settlement(store, LOCAL_CHAT_ID, t, lang, None)
     assert len(after.transfers) == 2 and not after.pending  # counted at once: the payee said so
     assert not page.errors
@@ -246,7 +249,7 @@ async def test_guiyang_kong_win_on_its_replacement_and_chickens(browser: Any, si
     who was ready."""
     page = await open_page(browser, site, lang)
     await page.select_option("#lang", lang)
-    await page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+    await page.wait_for_function(f"() => document.documentElement.lang === {lang!r}")
     await start_in_page(page, "guiyang")
     await page.click("nav button[data-screen=hand]")
     await page.click("[data-row=winner] [data-seat='1']")
@@ -359,7 +362,7 @@ async def test_what_was_typed_survives_a_change_of_language(browser: Any, site: 
     for i, name in enumerate(NAMES):
         await page.fill(f"input[name=name{i}]", name)
     await page.select_option("#lang", "zh-Hant")
-    await page.wait_for_function("document.documentElement.lang === 'zh-Hant'")
+    await page.wait_for_function("() => document.documentElement.lang === 'zh-Hant'")
     assert await page.inner_text("#start") == translator("zh-Hant")("Start the session")
     assert [await page.input_value(f"input[name=name{i}]") for i in range(4)] == NAMES
     assert await page.input_value("#variant") == "cixi"

@@ -5,8 +5,18 @@
 
 const INIT_HEADER = document.querySelector('meta[name="init-data-header"]').content;
 const TG_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
+// The language chosen is remembered in localStorage where the browser allows it; where it
+// refuses storage (a cross-site frame, as Telegram's web client frames the page; strict
+// settings) reading or writing throws, and the page goes on without remembering.
+function remembered(key) {
+  try { return window.localStorage.getItem(key); } catch (_) { return null; }
+}
+function remember(key, value) {
+  try { window.localStorage.setItem(key, value); } catch (_) { /* not remembered: no harm */ }
+}
+
 const S = {
-  lang: localStorage.getItem("lang") || "", strings: {}, state: null, form: null,
+  lang: remembered("lang") || "", strings: {}, state: null, form: null,
   screen: "table", hand: null, preview: null, reading: null, settle: null, error: "",
   problem: null,  // what the last action could not do, shown beside it until the next tap
 };
@@ -819,7 +829,7 @@ function loadScript(src) {
 async function boot() {
   document.getElementById("lang").addEventListener("change", (e) => {
     S.lang = e.target.value;
-    localStorage.setItem("lang", S.lang);
+    remember("lang", S.lang);
     S.settle = null;
     refresh().then(() => { if (S.screen === "settle") loadSettle(); });
   });
