@@ -140,7 +140,8 @@ class Singapore(Variant):
     values_by_seat = True  # the flowers a winner holds are named, and only a seat's own pay
     tiles = TileSet(flowers=True, animals=True, single_wait=True,
                     shapes=Shapes(seven_pairs=False, thirteen_orphans=True))
-    tile_fields = ("dragon_pungs", "seat_wind", "round_wind", "all_chows", "all_pungs",
+    # what the tiles decide; and `tai`, counted in their place
+    tile_fields = ("tai", "dragon_pungs", "seat_wind", "round_wind", "all_chows", "all_pungs",
                    "half_flush", "pure", "mixed_terminals", "small_dragons", "small_winds",
                    "big_dragons", "big_winds", "thirteen_orphans", "nine_gates", "all_honours",
                    "all_terminals", "four_kongs", "four_concealed", *bn.BONUS)
