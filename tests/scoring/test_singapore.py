@@ -305,6 +305,18 @@ def test_own_flowers_and_sets_bite_and_their_near_misses() -> None:
     assert score(rec([bonus(0, "spring", "summer", "autumn"), EXHAUSTED])).deltas == (0, 0, 0, 0)
 
 
+def test_a_predator_against_another_seats_prey_under_cross_bites() -> None:
+    split = [bonus(2, "mouse"), bonus(1, "cat"), EXHAUSTED]
+    assert score(rec(split, rules={"cross_bites": True})).deltas == (0, 10, -10, 0)
+    # whichever came first, the predator's seat collects: here the rooster after the centipede
+    later = [bonus(3, "rooster"), bonus(0, "centipede", hidden=True), EXHAUSTED]
+    assert score(rec(later, rules={"cross_bites": True})).deltas == (-20, 0, 0, 20)
+    # near misses: the rule off, or a cat against a centipede, bite nothing
+    assert score(rec(split)).deltas == (0, 0, 0, 0)
+    assert score(rec([bonus(2, "centipede"), bonus(1, "cat"), EXHAUSTED],
+                     rules={"cross_bites": True})).deltas == (0, 0, 0, 0)
+
+
 def test_hidden_bites_pay_double() -> None:
     assert score(rec([bonus(1, "cat", "mouse", hidden=True), EXHAUSTED])).deltas == (
         -20, 60, -20, -20)
@@ -383,7 +395,8 @@ def records(draw: st.DrawFn) -> dict:
     rules = {"stake": draw(st.sampled_from([10, 20, 50, 100])),
              "ladder": draw(st.sampled_from(["double", "three_six"])),
              "max_tai": draw(st.integers(3, 10)), "discard_pays": draw(st.sampled_from(
-                 ["shooter", "no_shooter"])), "bites": draw(st.booleans())}
+                 ["shooter", "no_shooter"])), "bites": draw(st.booleans()),
+             "cross_bites": draw(st.booleans())}
     events: list[dict] = []
     owner = draw(st.lists(st.integers(0, 4), min_size=12, max_size=12))  # 4: not shown
     for seat in range(4):

@@ -53,6 +53,8 @@ class Rules(RulesBase):
     discard_pays: Literal["shooter", "no_shooter"] = "shooter"
     # instant payments for kongs and for sets of flowers and animals
     bites: bool = True
+    # a predator shown against another seat's prey (its cat against a mouse): that seat pays
+    cross_bites: bool = False
 
     @model_validator(mode="after")
     def _range(self) -> Rules:
@@ -205,6 +207,9 @@ class Singapore(Variant):
         "hidden": ("hidden bite", "暗咬", "暗咬"),
         "animal_pair": ("animal pair", "咬·一对动物", "咬·一對動物"),
         "own_flowers": ("own flower and season", "一对正花", "一對正花"),
+        "cross_bite": ("caught another's prey", "捉（咬别家）", "捉（咬別家）"),
+        "cross_bites": ("a predator against another's prey pays", "咬别家的动物",
+                        "咬別家的動物"),
         "void": ("void", "不算", "不算"),
         "exhausted": ("exhausted wall", "流局", "流局"),
         "three_six": ("3/6 (1, 2, 3, 5, 10)", "三六制（1、2、3、5、10）", "三六制（1、2、3、5、10）"),
@@ -293,7 +298,8 @@ class Singapore(Variant):
                        [], ["bonus", *terms])
             return
         found = bn.bites(before, after, ev.seat, hand.dealer)
-        if not found:
+        crossed = bn.crossed(tiles, ev.seat, whose) if hand.rules.cross_bites else []
+        if not found and not crossed:
             ledger.add("bonus", ev.seat, describe(self.terms, terms) + ": shown", [],
                        ["bonus", *terms])
         for bite in found:
@@ -303,6 +309,13 @@ class Singapore(Variant):
             ledger.add("bite", ev.seat, f"{describe(self.terms, keys)}: {amount} from each "
                        "other seat", each_pays(hand.others(ev.seat), ev.seat, amount),
                        [*keys, *terms], amount)
+        for predator, prey in crossed:  # 捉: the predator's seat takes from the prey's
+            amount = hand.rules.stake * (2 if ev.hidden else 1)
+            keys = ["cross_bite", "hidden"] if ev.hidden else ["cross_bite"]
+            payee, payer = whose[predator], whose[prey]
+            ledger.add("bite", payee, f"{describe(self.terms, keys)}: seat {payer}'s "
+                       f"{self.terms[bn.BONUS[prey]][0]} pays {amount}", [(payer, payee, amount)],
+                       [*keys, bn.BONUS[predator], bn.BONUS[prey]], amount)
 
     @staticmethod
     def _check_kong(ev: Kong, path: str, konged: dict[str, str]) -> None:

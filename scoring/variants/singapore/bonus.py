@@ -76,3 +76,16 @@ def bites(before: frozenset[int], after: frozenset[int], seat: int, dealer: int)
 
 def names(tiles: Iterable[int]) -> list[str]:
     return [BONUS[i] for i in sorted(tiles)]
+
+
+def crossed(tiles: frozenset[int], seat: int, whose: dict[int, int]) -> list[tuple[int, int]]:
+    """The pairs split between this seat and another that showing `tiles` completes, each as
+    (predator, prey): the cat and the rooster eat the mouse and the centipede (rule
+    `cross_bites`)."""
+    out = []
+    for pair in PAIRS:
+        predator, prey = sorted(pair)
+        if (predator in tiles or prey in tiles) and pair <= whose.keys() \
+                and whose[predator] != whose[prey] and seat in (whose[predator], whose[prey]):
+            out.append((predator, prey))
+    return out
