@@ -47,6 +47,7 @@ def build_hand(variant: Variant, rules: Any, events: Any, dealer: int, round_win
     own event models): the part of `parse_record` the tile analysis also uses, with rules it
     read once per table."""
     checked = variant.read_events(events)
+    variant.check_options(checked, rules)
     start = tuple(balances) if balances is not None else variant.initial_balances(rules)
     return Hand(variant.name, rules, dealer, dealer_streak, round_wind,
                 start, tuple(checked))  # type: ignore[arg-type]

@@ -1,12 +1,14 @@
 """The variant interface and the registry every variant module joins.
 
-A variant (a style) is one module in `scoring/variants/` (or one folder, its `Variant` in the
-folder's `__init__.py`) with one `Variant` subclass decorated with `@register`. It declares
-everything the rest of the project knows about it: its names, its unit, its house rules (a
-`RulesBase` model: defaults and validation), its winner features (a `WinnerBase` model) and their
-words, the event models it accepts, how a hand ends and who pays on a discard, its tiles and
-jokers (`scoring.tileset`), the features its tiles show (or its own count of the whole hand),
-how many hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
+A variant (a style) is one folder in `scoring/variants/` (its `Variant` in the folder's
+`__init__.py`, its messages' translations in the folder's `locale/`; docs/layout.md says how to
+add one), or one module for the older styles, with one `Variant` subclass decorated with
+`@register`. It declares everything the rest of the project knows about it: its names, its unit,
+its house rules (a `RulesBase` model: defaults and validation), its winner features (a
+`WinnerBase` model) and their words, the event models it accepts and the options of the shared
+ones it goes without, how a hand ends and who pays on a discard, its tiles and jokers
+(`scoring.tileset`), the features its tiles show (or its own count of the whole hand), how many
+hands make a game, and `score(hand)`. Code outside `scoring/variants/` names no style:
 it asks the variant.
 """
 
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
     from .tiles.reading import Reading
 
 __all__ = ["Jokers", "Shapes", "Term", "TileSet", "Variant", "all_variants", "describe",
-           "get_variant", "in_lang", "listed", "register", "term_name", "unregister"]
+           "get_variant", "in_lang", "listed", "register", "registry_changes", "term_name",
+           "unregister"]
 
 TERM_LANGS = ("en", "zh-Hans", "zh-Hant")  # the order of a Term's names
 
@@ -59,6 +62,12 @@ class Variant:
     Winner: ClassVar[type[WinnerBase]]
     # the event models a hand record of it may hold (a win, kongs, its own accounting …)
     events: ClassVar[tuple[type, ...]]
+    # the options of the shared events (scoring.model: a kong's `robbed`, a win's `after_kong`)
+    # this style does not have, by event type: {"win": ("after_kong",)}. The event models stay
+    # the shared ones; the forms, the page and the words offer none of these, and a record that
+    # sets one is refused at that field (`lacks` adds those its house rules switch off: a kong's
+    # `robbed` where `win_types` has no robbed_kong)
+    options_off: ClassVar[dict[str, tuple[str, ...]]] = {}
     # names of hand features, events, rules' values and line items, in each language: how the
     # screens, the lines and the /hu words name them
     terms: ClassVar[dict[str, Term]] = {}
@@ -151,6 +160,27 @@ class Variant:
         zh-Hant), as plain text set in a fixed-width block: what the rules pay, where a table
         of amounts says it best (Singapore's payments per tai). [] for none."""
         return []
+
+    def lacks(self, event_type: str, rules: Any) -> frozenset[str]:
+        """The options (fields, by their JSON names) of an event type this style does not have
+        under these rules: its `options_off`, and a kong's `robbed` where no win robs a kong."""
+        off = set(self.options_off.get(event_type, ()))
+        if event_type == "kong" and "robbed_kong" not in self.win_types(rules):
+            off.add("robbed")
+        return frozenset(off)
+
+    def check_options(self, events: list[Any], rules: Any) -> None:
+        """Refuse an event that sets an option this style lacks (`lacks`), at that field."""
+        for i, ev in enumerate(events):
+            off = self.lacks(ev.type, rules)
+            if not off:
+                continue
+            for name, info in type(ev).model_fields.items():
+                key = info.alias or name
+                if key in off and getattr(ev, name) != info.default:
+                    raise ScoringError(f"events[{i}].{key}", "{variant} has no {option} in a "
+                                       "{event}: leave {option} off", variant=self.name,
+                                       option=key, event=ev.type)
 
     def offers(self, event_type: str, rules: Any) -> bool:
         """Whether the hand-entry screens offer this event under these house rules (some
@@ -284,17 +314,26 @@ class Variant:
 
 _REGISTRY: dict[str, Variant] = {}
 _LOADED = False
+_CHANGES = [0]  # how many times a style joined or left the registry
+
+
+def registry_changes() -> int:
+    """A number that changes whenever a style joins or leaves the registry: what a cache of
+    something read from every style (the bot's merged catalogues) compares."""
+    return _CHANGES[0]
 
 
 def register(cls: type[Variant]) -> type[Variant]:
     """Add a style to the registry (its module's decorator; a test may add one of its own)."""
     _REGISTRY[cls.name] = cls()
+    _CHANGES[0] += 1
     return cls
 
 
 def unregister(name: str) -> None:
     """Take a style out of the registry again (a test's own style, when the test is done)."""
-    _REGISTRY.pop(name, None)
+    if _REGISTRY.pop(name, None) is not None:
+        _CHANGES[0] += 1
 
 
 def _load_all() -> None:

@@ -9,7 +9,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import Session, StoreError
 from scoring import all_variants, get_variant
-from scoring.variant import Variant, in_lang, term_name
+from scoring.variant import Variant, in_lang, listed, term_name
 
 from ..books.refusals import AlreadyRunning, BadName, BadStake, SeatsTaken
 from ..books.sessions import end_session, guest_name, seat_guest, set_stake, start_session
@@ -169,8 +169,8 @@ async def cmd_new(update: Update, context: Context) -> None:
         return
     name = (context.args or [""])[0].lower()
     if name not in all_variants():
-        rows = [[Button(variant_title(v, sc.lang), encode(Act.NEW_SESSION, (), v))]
-                for v in all_variants()]
+        rows = [[Button(variant_title(v.name, sc.lang), encode(Act.NEW_SESSION, (), v.name))]
+                for v in listed()]  # in the registry's order, as /help lists them
         prompt = t("Which mahjong do you play?")
         if name:
             prompt = t("Unknown variant “{name}”.", name=clip(name)) + " " + prompt

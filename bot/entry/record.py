@@ -52,13 +52,21 @@ def extras(ctx: Ctx) -> list[str]:
             if name not in ("win", "exhausted") and ctx.variant.offers(name, rules)]
 
 
+def lacking(ctx: Ctx, event_type: str) -> frozenset[str]:
+    """The options of an event this table's style does not have (`Variant.lacks`): no form
+    shows them."""
+    return ctx.variant.lacks(event_type, ctx.variant.Rules.model_validate(ctx.base.get("rules") or {}))
+
+
 def skipped(pending: dict[str, Any], ctx: Ctx | None = None,
             events: list[dict[str, Any]] | None = None) -> set[str]:
     """Fields of the event being entered that its form does not show: a win's `by` and `from`
     were chosen on the steps before; a kong's `from` (the discarder) only for an exposed kong.
     Where kongs are entered, 杠上花 only after the winner's kong and 杠上炮 after the
-    discarder's (a whole hand has that kong)."""
+    discarder's (a whole hand has that kong). Nor an option the style lacks (`lacking`)."""
     skip = {"type", "by"}
+    if ctx is not None:
+        skip |= lacking(ctx, pending["type"])
     if pending["type"] == "win":
         skip.add("from")
         if pending["by"] == "robbed_kong":

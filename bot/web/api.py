@@ -20,10 +20,10 @@ from typing import Any
 from aiohttp import web
 
 from db import Draft, Session, Store, StoreError
-from scoring import ScoringError, all_variants, get_variant
+from scoring import ScoringError
 from scoring.settlement import Transfer
 from scoring.tiles import analyze
-from scoring.variant import in_lang
+from scoring.variant import in_lang, listed
 
 from ..books import sessions
 from ..books.hands import Hand, book_hand, check_hand
@@ -194,7 +194,7 @@ async def state(request: web.Request) -> web.Response:
     out: dict[str, Any] = {
         "lang": lang, "may_book": caller.may_book, "local": caller.local,
         "strings": page_strings(lang), "winds": [wind(t, seat) for seat in range(4)],
-        "variants": [{"name": v, "title": in_lang(get_variant(v).title, lang)} for v in all_variants()],
+        "variants": [{"name": v.name, "title": in_lang(v.title, lang)} for v in listed()],
         "session": None}
     session = await store.running_session(caller.chat_id)
     if session is not None:

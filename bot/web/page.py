@@ -20,7 +20,7 @@ from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
 from ..entry.keyboard import BONUS, KeySpec, jokers
-from ..entry.record import extras
+from ..entry.record import extras, lacking
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..view.i18n import LANG_NAMES
 from .api import STORE_KEY, caller_and_body, running
@@ -71,7 +71,8 @@ def _event_form(ctx: Ctx, type_name: str) -> dict[str, Any]:
     model = controls.event_model(ctx.variant.events, type_name)
     return {"type": type_name, "title": heading(ctx, type_name),
             "after_end": type_name in ctx.variant.after_end,
-            "blank": controls.blank(model), "fields": _fields(ctx, model, type_name)}
+            "blank": controls.blank(model),
+            "fields": _fields(ctx, model, type_name, skip=tuple(lacking(ctx, type_name)))}
 
 
 def hand_form(ctx: Ctx) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
         "exhausted": _event_form(ctx, "exhausted") if "exhausted" in types else None,
         "extras": [_event_form(ctx, name) for name in extras(ctx)],
         "by": [{"value": b, "label": ctx.t(BY_LABELS[b])} for b in by.choices if b in BY_LABELS],
-        "event": _fields(ctx, win, "win", skip=("by", "from")),
+        "event": _fields(ctx, win, "win", skip=("by", "from", *lacking(ctx, "win"))),
         "winner": _fields(ctx, winners, "win", skip=("seat",)),
         "tiles": {"codes": codes, "labels": {x: tile_label(ctx, x) for x in codes},
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,

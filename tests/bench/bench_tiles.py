@@ -43,11 +43,12 @@ from typing import Any
 
 import pytest
 
-from scoring import ScoringError
+from scoring import ScoringError, get_variant
 from scoring.tiles import analyze, clear_caches, waits
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import is_agari
-from tests.scoring.test_tiles_properties import VARIANTS, agari_sample, random_hand
+from tests.scoring.test_tiles_properties import MOST_JOKERS, VARIANTS, agari_sample, random_hand
+from tests.styles import tileset
 
 # CPU time of this process, not wall time: the machine is shared, and a call that waits for
 # a core would count another process's work (every figure, mahjong's too, uses this clock)
@@ -57,9 +58,20 @@ AGARI_RATIO = 3.0
 ANALYZE_MEDIAN = 200e-6
 ISSUE_AGARI = 9e-6  # the issue's mahjong is_agari time on its machine
 
-# (jokers in the wall, tiles in the wall, most jokers a hand can hold)
-WALL = {"luzhou": (8, 116, 8), "guiyang": (0, 108, 0), "cixi": (4, 136, 4),
-        "feibao": (8, 136, 8), "hainan": (0, 144, 0)}
+
+
+def wall(variant: str) -> tuple[int, int, int]:
+    """(jokers in the wall, tiles in the wall, most jokers a hand can hold), from the style's
+    tile set under the house rules with the most jokers (luzhou: 8, 116, 8; hainan: 0, 144, 0)."""
+    v, ts = get_variant(variant), tileset(variant)
+    rules = v.read_rules(MOST_JOKERS.get(variant, {}))
+    fixed = sum(v.most_of(x, rules) for x in ts.fixed)
+    jokers = fixed or (4 * len(ts.jokers.turned) if ts.jokers is not None else 0)
+    tiles = 27 * 4 + (7 * 4 if ts.honours else fixed) + (8 if ts.flowers else 0)
+    return jokers, tiles, jokers
+
+
+WALL = {v: wall(v) for v in VARIANTS}
 SEEN = 28  # tiles a player has seen by the end of a hand: 13 dealt and about 15 draws
 
 
@@ -72,8 +84,8 @@ def joker_count(rng: random.Random, variant: str, mix: str) -> int:
 
 def _request(rng: random.Random, variant: str, jokers: int, kind: str) -> dict[str, Any] | None:
     data = random_hand(rng, variant, jokers=jokers)
-    if variant == "luzhou":
-        data["rules"] = {"ghosts": 8}
+    if variant in MOST_JOKERS:
+        data["rules"] = MOST_JOKERS[variant]
     if kind == "waits":
         text = data["tiles"]
         data["tiles"] = text.split("+")[0] if "+" in text else text[:-2]
@@ -89,7 +101,7 @@ def _request(rng: random.Random, variant: str, jokers: int, kind: str) -> dict[s
 
 
 def sample(kind: str, n: int, seed: int, mix: str = "table") -> list[tuple[int, dict[str, Any]]]:
-    """n requests (`analyze` or `waits`), the five variants in turn: (jokers held, request)."""
+    """n requests (`analyze` or `waits`), the tile styles in turn: (jokers held, request)."""
     rng = random.Random(seed)
     out: list[tuple[int, dict[str, Any]]] = []
     while len(out) < n:

@@ -23,6 +23,7 @@ from bot.entry.wizard import flow, reading
 from bot.entry.wizard.flow import HandDraft, new_draft, screen
 from bot.plumbing.callbacks import Act, Family, Tap, decode, encode
 from scoring import IncompleteHand, all_variants, get_variant, score
+from tests.styles import every_style
 
 NAMES = ["Alice", "<b>&Bob", "Carol", "Dan"]
 
@@ -339,7 +340,7 @@ def test_event_buttons_read_as_headings() -> None:
     assert {"Kong", "Chickens", "Following the dealer", "Dead hand (相公)"} <= set(labels(d, ctx))
 
 
-@pytest.mark.parametrize("variant", ["guiyang", "hainan", "feibao"])
+@pytest.mark.parametrize("variant", [v for v in every_style() if "kong" in get_variant(v).event_types()])
 def test_an_exposed_kong_asks_who_discarded_it(variant: str) -> None:
     ctx, d = make_ctx(variant), new_draft()
     tap(d, ctx, find(d, ctx, "Kong"))

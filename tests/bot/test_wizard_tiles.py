@@ -24,6 +24,7 @@ from bot.entry.wizard.flow import HandDraft
 from bot.plumbing.callbacks import Act, Family
 from bot.view.i18n import translator
 from scoring.tiles import analyze
+from tests.styles import keyed_styles, tileset
 
 from .test_wizard import key_press, press
 
@@ -235,7 +236,7 @@ def test_thirteen_tiles_for_a_ready_hand_have_no_winning_tile() -> None:
     assert press_key(s, spec, "d") == "done"
 
 
-@pytest.mark.parametrize("variant", ["luzhou", "guiyang", "cixi", "feibao", "hainan"])
+@pytest.mark.parametrize("variant", keyed_styles())
 @pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
 def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     """At most 8 buttons a row (Telegram's limit), short labels, callback data ≤ 64 bytes."""
@@ -248,9 +249,8 @@ def test_the_screen_fits_a_phone(variant: str, lang: str) -> None:
     assert all(len(b.data.encode()) <= 64 for row in view.rows for b in row)
     assert "🀇🀈 + 🀈" in view.text and "<code>12m+2m</code>" in view.text
     labels = [b.text for row in view.rows for b in row]
-    assert ("Turned" in " ".join(labels) or "翻牌" in " ".join(labels)) == (
-        variant in ("cixi", "feibao"))
-    assert len([x for x in labels if x in ("Spr", "春")]) == (variant == "hainan")
+    assert ("Turned" in " ".join(labels) or "翻牌" in " ".join(labels)) == tileset(variant).indicator
+    assert len([x for x in labels if x in ("Spr", "春")]) == tileset(variant).flowers
 
 
 @pytest.mark.parametrize(("variant", "jokers"), [

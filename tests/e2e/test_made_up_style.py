@@ -1,4 +1,4 @@
-"""A style made up by the tests (tests/made_up_style.py, registered for the test alone) played
+"""A style made up by the tests (tests/made_up_style/, registered for the test alone) played
 through the chat like any other, end to end over HTTP: seated, a hand by the wizard's buttons, a
 win in one /hu line, a hand tile by tile on the keyboard with its joker, /stats, /export, and the
 exported file imported back. No code outside its module names it, so this shows that a style

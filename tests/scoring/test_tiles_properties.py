@@ -28,10 +28,11 @@ from scoring.tiles.reading import Holding, Shapes
 from scoring.tiles.request import read_request, split_win
 from scoring.tiles.tables import ORPHANS, is_agari, need
 from scoring.variant import all_variants, get_variant
+from tests.styles import tile_styles, tileset
 
 from .tiles_reference import brute_best, jokers_held
 
-VARIANTS = ("luzhou", "guiyang", "cixi", "feibao", "hainan")
+VARIANTS = tile_styles()  # every style the shared engine reads, from the registry
 PROPERTY = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 BRUTE = settings(PROPERTY, max_examples=30)  # the reference tries every joker as every tile
@@ -48,13 +49,24 @@ def _sets(rng: random.Random, tiles: list[int], chows: bool) -> list[list[int]]:
     return out
 
 
+TILE_IDS = {tile_name(x): x for x in range(34)}
+
+
+def steps(tile: int, n: int) -> int:
+    """The tile n steps after another in indicator order (a turned tile's jokers)."""
+    for _ in range(n):
+        tile = next_tile(tile)
+    return tile
+
+
 def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
                 complete: bool = True, jokers: int | None = None) -> dict[str, Any]:
     """A request: most often a winning hand, with melds, jokers and shapes of the variant;
     `jokers`: exactly that many joker tiles in the concealed hand (as far as it holds them)."""
-    suits = rng.sample([0, 1, 2], 2) if variant == "luzhou" else [0, 1, 2]
+    ts = tileset(variant)
+    suits = rng.sample([0, 1, 2], 2) if ts.missing_suit is not None else [0, 1, 2]  # 缺一门
     tiles = [9 * k + r for k in suits for r in range(9)]
-    if variant in ("cixi", "feibao", "hainan"):
+    if ts.honours:
         tiles += list(range(27, 34))
     if rng.random() < 0.3:  # a one-suit hand now and then (清一色)
         tiles = [x for x in tiles if x // 9 == tiles[0] // 9]
@@ -62,14 +74,14 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
     melds: list[str] = []
     if shape < 0.15:  # seven pairs
         concealed = [x for x in rng.choices(tiles, k=7) for _ in range(2)]
-    elif shape < 0.22 and variant in ("cixi", "feibao"):  # nothing connects
+    elif shape < 0.22 and ts.shapes.waves:  # nothing connects
         pool = [9 * k + r for k in (0, 1, 2) for r in rng.choice([(0, 3, 6), (1, 4, 7), (2, 5, 8)])]
         concealed = rng.sample(pool + list(range(27, 34)), 14)
     else:
         groups = _sets(rng, tiles, True)
         concealed = [rng.choice(tiles)] * 2
         for g in groups:
-            if rng.random() < 0.25 and (g[0] == g[1] or variant not in ("luzhou", "guiyang")):
+            if rng.random() < 0.25 and (g[0] == g[1] or ts.chows):
                 if g[0] == g[1] and rng.random() < 0.3:
                     melds.append("[(" + "".join(tile_name(x) for x in [*g, g[0]]) + ")]")
                 else:
@@ -81,12 +93,13 @@ def random_hand(rng: random.Random, variant: str, max_jokers: int = 2,
     rng.shuffle(concealed)
     extra: dict[str, Any] = {}
     joker_tiles: list[int] = []
-    if variant == "luzhou":
-        joker_tiles = [33]
-    elif variant in ("cixi", "feibao"):
+    if ts.fixed:
+        joker_tiles = [TILE_IDS[x] for x in ts.fixed]
+    elif ts.indicator:
+        assert ts.jokers is not None
         indicator = rng.randrange(34)
         extra["indicator"] = tile_name(indicator)
-        joker_tiles = [next_tile(indicator)] if variant == "cixi" else [indicator, next_tile(indicator)]
+        joker_tiles = [steps(indicator, n) for n in ts.jokers.turned]
     if jokers is None and joker_tiles:
         jokers = rng.randint(0, min(max_jokers, len(concealed)))
     for i in rng.sample(range(len(concealed)), min(jokers or 0, len(concealed)) if joker_tiles else 0):
@@ -262,7 +275,7 @@ def test_the_seats_paid_alike_are_valued_once(variant: str, seed: int, by: str) 
 @given(seed=st.integers(0, 2 ** 32))
 def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> None:
     rng = random.Random(seed)
-    data = random_hand(rng, variant, max_jokers=4 if variant == "luzhou" else 2)
+    data = random_hand(rng, variant, max_jokers=4 if tileset(variant).fixed else 2)
     data["tiles"] = data["tiles"].split("+")[0]
     data["by"] = "self_draw"
     try:
@@ -282,7 +295,11 @@ def test_waits_are_the_tiles_that_complete_the_hand(variant: str, seed: int) -> 
     assert got["ready"] == bool(expected)
 
 
-@pytest.mark.parametrize("variant", ("luzhou", "cixi", "feibao"))
+# house rules that let a hand hold the most jokers, where the defaults hold fewer
+MOST_JOKERS = {"luzhou": {"ghosts": 8}}
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if tileset(v).jokers is not None])
 @settings(PROPERTY, max_examples=25)
 @given(seed=st.integers(0, 2 ** 32), jokers=st.integers(3, 6))
 def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: int,
@@ -290,8 +307,8 @@ def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: 
     """The engine keeps one reading per look the variant's features can tell apart (`keep`);
     keeping every reading instead must give the same analysis and the same waits."""
     data = random_hand(random.Random(seed), variant, jokers=jokers)
-    if variant == "luzhou":
-        data["rules"] = {"ghosts": 8}
+    if variant in MOST_JOKERS:
+        data["rules"] = MOST_JOKERS[variant]
     wait = {**data, "by": "self_draw", "tiles": data["tiles"].split("+")[0]
             if "+" in data["tiles"] else data["tiles"][:-2]}
     style = type(get_variant(variant))
@@ -299,9 +316,9 @@ def test_merging_readings_that_look_alike_changes_no_answer(variant: str, seed: 
     assert tiles is not None
     every = dataclasses.replace(tiles, shapes=dataclasses.replace(tiles.shapes, keep="all"))
     answers = []
-    for tileset in (tiles, every):
+    for kept in (tiles, every):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(style, "tiles", tileset)
+            mp.setattr(style, "tiles", kept)
             answers.append([_answer(analyze, data), _answer(waits, wait)])
     assert answers[0] == answers[1], data
 

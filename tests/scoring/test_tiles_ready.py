@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from scoring import ScoringError, score
+from scoring import ScoringError, get_variant, score
 from scoring.tiles import analyze, ready_entry, ready_value, waits
+from tests.styles import tile_styles, tileset
 
 ALL_TILES = [f"{r}{s}" for s in "mps" for r in range(1, 10)] + [f"{r}z" for r in range(1, 8)]
 
@@ -106,9 +107,9 @@ def test_luzhou_ghost_hand_values_the_real_tile_over_the_ghost() -> None:
     assert not held["ready"].get("no_ghost") and held["value"] < got["value"]
 
 
-@pytest.mark.parametrize(("variant", "extra"), [
-    ("cixi", {"indicator": "1m"}), ("feibao", {"indicator": "1m"}), ("hainan", {})])
-def test_variants_without_a_ready_check_refuse(variant: str, extra: dict[str, Any]) -> None:
+@pytest.mark.parametrize("variant", [v for v in tile_styles() if not get_variant(v).ready_fields])
+def test_variants_without_a_ready_check_refuse(variant: str) -> None:
+    extra = {"indicator": "1m"} if tileset(variant).indicator else {}
     with pytest.raises(ScoringError, match="pays nothing for ready hands"):
         ready_entry({"variant": variant, "tiles": "123m456m789m11p22p", **extra})
 

@@ -17,10 +17,13 @@ from scoring import ScoringError, get_variant
 from scoring.errors import validated
 from scoring.model import StrictModel
 from scoring.tiles import clear_caches
-from scoring.tiles.notation import RawMeld, TileString, _read, parse_tiles, read_tiles
+from scoring.tiles.notation import RawMeld, TileString, _read, parse_tiles, read_tiles, tile_name
 from scoring.tiles.request import Request, Table, _check_tiles, read_request, split_win
+from tests.styles import tile_styles, tileset
 
 from .tiles_reference import refuse_tiles
+
+TILE_IDS = {tile_name(x): x for x in range(34)}
 
 TEXTS = [
     "", "7z6p5p6p8p6p7p6p7p5p4p8p9p", "123m456p789s11z", "19m19p19s1234567z+5z",
@@ -219,7 +222,7 @@ def tile_outcome(check: Any, *args: Any) -> Any:
 
 
 @settings(max_examples=300, deadline=None)
-@given(variant=st.sampled_from(["luzhou", "guiyang", "cixi", "feibao", "hainan"]),
+@given(variant=st.sampled_from(tile_styles()),
        hand=st.lists(st.integers(0, 33), max_size=14),
        meld=st.one_of(st.none(), st.lists(st.integers(0, 33), min_size=3, max_size=4)),
        win=st.one_of(st.none(), st.integers(0, 33)),
@@ -228,8 +231,9 @@ def tile_outcome(check: Any, *args: Any) -> Any:
 def test_the_tile_check_refuses_what_the_reference_refuses(
         variant: str, hand: list[int], meld: list[int] | None, win: int | None,
         flowers: list[int], ghosts: int) -> None:
-    jokers = frozenset({33}) if variant == "luzhou" else (
-        frozenset({4, 5}) if variant in ("cixi", "feibao") else frozenset())
+    tiles = tileset(variant)  # a fixed joker as itself; turned ones: two tiles as if turned
+    jokers = frozenset(TILE_IDS[x] for x in tiles.fixed) or (
+        frozenset({4, 5}) if tiles.indicator else frozenset())
     rules = SimpleNamespace(ghosts=ghosts)
     melds = (RawMeld(tuple(meld), False),) if meld else ()
     all_tiles = [*hand, *(meld or []), *([win] if win is not None else [])]

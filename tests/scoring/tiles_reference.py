@@ -13,17 +13,19 @@ from functools import cache
 from itertools import combinations_with_replacement, pairwise, product
 from typing import Any
 
-from scoring import ScoringError
+from scoring import ScoringError, get_variant
 from scoring.tiles.analysis import _context, _kongs, _shown, _value
-from scoring.tiles.notation import ORPHAN_TILES, RED, is_terminal_or_honor, tile_name
+from scoring.tiles.notation import ORPHAN_TILES, is_terminal_or_honor, tile_name
 from scoring.tiles.reading import Group, Reading
 from scoring.tiles.request import Table, read_request, split_win
+from scoring.tileset import TileSet
 
 Item = tuple[int, bool]  # (the tile it stands for, a joker standing in)
 
 
-def tile_set(variant: str) -> range:
-    return range(27) if variant in ("luzhou", "guiyang") else range(34)
+def tile_set(tiles: TileSet) -> range:
+    """What a joker may stand for: the suits, and the honours where the set has them."""
+    return range(34) if tiles.honours else range(27)
 
 
 def substitutions(t: Table, tiles: list[int]) -> Iterator[Counter[Item]]:
@@ -33,8 +35,8 @@ def substitutions(t: Table, tiles: list[int]) -> Iterator[Counter[Item]]:
     per_kind = []
     for j in sorted(t.jokers):
         n = tiles.count(j)
-        options: list[Item] = [(x, True) for x in tile_set(t.name)]
-        if t.name != "luzhou":
+        options: list[Item] = [(x, True) for x in tile_set(t.tileset)]
+        if t.tileset.jokers is not None and t.tileset.jokers.as_themselves:
             options.append((j, False))
         per_kind.append(list(combinations_with_replacement(options, n)))
     for choice in product(*per_kind):
@@ -44,40 +46,40 @@ def substitutions(t: Table, tiles: list[int]) -> Iterator[Counter[Item]]:
         yield items
 
 
-def _runs(x: int, feibao: bool) -> list[tuple[int, ...]]:
+def _runs(x: int, honor_chows: bool) -> list[tuple[int, ...]]:
     runs = [(s, s + 1, s + 2) for s in range(x - 2, x + 1) if 0 <= s and s < 27 and s % 9 <= 6]
-    if feibao and x >= 27:
+    if honor_chows and x >= 27:
         winds = [(27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30), (31, 32, 33)]
         runs = [r for r in winds if x in r]
     return [r for r in runs if x in r]
 
 
 @cache
-def _splits_at_all(ids: tuple[int, ...], pair: bool, feibao: bool) -> bool:
+def _splits_at_all(ids: tuple[int, ...], pair: bool, honor_chows: bool) -> bool:
     """Whether sorted tiles `ids` are sets (and one pair when `pair`): the plain textbook
     recursion, to skip the labelled search for the many substitutions that win no way."""
     if not ids:
         return not pair
     x, rest = ids[0], list(ids[1:])
-    if pair and rest[:1] == [x] and _splits_at_all(tuple(rest[1:]), False, feibao):
+    if pair and rest[:1] == [x] and _splits_at_all(tuple(rest[1:]), False, honor_chows):
         return True
-    if rest[:2] == [x, x] and _splits_at_all(tuple(rest[2:]), pair, feibao):
+    if rest[:2] == [x, x] and _splits_at_all(tuple(rest[2:]), pair, honor_chows):
         return True
-    for run in _runs(x, feibao):
+    for run in _runs(x, honor_chows):
         if run[0] == x and all(y in rest for y in run[1:]):
             left = list(rest)
             for y in run[1:]:
                 left.remove(y)
-            if _splits_at_all(tuple(left), pair, feibao):
+            if _splits_at_all(tuple(left), pair, honor_chows):
                 return True
     return False
 
 
-def standard_splits(items: Counter[Item], feibao: bool) -> set[tuple[Group, ...]]:
+def standard_splits(items: Counter[Item], honor_chows: bool) -> set[tuple[Group, ...]]:
     """Every split of the labelled items into sets and exactly one pair."""
     out: set[tuple[Group, ...]] = set()
     ids = tuple(sorted(x for (x, _), n in items.items() for _ in range(n)))
-    if not _splits_at_all(ids, True, feibao):
+    if not _splits_at_all(ids, True, honor_chows):
         return out
 
     def take(kinds: tuple[int, ...], left: Counter[Item]):
@@ -98,7 +100,7 @@ def standard_splits(items: Counter[Item], feibao: bool) -> set[tuple[Group, ...]
         shapes: list[tuple[str, tuple[int, ...]]] = [("pung", (x, x, x))]
         if not pair:
             shapes.append(("pair", (x, x)))
-        shapes += [("chow", r) for r in _runs(x, feibao) if r[0] == x]  # x is the lowest left
+        shapes += [("chow", r) for r in _runs(x, honor_chows) if r[0] == x]  # x is the lowest left
         for kind, kinds in shapes:
             for pick in set(take(kinds, left)):
                 rest = Counter(left)
@@ -179,7 +181,7 @@ def brute_readings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Rea
     meld_jokers = sum(g.jokers for g in t.melds)
     for items in substitutions(t, tiles):
         jokers = sum(n for (_, w), n in items.items() if w) + meld_jokers
-        for groups in standard_splits(items, t.name == "feibao"):
+        for groups in standard_splits(items, t.tileset.shapes.honor_chows):
             found += _place(t, win, "standard", groups + t.melds, jokers)
         if not t.melds and t.tileset.shapes.seven_pairs:
             for groups in seven_pairs(items):
@@ -189,7 +191,7 @@ def brute_readings(t: Table, hand: tuple[int, ...], win: int | None) -> list[Rea
             wild = tuple(sorted(x for (x, w), n in items.items() for _ in range(n) if w))
             group = Group("loose", real + wild, (False,) * len(real) + (True,) * len(wild))
             found += _place(t, win, shape, (group, *t.melds), jokers)
-    if t.name == "luzhou":
+    if t.tileset.missing_suit is not None:  # 缺一门
         found = [r for r in found if sum(1 for k in range(3) if any(r.identity[9 * k:9 * k + 9])) < 3]
     return found
 
@@ -222,29 +224,21 @@ def refuse_tiles(variant: str, all_tiles: list[int], flowers: tuple[int, ...],
                  jokers: frozenset[int], rules: Any) -> None:
     """The first thing wrong with the tiles, in the order a player reads them: the tile check
     as `request` once stated it step by step beside a quick path (the oracle of its one check)."""
-    if flowers and variant != "hainan":
+    v = get_variant(variant)
+    tiles = v.tiles
+    assert tiles is not None
+    if flowers and not tiles.flowers:
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant)
     if len(set(flowers)) != len(flowers):
         raise ScoringError("tiles", "there is only one of each flower")
-    if variant in ("luzhou", "guiyang"):  # the others play every honour
+    if not tiles.honours:  # the suits only (and a fixed joker)
         for x in all_tiles:
             if x >= 27 and x not in jokers:
-                if variant == "luzhou":
-                    raise ScoringError("tiles", "luzhou does not use {tile}: it plays the three "
-                                       "suits and 红中 (7z) only", tile=tile_name(x))
-                raise ScoringError("tiles", "{variant} does not use {tile}: it plays the three "
-                                   "suits only", variant=variant, tile=tile_name(x))
+                raise v.refuse_tile(tile_name(x))  # in the style's words
     counts = [0] * 34
     for x in all_tiles:
         counts[x] += 1
-    if variant != "luzhou" and max(counts) <= 4:  # the common case: nothing to refuse
-        return
     for x in sorted(set(all_tiles)):
         n = counts[x]
-        if variant == "luzhou" and x == RED:
-            if n > rules.ghosts:
-                raise ScoringError("tiles", "{count} 红中 but this table plays with {ghosts} "
-                                   "(rule ghosts)", count=n, ghosts=rules.ghosts)
-        elif n > 4:
-            raise ScoringError("tiles", "{count} of {tile}: there are only four of each tile",
-                               count=n, tile=tile_name(x))
+        if n > v.most_of(tile_name(x), rules):  # four of each, or as the style counts them
+            raise v.refuse_count(tile_name(x), n, rules)

@@ -29,6 +29,8 @@ from bot.view.render import money
 from bot.web.local import LOCAL_CHAT_ID, local_app
 from db import Store
 from scoring import score
+from scoring.variant import listed
+from scoring.variants import ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,8 +53,8 @@ async def start(client: TestClient, variant: str = "guiyang", stake: str = "") -
 async def test_state_without_a_session_lists_the_variants(client: TestClient) -> None:
     data = await post(client, "state", {}, lang="zh-Hans")
     assert data["session"] is None and data["local"] and data["may_book"]
-    assert {v["name"] for v in data["variants"]} == {"luzhou", "guiyang", "cixi", "feibao", "hainan",
-                                                     "mcr"}
+    # every registered style, in the registry's order (as /new and /help list them)
+    assert [v["name"] for v in data["variants"]] == list(ORDER) == [v.name for v in listed()]
     assert any(v["title"] == "贵阳捉鸡" for v in data["variants"]) or all(
         v["title"] != v["name"] for v in data["variants"])
 

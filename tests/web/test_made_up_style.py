@@ -1,4 +1,4 @@
-"""A style made up by the tests (tests/made_up_style.py, registered for the test alone) in the
+"""A style made up by the tests (tests/made_up_style/, registered for the test alone) in the
 page: the API offers it with its own title, its winner features by its own names, its tile set
 and its joker, books its hands by features and by tiles as the chat would; and the page in a
 browser plays it from what the API says, keeping no list of its own."""
@@ -15,6 +15,7 @@ from bot.web.local import LOCAL_CHAT_ID
 from db import Store
 from scoring import score
 from scoring.variant import Variant
+from scoring.variants import ORDER
 
 from .browser import shot
 from .test_api import post
@@ -61,6 +62,9 @@ async def test_the_api_offers_and_books_a_made_up_style(made_up_style: Variant, 
 async def test_the_page_plays_a_made_up_style(made_up_style: Variant, browser: Any,
                                               site: str, store: Store) -> None:
     page = await open_page(browser, site)
+    # the page lists the styles as /new and /help do: ORDER's, then the made-up one
+    offered = await page.locator("#variant option").evaluate_all("els => els.map(e => e.value)")
+    assert offered == [*ORDER, "toy"]
     await start_in_page(page, "toy")
     await page.click("nav button[data-screen=hand]")
     await page.click("[data-row=winner] [data-seat='2']")

@@ -1,12 +1,17 @@
 """A small made-up style, defined by the tests alone: everything the bot, the page and the tile
-analysis know of it is what its `Variant` declares, so a test that plays it end to end shows
-that a style needs no line of code outside its own module.
+analysis know of it is what its `Variant` declares and its folder holds, so a test that plays it
+end to end shows that a style needs no line of code outside its own folder. It is a folder like
+a style in scoring/variants/ would be: this module, and its own messages' translations in
+`locale/` (refreshed by `python -m bot.view.catalogues tests/made_up_style`), which the bot loads
+while the style is registered.
 
 Toy mahjong: the three suits and one joker, 白板 (5z), which always stands in. A hand ends at
-its one win or an exhausted wall. A win is worth `base` × 2 per 番 (seven pairs, a pure suit
-while the rule `pure_doubles` is on, no 白板 held); a self-draw takes that from each other
-seat, a discard (or a robbed kong) from the discarder alone. The deal passes when someone other
-than the dealer wins.
+its one win or an exhausted wall. Kongs are entered but pay nothing, and nobody robs one: its
+`win_types` has no robbed_kong, so the shared kong event is used as it is and its `robbed`
+option is off (`Variant.lacks`); nor has it 杠上花 / 杠上炮 (`options_off`). A win is worth
+`base` × 2 per 番 (seven pairs, a pure suit while the rule `pure_doubles` is on, no 白板 held); a
+self-draw takes that from each other seat, a discard from the discarder alone. The deal passes
+when someone other than the dealer wins.
 
 `made_up_style` (a fixture) registers it for one test and takes it out again after.
 """
@@ -20,7 +25,7 @@ import pytest
 from pydantic import Field
 
 from scoring.errors import ScoringError
-from scoring.model import ExhaustedEvent, Hand, RulesBase, WinEvent, WinnerBase
+from scoring.model import ExhaustedEvent, Hand, KongEvent, RulesBase, WinEvent, WinnerBase
 from scoring.outcome import Ledger, Outcome
 from scoring.rotation import pass_deal
 from scoring.tiles import clear_caches
@@ -51,7 +56,8 @@ class Toy(Variant):
     unit = ("pt", "分", "分")
     Rules = Rules
     Winner = Winner
-    events = (WinEvent[Winner], ExhaustedEvent)
+    events = (WinEvent[Winner], KongEvent, ExhaustedEvent)
+    options_off = {"win": ("after_kong",)}  # no 杠上花 nor 杠上炮
     tiles = TileSet(honours=False, shapes=Shapes(keep="plain"),
                     jokers=Jokers(names=(("Blank", "白板", "白板"),), fixed=(BLANK,),
                                   as_themselves=False))
@@ -66,6 +72,9 @@ class Toy(Variant):
         "exhausted": ("wall exhausted", "流局", "流局"),
     }
 
+    def win_types(self, rules: Any) -> tuple[str, ...]:
+        return ("self_draw", "discard")  # nobody robs a kong
+
     def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:
         form = "seven_pairs" if r.shape == "seven_pairs" else "standard"
         return {"form": form, "pure": tf.pure(r), "no_blank": ctx.joker_tiles == 0}
@@ -79,11 +88,16 @@ class Toy(Variant):
     def score(self, hand: Hand) -> Outcome:
         ledger = Ledger()
         end = None
+        kongs = []
         for i, ev in enumerate(hand.events):
             if end is not None:
-                raise ScoringError(f"events[{i}]", "the hand is already over")
-            end = ev
-        self.check_end_and_kongs(end, ())
+                raise ScoringError(f"events[{i}]", "a toy hand ends at its one win or when the wall "
+                                   "runs out; nothing comes after {event}", event=f"events[{i - 1}]")
+            if isinstance(ev, KongEvent):
+                kongs.append(ev)
+            else:
+                end = ev
+        self.check_end_and_kongs(end, kongs)
         nxt = hand.dealer
         if isinstance(end, WinEvent):
             self.check_winner_count(end, "events[0]")
