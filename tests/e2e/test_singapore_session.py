@@ -69,7 +69,7 @@ async def test_a_singapore_evening_in_english(bot: object, tg: FakeTelegram, sto
     await h.under("Seat", "North")
     await h.tap("cat")
     answer = await table.tap(dan, h.mid, "Add")
-    assert answer.get("show_alert") and "one cat" in answer["text"], answer
+    assert answer.get("show_alert") and "one 猫" in answer["text"], answer
     await table.tap(dan, h.mid, "Cancel")
 
     # 2 (Bob deals): Alice self-draws 大三元, typed as tiles: the limit, 5 tai at the cap:

@@ -286,7 +286,7 @@ class Singapore(Variant):
         for t in sorted(tiles):
             if t in whose:
                 raise ScoringError(f"{path}.{bn.BONUS[t]}", "there is one {tile}, and "
-                                   "{seat} showed it already", tile=bn.BONUS[t],
+                                   "{seat} showed it already", tile=bn.CHARS[t],
                                    seat=whose[t])
             whose[t] = ev.seat
         before = shown[ev.seat]
@@ -377,7 +377,7 @@ class Singapore(Variant):
         for t in sorted(held):
             if whose.get(t, w.seat) != w.seat:
                 raise ScoringError(f"{wpath}.{bn.BONUS[t]}", "there is one {tile}, and {seat} "
-                                   "showed it", tile=bn.BONUS[t], seat=whose[t])
+                                   "showed it", tile=bn.CHARS[t], seat=whose[t])
         self._check_story(hand, ev, w, wpath)
         bonus = held | shown[w.seat]
         if w.tai is not None:

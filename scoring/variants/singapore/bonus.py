@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 BONUS = ("spring", "summer", "autumn", "winter", "plum", "orchid", "chrysanthemum", "bamboo",
          "cat", "mouse", "rooster", "centipede")
+CHARS = "春夏秋冬梅兰菊竹猫鼠鸡蜈"  # each as the tile shows it, what a refusal names
 SEASONS = frozenset(range(4))
 FLOWERS = frozenset(range(4, 8))
 ANIMALS = frozenset(range(8, 12))
