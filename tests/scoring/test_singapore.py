@@ -450,3 +450,20 @@ def test_property_the_winner_alone_gains_from_the_win_within_the_cap(record: dic
     bites = Counter(line.what for line in out.lines)
     if not record["rules"]["bites"]:
         assert "bite" not in bites
+
+
+@settings(max_examples=60, deadline=None)
+@given(hands(), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
+def test_property_the_reading_scores_what_it_says_and_again_the_same(
+        hand: tuple, seat: int, dealer: int, wind: int) -> None:
+    counts, win_tile, bonus = hand
+    req = {"variant": "singapore", "tiles": notation(counts, win_tile, bonus), "seat": seat,
+           "dealer": dealer, "by": "self_draw", "round_wind": wind}
+    try:
+        got = analyze(req)
+    except ScoringError:
+        return
+    assert analyze(json.loads(json.dumps(req))) == got
+    out = score(rec([win(seat, **{k: v for k, v in got["winner"].items() if k != "seat"})],
+                    dealer=dealer, round_wind=wind))
+    assert out.lines[-1].deltas[seat] == got["value"]
