@@ -2,7 +2,8 @@
 Bot API, in English and in Chinese: the payment table in /rules; a kong's bite, an animal pair
 bitten as the flowers and animals are shown during the hand, the win counting them; a self-drawn
 limit hand typed as tiles and capped; the tai the players counted, off a discard under the
-shooter rule and then under no shooter; refusals naming what is wrong in the chat's language.
+shooter rule and then under no shooter; refusals naming what is wrong in the chat's language;
+a hand tile by tile with its cat on the keyboard, and a photo of a hand with the cat keyed in.
 The style is one folder, scoring/variants/singapore/: nothing the chat runs names it."""
 
 from __future__ import annotations
@@ -178,3 +179,45 @@ async def test_a_singapore_evening_in_chinese(bot: object, tg: FakeTelegram,
 
     await stored_hands(table, store, [[-110, 250, -30, -110], [960, -320, -320, -320],
                                       [0, 160, -160, 0]])
+
+
+SG_HAND = ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "1p", "1p")
+
+
+async def test_a_photo_of_the_hand_its_animal_keyed_beside_it(bot: object, tg: FakeTelegram,
+                                                              store: Store) -> None:
+    """The photo reader reads the 136 tiles and leaves the bonus tiles to the keys: the photo's
+    tiles open the keyboard, the misread put right, the cat keyed beside them, the winning tile
+    tapped last; the hand's tai counted from the tiles with its cat."""
+    from collections import Counter
+
+    from bot.photo import read_tiles, tile_string
+    from scoring import score
+    from scoring.tiles import analyze
+    from tests.photo.render import Scene, render
+
+    from .test_tile_keyboard import correction_keys
+
+    table = Table(tg, tg.group("sg photo"), players(tg, "en"))
+    bob = table.players[1]
+    await seat(table, "singapore")
+    data = render(Scene(SG_HAND))
+    detected = read_tiles(data).names
+    await tg.send_photo(table.chat, bob, data, caption="/hu S self-draw")
+    req = await tg.wait_for_request("sendMessage", 30, where=table._mine)
+    wiz = table.message(req.result["message_id"])
+    assert "Tiles of South Bob" in wiz.text, wiz.text
+    presses = [*correction_keys(detected, SG_HAND), "t:1a", "r", "t:1p", "t:1p"]
+    answers = await keys(table, bob, wiz.message_id, [*presses, "d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Confirm")
+    await confirm_line(table, bob, wiz, "Confirm")
+    rest = Counter(SG_HAND) - Counter(["1p"])
+    expected = analyze({"variant": "singapore", "seat": 1, "dealer": 0, "by": "self_draw",
+                        "tiles": tile_string(rest.elements()) + "1a+1p"})
+    assert expected["winner"] == {"seat": 1, "dragon_pungs": 1, "cat": True}
+    session = await store.running_session(table.chat_id)
+    hand = (await store.history(session.id, limit=1))[0]
+    assert hand.record["events"][0]["winners"] == [expected["winner"]]
+    assert hand.outcome == score(hand.record).to_dict()
+    assert hand.outcome["deltas"] == [-40, 120, -40, -40]
