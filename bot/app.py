@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 
@@ -23,10 +24,11 @@ from db import AlreadyHandled, DatabaseBusy, DatabaseUnavailable, Store, StoreEr
 from db.config import disk_full, fault
 from scoring import all_variants
 from scoring.settlement import format_cents
-from scoring.variant import in_lang, listed
+from scoring.variant import Variant, in_lang, listed
 
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
 from .commands import greeting, hands, ledger, sessions, standings
+from .entry.hu.examples import help_lines
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
@@ -35,7 +37,7 @@ from .plumbing.messages import Context, LedgerBot, QueryExpired, reply, send, st
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
 from .view.i18n import LANGS, N_, Translator, lang_from_code, translator
-from .view.render import comma, esc, is_zh, listing, styles_named
+from .view.render import esc, is_zh, listing
 
 log = logging.getLogger(__name__)
 
@@ -63,22 +65,13 @@ HELP = N_("""Mahjong Ledger keeps score at your table.
 
 /new VARIANT — start a session ({variants}); tap Join to sit down.
 /hand — enter a hand with buttons: the winner (Self-draw beside the name), features, Confirm.
-/hu — a win in one line, in your own words:
-  /hu West self-draw pure suit all pungs
-  /hu Carol from North seven pairs
-  /hu S quads=2 pure · two winners on one discard: /hu 1 all pungs + 3 pure from E
-  win after win ({blood}): /hu S self-draw pure; W from N all pungs; E self-draw
-  seats: E S W N, 0–3 or a player's name; counts as quads=2 or quads2
-  or the tiles in place of feature words: /hu S self-draw 123m456m789p11s 中中中 (mps or 一万 二筒 …;
-  melds as [555p], the winning tile as +7s; {turned} add the turned tile: turned=5m or 翻=5m,
-  or name the joker itself: {joker_words})
+/hu — a win in one line, in your own words (examples in {style}):
+{hu}
+  seats: E S W N, 0–3 or a player's name
 /table — standings; /history — recent hands; /undo — void the last hand
 /stake 0.5 — money per point; /rules — house rules; /lang — language; /end — close the session
 /settle — who pays whom (fewest transfers); /paid @name 12.5 — record a payment
 /stats [@name] — statistics; /chart — running totals; /export and /import — files""")
-HELP_READY = N_("Wall ran out (查叫 in {games}): /hu 流局 E 111m222m333p44p55p S "
-                "123m456m789p123p4p — each seat still in with its 13 tiles, its ready features or "
-                "不听; a seat left out is not ready.")
 HELP_PHOTO = N_("A photo of the hand captioned /hu (or /hu answering it) opens the tile keyboard "
                 "with the tiles read from it, to check before anything is scored; pictures of up "
                 "to {megapixels} megapixels.")
@@ -96,31 +89,27 @@ HELP_BOOKS = N_(
     "/lang — seated players and chat admins only.")
 
 
-def help_params(t: Translator) -> dict[str, str]:
-    """What /help says of the styles, from what each declares (`scoring.variant.listed`): their
-    codes (with their names in Chinese), those of a blood battle, those whose jokers follow a
-    turned tile and how a line names those jokers, those with 查叫."""
-    styles = listed()
-    lang = t.lang
-    codes = [f"{v.name} {in_lang(v.short, lang)}" if is_zh(t) else v.name for v in styles]
-    turned = [v for v in styles if v.tiles is not None and v.tiles.indicator]
-    examples = [in_lang(v.tiles.jokers.example, lang) for v in turned
-                if v.tiles is not None and v.tiles.jokers is not None and v.tiles.jokers.example]
-    return {"variants": listing(t).join(codes),
-            "blood": styles_named(t, [v for v in styles if v.blood_battle]),
-            "turned": styles_named(t, turned), "joker_words": comma(t).join(examples),
-            "games": styles_named(t, [v for v in styles if v.ready_fields])}
+def help_text(t: Translator, variant: Variant, hu: list[str] | None = None) -> str:
+    """/help's first part: the commands, and /hu's examples drawn from `variant` (the chat's
+    running style, else the first listed) in the chat's language, each one it accepts (`hu`:
+    those lines, made already)."""
+    codes = [f"{v.name} {in_lang(v.short, t.lang)}" if is_zh(t) else v.name for v in listed()]
+    return t(HELP, variants=listing(t).join(codes), style=in_lang(variant.title, t.lang),
+             hu="\n".join(help_lines(variant, t) if hu is None else hu))
 
 
 async def cmd_help(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    params = help_params(t)
-    text = esc(t(HELP, **params)) + "\n" + esc(t(HELP_READY, **params)) + "\n" + esc(t(
+    session = await running_session(context, sc)
+    variant = all_variants()[session.variant] if session is not None else listed()[0]
+    # made once per style and language, checked by reading and scoring each line: the first
+    # time it is CPU work (up to a few seconds), done beside the event loop
+    hu = await asyncio.to_thread(help_lines, variant, t)
+    text = esc(help_text(t, variant, hu)) + "\n" + esc(t(
         HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
-    session = await running_session(context, sc)
     if session is not None:
         words = features_help(all_variants()[session.variant], sc.lang)
         text += "\n\n" + esc(t("Features for this session: {words}",

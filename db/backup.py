@@ -441,6 +441,11 @@ async def _tool(name: str, args: Sequence[str], env: dict[str, str],
     return out.decode(errors="replace")
 
 
+def _many(n: int, noun: str) -> str:
+    """"1 chat", "3 chats"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def describe(value: Written | Restored) -> str:
     """A one-line account of a backup written or restored, for the command line."""
     if isinstance(value, Written):
@@ -450,5 +455,6 @@ def describe(value: Written | Restored) -> str:
             line += f"; removed {len(value.removed)} older: " + ", ".join(p.name for p in value.removed)
         return line
     migrated = f", migrated to {value.head}" if value.head != value.revision else ""
-    return (f"restored {value.chats} chats, {value.sessions} sessions, {value.hands} hands into "
+    return (f"restored {_many(value.chats, 'chat')}, {_many(value.sessions, 'session')}, "
+            f"{_many(value.hands, 'hand')} into "
             f"{value.target} (schema {value.revision}{migrated}) in {value.seconds:.2f} s")

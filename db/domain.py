@@ -102,6 +102,10 @@ class PaymentNotPending(StoreError):
     """The payment was confirmed already (or does not exist in this chat)."""
 
 
+class NothingOwed(StoreError):
+    """Everyone in the chat is square: a payment would only make a debt."""
+
+
 class AlreadyHandled(StoreError):
     """Telegram delivered this update again (the bot was stopped before it acknowledged it),
     and what it changed in the books was already committed the first time: nothing is

@@ -102,6 +102,11 @@ class Variant:
     # their place its elements or total). Beside tiles a player adds only the others
     # (`story_fields`), as a /hu line's words do
     tile_fields: ClassVar[tuple[str, ...]] = ()
+    # elements a player may name beside the tiles, by the field that counts them from the tiles
+    # (a winner's field, or the win's `after_kong`): 妙手回春 said beside tiles is
+    # `last_of_wall`, where the tiles count the hand (`reads_own_tiles`) and the elements too
+    # would count it twice
+    story_terms: ClassVar[dict[str, str]] = {}
     # terms worth the same points each time they count (a table of scoring elements: 七对 24):
     # the lines show each beside its points and the hand's value as their sum; a term written
     # "key:n" counts n times. {}: the terms name features, and the value alone is a figure
@@ -195,6 +200,18 @@ class Variant:
         story of the hand (天胡, 杠上花, 绝张 …) and whatever else is not in `tile_fields`."""
         return tuple(name for name in self.Winner.model_fields
                      if name != "seat" and name not in self.tile_fields)
+
+    def story_for_tiles(self, winner: dict[str, Any], after_kong: bool = False
+                        ) -> dict[str, Any]:
+        """What an `analyze` request carries beside the tiles of a winner whose story was told
+        (杠上开花, 绝张, 妙手回春, flowers …). A style that reads its own tiles counts the hand
+        whole, its minimum included, so the story goes with the tiles: its request takes
+        `after_kong` and its `story_fields`. The others' readings show only what the tiles
+        show, and the story is laid over them afterwards: {}."""
+        if not self.reads_own_tiles:
+            return {}
+        story = {k: winner[k] for k in self.story_fields() if winner.get(k)}
+        return {**story, "after_kong": True} if after_kong else story
 
     # -- what the tiles show (used where `tiles` is declared) --------------------------------
     # These serve styles whose value comes from winner features, which the tile analysis fills

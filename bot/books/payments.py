@@ -5,21 +5,25 @@ Who pays whom is bot/chat/settle.py's `settlement` (the fewest transfers)."""
 
 from __future__ import annotations
 
-from db import AlreadyHandled, PaymentNotPending, Store, StoreError
+from db import AlreadyHandled, NothingOwed, PaymentNotPending, Store, StoreError
 from scoring.settlement import Transfer, settle
 
-from .refusals import PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
+from .refusals import AllSquare, PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
 
 
 async def record_payment(store: Store, chat_id: int, payer: int, payee: int, cents: int, *,
                          by: int | None, confirmed: bool) -> bool:
     """A payment between two people of the chat, by the payee's word (`confirmed`: counts at
     once) or the payer's (waits for the payee). False when this very update booked it already
-    (delivered again after a crash): it counts once, and the answer says what was booked."""
+    (delivered again after a crash): it counts once, and the answer says what was booked.
+    `AllSquare` while nobody owes anything (checked as the payment is written)."""
     try:
-        await store.record_payment(chat_id, payer, payee, cents, recorded_by=by, confirmed=confirmed)
+        await store.record_payment(chat_id, payer, payee, cents, recorded_by=by,
+                                   confirmed=confirmed, if_owed=True)
     except AlreadyHandled:
         return False
+    except NothingOwed:
+        raise AllSquare() from None
     return True
 
 

@@ -140,6 +140,10 @@ class StaleTransfer(PaymentNotOpen):
     """The transfer names a session the books do not have (an old or forged button)."""
 
 
+class AllSquare(Refusal):
+    """Nobody in the chat owes anything: a payment would only make a debt."""
+
+
 class PaymentWaits(Refusal):
     """A payment of exactly that already waits for its payee to confirm it."""
 

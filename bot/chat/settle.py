@@ -11,7 +11,7 @@ from scoring import get_variant
 from scoring.settlement import Transfer, settle
 
 from ..view.i18n import Translator
-from ..view.render import colon, esc, money, name_html, signed, unit
+from ..view.render import colon, esc, money, name_html, signed, unit, with_unit
 
 
 @dataclass
@@ -111,13 +111,19 @@ async def _points_lines(store: Store, chat_id: int, t: Translator, lang: str, se
     u = units.pop() if len(units) == 1 else ""
     lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
                    "/stake 0.5 (money per point).")), ""]
-    lines += [f"{name.get(pid, pid)}{colon(t)}<b>{signed(n)}</b>{esc(u)}"
+    lines += [f"{name.get(pid, pid)}{colon(t)}{_in_unit(t, signed(n), u)}"
               for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]
     transfers = settle(owed)
     lines += ["", "<b>" + esc(t("Fewest transfers ({n})", n=len(transfers))) + "</b>"]
-    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}<b>{tr.cents}</b>{esc(u)}"
-              for i, tr in enumerate(transfers, 1)]
+    lines += [f"{i}. {name.get(tr.payer)} → {name.get(tr.payee)}{colon(t)}"
+              f"{_in_unit(t, str(tr.cents), u)}" for i, tr in enumerate(transfers, 1)]
     return lines
+
+
+def _in_unit(t: Translator, number: str, u: str) -> str:
+    """HTML: the number in bold and its unit as `with_unit` spaces it: "<b>+30</b> ke",
+    "<b>+30</b>颗"."""
+    return with_unit(t, f"<b>{esc(number)}</b>", esc(u))
 
 
 async def close_settled(store: Store, chat_id: int, session_id: int | None) -> None:

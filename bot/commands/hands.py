@@ -381,8 +381,10 @@ async def _edit(query: CallbackQuery, context: Context, text: str,
     second (or `spaced`: the keyboard opens), then in turn through the throttle."""
     throttle = throttle_of(context)
     message = query.message
-    if shows(message, text, rows) and not throttle.recent(message.chat.id, message.message_id):
-        return  # on screen already (a stale or forged tap): Telegram would refuse the edit
+    if shows(message, text, rows) and not throttle.busy(message.chat.id, message.message_id):
+        # on screen already, nothing on its way to replace it (a stale or forged tap, one just
+        # after another player's tap moved the screen): Telegram would refuse the edit
+        return
     if spaced or throttle.recent(message.chat.id, message.message_id):
         await throttle.show_now(context.bot, message.chat.id, message.message_id, text, rows)
     else:

@@ -18,7 +18,14 @@ from scoring.stats import PlayerStats, merge
 from scoring.variant import in_lang
 
 from ..books.payments import confirm_received, mark_paid, record_payment
-from ..books.refusals import AlreadyImported, PaymentConfirmed, PaymentNotOpen, PaymentWaits, StaleTransfer
+from ..books.refusals import (
+    AllSquare,
+    AlreadyImported,
+    PaymentConfirmed,
+    PaymentNotOpen,
+    PaymentWaits,
+    StaleTransfer,
+)
 from ..books.sessions import import_session
 from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
 from ..chat.settle import people_of, settlement
@@ -28,6 +35,7 @@ from ..plumbing.callbacks import Act, Family, decode, encode
 from ..plumbing.limits import MAX_IMPORT_BYTES, MAX_PAYMENT_CENTS, clip, parse_amount
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.export import ImportError_, parse_import, session_files
+from ..view.i18n import N_
 from ..view.render import (
     MINUS,
     colon,
@@ -35,6 +43,7 @@ from ..view.render import (
     hands_count,
     listing,
     name_html,
+    plural,
     reason,
     shown_name,
     signed,
@@ -42,6 +51,13 @@ from ..view.render import (
     unit,
     with_unit,
 )
+
+# a player's wins at /stats: "1 win in 2 hands", "3 wins in 4 hands"
+WINS = (N_("{n} win in {hands} ({rate}%), self-drawn {sd}%, dealt in {di}"),
+        N_("{n} wins in {hands} ({rate}%), self-drawn {sd}%, dealt in {di}"))
+
+ALL_SQUARE = N_("Nobody here owes any money (everyone is square, or no stake is set), so no "
+                "payment was recorded. /settle shows who owes whom.")
 
 # -- whose money ---------------------------------------------------------------------------------
 
@@ -181,8 +197,13 @@ async def cmd_paid(update: Update, context: Context) -> None:
         return
     payer, payee = (target, sc.person_id) if received else (sc.person_id, target)
     amount, name = format_cents(cents), shown_name(people[target].name, None)
-    if not await record_payment(store, sc.chat_id, payer, payee, cents, by=sc.person_id,
-                                confirmed=received):  # delivered again after a crash: say what
+    try:
+        booked = await record_payment(store, sc.chat_id, payer, payee, cents, by=sc.person_id,
+                                      confirmed=received)
+    except AllSquare:
+        await reply(update, context, esc(t(ALL_SQUARE)))
+        return
+    if not booked:  # delivered again after a crash: say what
         head = (t("That was already done: payment of {amount} from {name} recorded.",
                   amount=amount, name=name) if received else
                 t("That was already done: payment of {amount} to {name} noted; it counts once "
@@ -231,18 +252,21 @@ async def cmd_stats(update: Update, context: Context) -> None:
         units = {unit(get_variant(v), sc.lang) for v in stats[pid]}
         u = units.pop() if len(units) == 1 else t("points")
         lines = [f"<b>{name_html(people[pid].name)}</b>{colon(t)}"
-                 + esc(t("{points} in {hands} hands ({per} per hand)",
-                         points=with_unit(t, signed(total.points), u), hands=total.hands,
+                 + esc(t("{points} in {hands} ({per} per hand)",
+                         points=with_unit(t, signed(total.points), u),
+                         hands=hands_count(t, total.hands),
                          per=with_unit(t, f"{total.points_per_hand:.1f}".replace("-", MINUS), u)))]
         for variant_name, st in sorted(stats[pid].items()):
             variant = get_variant(variant_name)
             title = in_lang(variant.title, sc.lang)
             patterns = listing(t).join(f"{term(variant, k, sc.lang)} ×{n}" for k, n in st.top_patterns())
-            lines.append("  " + esc(title) + colon(t) + esc(t(
-                "{wins} wins of {hands} ({rate}%), self-drawn {sd}%, dealt in {di}, biggest +{big}",
-                wins=st.wins, hands=st.hands, rate=round(100 * st.win_rate),
-                sd=round(100 * st.self_draw_rate), di=st.dealt_in,
-                big=with_unit(t, str(st.biggest_gain), unit(variant, sc.lang)))))
+            line = plural(t, st.wins, WINS, hands=hands_count(t, st.hands),
+                          rate=round(100 * st.win_rate), sd=round(100 * st.self_draw_rate),
+                          di=st.dealt_in)
+            if st.biggest_gain > 0:  # no hand gained anything: nothing to call the biggest
+                line += t(", biggest +{big}",
+                          big=with_unit(t, str(st.biggest_gain), unit(variant, sc.lang)))
+            lines.append("  " + esc(title) + colon(t) + esc(line))
             if patterns:
                 lines.append("  " + esc(t("Most frequent: {patterns}", patterns=patterns)))
         blocks.append("\n".join(lines))
@@ -269,7 +293,8 @@ async def cmd_chart(update: Update, context: Context) -> None:
     png = await asyncio.to_thread(render_balance_chart, series, title=title, x_label=t("Hand"),
                                   y_label=unit(get_variant(session.variant), sc.lang),
                                   level_breaks=chart.level_breaks, x=chart.x)
-    caption = esc(t("Running totals over {n} hands", n=chart.hands))
+    caption = esc(plural(t, chart.hands, (N_("Running totals over {n} hand"),
+                                          N_("Running totals over {n} hands"))))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)
 
@@ -392,8 +417,9 @@ async def cmd_import(update: Update, context: Context) -> None:
         return
     totals = await store.totals(session.id)
     names = await seat_names(store, session)
-    lines = ["📥 " + esc(t("Imported {n} hands as session {id}.", n=len(imported.hands),
-                          id=session.number)), ""]
+    lines = ["📥 " + esc(plural(t, len(imported.hands), (
+        N_("Imported {n} hand as session {id}."), N_("Imported {n} hands as session {id}.")),
+        id=session.number)), ""]
     for s in range(4):
         guest = "" if s in mapping else " · " + esc(t("guest"))
         lines.append(f"{name_html(names[s] or '?')}{guest}{colon(t)}{signed(totals[s])}")

@@ -291,7 +291,9 @@ def _done(state: KeyState, spec: KeySpec) -> KeyExit:
     _close_meld(state, finishing=True)
     state.mode = Mode.HAND
     if count(state) != spec.want:
-        raise KeyRefused(N_("{count} tiles so far; a hand needs {want} (a kong counts as "
+        raise KeyRefused(N_("{count} tile so far; a hand needs {want} (a kong counts as "
+                            "three).") if count(state) == 1 else
+                         N_("{count} tiles so far; a hand needs {want} (a kong counts as "
                             "three)."), count=count(state), want=spec.want)
     if spec.indicator and state.indicator is None:
         raise KeyRefused(N_("Which tile was turned? Tap “Turned”, then the tile."))

@@ -43,6 +43,20 @@ def _goes_on(v: Variant, events: list[dict[str, Any]]) -> bool:
     return v.blood_battle and len(seats_won(events)) < 3 and not exhausted
 
 
+def tiles_request(variant: Variant, base: dict[str, Any], tiles: str, *, by: str | None,
+                  seat: int, indicator: str | None = None, winner: dict[str, Any] | None = None,
+                  after_kong: bool = False) -> dict[str, Any]:
+    """The `analyze` request for a winner's tiles at a table (`base`: the record without its
+    events: rules, dealer, prevailing wind), with the story the player told beside them
+    (杠上开花, 绝张, 妙手回春, flowers: `Variant.story_for_tiles`), so that a style counting the
+    hand whole counts it with them before its minimum. Every way tiles come in (a /hu line,
+    the keyboard, the page) reads them so."""
+    return {"variant": variant.name, "rules": base.get("rules") or {}, "tiles": tiles,
+            "by": by or "self_draw", "seat": seat, "dealer": base.get("dealer", 0),
+            "round_wind": base.get("round_wind", 0), "indicator": indicator,
+            **variant.story_for_tiles(winner or {}, after_kong)}
+
+
 def extras(ctx: Ctx) -> list[str]:
     """The other events this table can have (kongs, chickens, 精 …; not a win nor the wall's
     end): not one its house rules switch off (`Variant.offers`). The wizard and the page offer

@@ -51,6 +51,13 @@ class EditThrottle:
         return slot is not None and (slot.latest is not None or
                                      time.monotonic() - slot.last < self.interval)
 
+    def busy(self, chat_id: int, message_id: int) -> bool:
+        """An edit of the message waits or is on its way: what the message shows now may not
+        be what it will show."""
+        slot = self._slots.get((chat_id, message_id))
+        return slot is not None and (slot.latest is not None or
+                                     (slot.task is not None and not slot.task.done()))
+
     def show(self, bot: Any, chat_id: int, message_id: int, text: str,
              rows: Sequence[Sequence[Button]] = ()) -> _Slot:
         """Make `text`/`rows` the message's next state; it is sent now, or when the interval

@@ -69,23 +69,30 @@ def build_balance_figure(
     axes = figure.add_subplot()
 
     palette = colormaps["tab10" if len(series) <= 10 else "tab20"]
+    lines = []
     for index, (name, balances) in enumerate(series.items()):
         xs = range(len(balances)) if x is None else list(x)
-        axes.plot(xs, list(balances), label=name, color=palette(index % palette.N),
-                  linewidth=1.8, marker="o" if len(balances) <= 30 else None, markersize=3)
+        lines += axes.plot(xs, list(balances), label=name, color=palette(index % palette.N),
+                           linewidth=1.8, marker="o" if len(balances) <= 30 else None,
+                           markersize=3)
     for hand in level_breaks:
         axes.axvline(hand, color="grey", linestyle="--", linewidth=1)
     axes.axhline(0, color="black", linewidth=0.6)
 
-    axes.set_title(title, fontproperties=_font(13))
-    axes.set_xlabel(x_label, fontproperties=_font())
-    axes.set_ylabel(y_label, fontproperties=_font())
+    # names and titles are text: "$\\frac$" is a player's name, not mathematics to typeset
+    axes.set_title(title, fontproperties=_font(13), parse_math=False)
+    axes.set_xlabel(x_label, fontproperties=_font(), parse_math=False)
+    axes.set_ylabel(y_label, fontproperties=_font(), parse_math=False)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.tick_params(labelfontfamily=_font().get_family())
     axes.grid(True, alpha=0.3)
     if series:  # the legend sits outside on the right so lines are never hidden
-        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0, prop=_font(9),
-                    ncols=1 if len(series) <= 12 else 2, frameon=False)
+        # labels given with their lines: a name starting with "_" is shown, not skipped
+        legend = axes.legend(lines, list(series), loc="upper left", bbox_to_anchor=(1.01, 1),
+                             borderaxespad=0, prop=_font(9),
+                             ncols=1 if len(series) <= 12 else 2, frameon=False)
+        for text in legend.get_texts():
+            text.set_parse_math(False)
     return figure
 
 

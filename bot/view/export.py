@@ -87,6 +87,17 @@ def to_json(variant: str, rules: dict[str, Any], stake_cents: int, players: Sequ
     return {**header_json(variant, rules, stake_cents, players), "hands": [hand_json(h) for h in hands]}
 
 
+# a cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): =, +, -, @, tab, CR
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """A text cell of the CSV as a spreadsheet shows it, never runs it: one that starts like
+    a formula gets a leading apostrophe (a guest named `=HYPERLINK(…)` stays a name). The JSON
+    keeps names exactly, so /import reads them back as they were."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 class CsvWriter:
     """One row per hand and seat, written a batch of hands at a time (running totals carried
     over); voided hands are listed and count nothing."""
@@ -102,7 +113,8 @@ class CsvWriter:
             for seat in range(4):
                 points = 0 if hand.voided else hand.outcome.deltas[seat]
                 self.totals[seat] += points
-                self.writer.writerow([hand.seq, seat, WIND_NAMES[seat], self.players[seat], points,
+                self.writer.writerow([hand.seq, seat, WIND_NAMES[seat],
+                                      csv_text(self.players[seat]), points,
                                       self.totals[seat], self.totals[seat] * self.stake_cents,
                                       int(hand.voided), int(hand.record.get("dealer", 0) == seat)])
 

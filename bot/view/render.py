@@ -180,6 +180,13 @@ def plain_words(t: Translator, text: str, variant: Variant | None = None) -> str
     return re.sub(r"\s*(「[^」]*」)\s*", r"\1", out) if is_zh(t) else out
 
 
+def plural(t: Translator, n: int, forms: tuple[str, str], **kwargs: object) -> str:
+    """A counted phrase in the chat's language, `forms` being its msgids for one and for any
+    other count ("{n} chat", "{n} chats"): English says "1 chat" and "3 chats"; Chinese has one
+    form, and both msgids translate the same."""
+    return t(forms[0] if n == 1 else forms[1], n=n, **kwargs)
+
+
 def hands_count(t: Translator, n: int) -> str:
     """"1 hand", "4 hands" (Chinese: "4 局")."""
     return t("1 hand") if n == 1 else t("{n} hands", n=n)

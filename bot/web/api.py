@@ -34,6 +34,7 @@ from ..chat.table import history_blocks, recorded_lines, session_totals, table_l
 from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
+from ..entry.record import tiles_request
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, unit, wind, with_unit
 from .strings import INVALID, page_strings, refusal_code, refusal_text
@@ -302,16 +303,19 @@ async def preview(request: web.Request) -> web.Response:
 
 async def tiles(request: web.Request) -> web.Response:
     """scoring.tiles.analyze on the tiles picked so far, for the running session's variant,
-    rules and table (the readings as the page fills the hand)."""
+    rules and table (the readings as the page fills the hand), counted with what the page says
+    beside them (`story`: 绝张, 妙手回春, flowers …; `after_kong`) as /hu counts its words."""
     caller, body = await caller_and_body(request)
     store = request.app[STORE_KEY]
     session = await running(request, caller)
     ctx = await wizard_ctx(store, session, caller.lang)
-    request_data = {"variant": session.variant, "rules": ctx.base.get("rules") or {},
-                    "dealer": ctx.base["dealer"], "round_wind": ctx.base["round_wind"]}
-    for key in ("tiles", "by", "seat", "indicator"):
-        if key in body:
-            request_data[key] = body[key]
+    story = body.get("story")
+    if not isinstance(story, dict) and story is not None:
+        raise Refused(422, translator(caller.lang)("That could not be saved; nothing was "
+                                                   "changed."), code="not_a_hand")
+    request_data = tiles_request(ctx.variant, ctx.base, body.get("tiles"), by=body.get("by"),
+                                 seat=body.get("seat", 0), indicator=body.get("indicator"),
+                                 winner=story, after_kong=body.get("after_kong") is True)
     try:
         found = analyze(request_data)
     except ScoringError as exc:

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from .. import models as M
 from ..domain import (
     NotFound,
+    NothingOwed,
     Payment,
     PaymentNotPending,
     Session,
@@ -30,10 +31,12 @@ from .rows import (
 class MoneyMixin(StoreCore):
     async def record_payment(self, chat_id: int, from_person: int, to_person: int, cents: int, *,
                              session_id: int | None = None, recorded_by: int | None = None,
-                             confirmed: bool = False) -> Payment:
+                             confirmed: bool = False, if_owed: bool = False) -> Payment:
         """`from_person` paid `to_person` `cents` (> 0) to settle debts, optionally for one
         session of this chat. It counts only once `confirmed` (here, when the payee entered
-        it, or later with `confirm_payment`); until then it is pending."""
+        it, or later with `confirm_payment`); until then it is pending. `if_owed`: only while
+        someone in the chat owes money (`money_balances`, read in the same transaction), else
+        `NothingOwed` and nothing written."""
         check_cents(cents, allow_zero=False)
         if from_person == to_person:
             raise StoreError("a payment needs two different people")
@@ -47,6 +50,8 @@ class MoneyMixin(StoreCore):
                 session = await s.get(M.Session, session_id)
                 if session is None or session.chat_id != chat_id:
                     raise NotFound(f"this chat has no session {session_id}")
+            if if_owed and not any((await _balances(s, chat_id, None)).values()):
+                raise NothingOwed("everyone is square: nobody owes anything")
             row = M.Payment(chat_id=chat_id, from_person=from_person, to_person=to_person,
                             cents=cents, session_id=session_id, recorded_by=recorded_by,
                             created_at=M.utcnow(), settled=False, confirmed=confirmed,
@@ -94,30 +99,8 @@ class MoneyMixin(StoreCore):
         sessions not settled; else `session_ids`, all of this chat) of points × stake for the
         person in each seat, plus payments (the payer's balance goes up by what they paid, the
         payee's down): unsettled ones by default, else those made for `session_ids`."""
-        stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
-                .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
-                .where(M.Session.chat_id == chat_id))
-        pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
-        if session_ids is None:
-            stmt = stmt.where(M.Session.settled_at.is_(None))
-            pay = pay.where(M.Payment.settled.is_(False))
-        else:
-            stmt = stmt.where(M.Session.id.in_(session_ids))
-            pay = pay.where(M.Payment.session_id.in_(session_ids))
-        balances: dict[int, int] = {}
         async with self._read() as s:
-            found = set()
-            for session, seat, points in (await s.execute(stmt)).all():
-                found.add(session.id)
-                person = seats_of(session)[seat]
-                if person is not None:
-                    balances[person] = balances.get(person, 0) + points * session.stake_cents
-            if session_ids is not None and set(session_ids) - found:
-                raise NotFound(f"this chat has no session {sorted(set(session_ids) - found)}")
-            for p in (await s.execute(pay)).scalars():
-                balances[p.from_person] = balances.get(p.from_person, 0) + p.cents
-                balances[p.to_person] = balances.get(p.to_person, 0) - p.cents
-        return balances
+            return await _balances(s, chat_id, session_ids)
 
     async def mark_settled(self, session_ids: Iterable[int]) -> list[Session]:
         """Mark ended sessions settled: they leave the default `money_balances`, and so do the
@@ -146,3 +129,30 @@ class MoneyMixin(StoreCore):
             return [session_of(r) for r in rows]
 
         return await self._write(write)
+
+
+async def _balances(s: AsyncSession, chat_id: int, session_ids: list[int] | None) -> dict[int, int]:
+    """`money_balances`, read in the session `s` (a reader's, or a writer's transaction)."""
+    stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
+            .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
+            .where(M.Session.chat_id == chat_id))
+    pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
+    if session_ids is None:
+        stmt = stmt.where(M.Session.settled_at.is_(None))
+        pay = pay.where(M.Payment.settled.is_(False))
+    else:
+        stmt = stmt.where(M.Session.id.in_(session_ids))
+        pay = pay.where(M.Payment.session_id.in_(session_ids))
+    balances: dict[int, int] = {}
+    found = set()
+    for session, seat, points in (await s.execute(stmt)).all():
+        found.add(session.id)
+        person = seats_of(session)[seat]
+        if person is not None:
+            balances[person] = balances.get(person, 0) + points * session.stake_cents
+    if session_ids is not None and set(session_ids) - found:
+        raise NotFound(f"this chat has no session {sorted(set(session_ids) - found)}")
+    for p in (await s.execute(pay)).scalars():
+        balances[p.from_person] = balances.get(p.from_person, 0) + p.cents
+        balances[p.to_person] = balances.get(p.to_person, 0) - p.cents
+    return balances

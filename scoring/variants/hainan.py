@@ -152,7 +152,7 @@ class Hainan(Variant):
         "added_kong": ("added kong", "补杠", "補槓"),
         "concealed_kong": ("concealed kong", "暗杠", "暗槓"),
         "void": ("void", "不算", "不算"),
-        "exhausted": ("exhausted wall", "黄庄", "黃莊"),
+        "exhausted": ("wall exhausted", "黄庄", "黃莊"),
     }
 
     def tile_features(self, r: Reading, ctx: Context) -> dict[str, Any]:

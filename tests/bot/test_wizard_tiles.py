@@ -437,3 +437,28 @@ def test_the_photos_doubts_are_dropped_once_its_hand_is_corrected() -> None:
     run(GUIYANG, "6m", s)
     assert count(s) == 14 and not s.unsure
     assert "unsure" not in keys_screen(s, GUIYANG, t, lambda act, *arg: act.code).text
+
+
+def test_a_photos_caption_tells_the_story_its_tiles_are_counted_with() -> None:
+    """A photo captioned `/hu 东 自摸 妙手回春`: 妙手回春 beside the photo's tiles is the flag they
+    are counted with (not an element besides them), so Done reads the 5-point tiles as 13
+    points, over the minimum, and the win pays 8 + 13 each."""
+    pytest.importorskip("MahjongGB")
+    from bot.entry.hu import parse_wins
+    from bot.entry.wizard.flow import photo_draft
+    from scoring import score
+
+    from .test_wizard import make_ctx
+
+    ctx = make_ctx("mcr")
+    tiles = ["1m", "2m", "3m", "4p", "5p", "6p", "6s", "7s", "8s", "2s", "3s", "4s", "5z", "5z"]
+    draft = photo_draft(ctx, parse_wins(ctx.variant, ["东", "自摸", "妙手回春"]), tiles)
+    assert draft.keys is not None  # the keyboard opened with the photo's tiles
+    for code, tile in (("r", ""), ("t", "5z"), ("t", "5z"), ("d", "")):  # 5z, the winning tile
+        key_press(draft, ctx, code, tile)
+    winner = draft.pending["winners"][0]
+    assert winner["last_of_wall"] is True and winner.get("elements") is None, winner
+    assert winner["tiles"] == "123m456p234678s5z+5z"
+    out = score(ctx.record([{**draft.pending, "winners": [
+        {k: v for k, v in winner.items() if v not in (None, False, 0) or k == "seat"}]}]))
+    assert out.deltas == (63, -21, -21, -21)

@@ -74,7 +74,8 @@ async def test_a_made_up_style_plays_through_the_chat(made_up_style: Variant, bo
     assert totals == [-2 + 1 * 3, 6 - 1, -2 + 4 - 1, -2 - 4 - 1]
 
     stats = await table.say(dan, "/stats")
-    assert "Toy mahjong: 0 wins of 3" in stats.text and "Most frequent: pure suit ×1" in stats.text
+    assert "Toy mahjong: 0 wins in 3 hands" in stats.text, stats.text
+    assert "Most frequent: pure suit ×1" in stats.text
 
     rows, doc = await export(table, tg, dan)
     assert doc["variant"] == "toy" and [h["seq"] for h in doc["hands"]] == [1, 2, 3]

@@ -172,9 +172,9 @@ async def test_the_wizard_takes_each_seats_tiles_at_an_exhausted_wall(
 
 
 @pytest.mark.parametrize(("code", "example"), [
-    ("zh-hans", "流局查叫（泸州、贵阳）：/hu 流局 东 111m222m333p44p55p"),
-    ("zh-tw", "流局查叫（瀘州、貴陽）：/hu 流局 東 111m222m333p44p55p"),
-    ("en", "/hu exhausted E 111m222m333p44p55p S 123m456m789p123p4p"),
+    ("zh-hans", "流局查叫：/hu 流局 东 111m222m333p44p55p"),
+    ("zh-tw", "流局查叫：/hu 流局 東 111m222m333p44p55p"),
+    ("en", "the wall ran out (查叫): /hu exhausted E 111m222m333p44p55p S 123m456m789p123p4p"),
 ])
 async def test_help_shows_the_exhausted_wall_line(bot: object, tg: FakeTelegram, code: str,
                                                   example: str) -> None:

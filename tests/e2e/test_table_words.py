@@ -92,9 +92,9 @@ async def test_an_unknown_word_gets_the_closest_known_words(bot: object, tg: Fak
 
 
 @pytest.mark.parametrize(("code", "example", "feature"), [
-    ("zh-hans", "/hu 西 自摸 清一色 大对子", "闺×N"),
-    ("zh-tw", "/hu 西 自摸 清一色 大對子", "閨×N"),
-    ("en", "/hu West self-draw pure suit all pungs", "quad×N"),
+    ("zh-hans", "/hu 南 自摸 大对子 清一色", "闺×N"),
+    ("zh-tw", "/hu 南 自摸 大對子 清一色", "閨×N"),
+    ("en", "/hu S self-draw all pungs pure suit", "quad×N"),
 ])
 async def test_help_shows_examples_in_the_chat_language(bot: object, tg: FakeTelegram,
                                                         code: str, example: str,

@@ -128,9 +128,9 @@ async def test_tiles_that_do_not_win_are_refused_in_chinese(
 
 
 @pytest.mark.parametrize(("code", "example"), [
-    ("zh-hans", "也可以直接写牌代替番型：/hu 南 自摸 123m456m789p11s 中中中"),
-    ("zh-tw", "也可以直接寫牌代替番型：/hu 南 自摸 123m456m789p11s 中中中"),
-    ("en", "or the tiles in place of feature words: /hu S self-draw 123m456m789p11s 中中中"),
+    ("zh-hans", "也可以直接写牌代替番型：/hu 南 自摸 123m456m789m123p55p+5p"),
+    ("zh-tw", "也可以直接寫牌代替番型：/hu 南 自摸 123m456m789m123p55p+5p"),
+    ("en", "or the tiles in place of feature words: /hu S self-draw 123m456m789m123p55p+5p"),
 ])
 async def test_help_shows_a_line_of_tiles(bot: object, tg: FakeTelegram, code: str,
                                           example: str) -> None:

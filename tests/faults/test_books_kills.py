@@ -219,11 +219,13 @@ async def test_killed_after_a_payment_committed(tg: FakeTelegram, bot_process: A
         alice = table.players[0]
         bot = await bot_process(url, mode=mode)
         await table.seat_everyone("guiyang")
-        await bot.stop()  # seating is booked too: the crash is for the payment alone
+        await table.say(alice, "/stake 1")  # money is owed (a payment while square is refused)
+        await table.tap(alice, await table.say(alice, "/hu 0 zimo"), "Confirm")
+        await bot.stop()  # seating and the hand are booked too: the crash is for the payment
         bot = await bot_process(url, crash_at="after_booked", mode=mode)
         await tg.send_message(table.chat, alice, "/paid from @bob 22.15")
         await bot.killed()
-        assert await handled(url, table.chat_id) == 6  # /new, four seats and the payment
+        assert await handled(url, table.chat_id) == 7  # /new, four seats, the hand, the payment
 
         await bot_process(url, mode=mode)
         answer = await redelivered(tg, table)

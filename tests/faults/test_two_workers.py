@@ -45,7 +45,17 @@ async def seated(tg: FakeTelegram, n: int) -> tuple[Chat, str]:
     """A chat with a session (everyone seated), and the text that makes one payment."""
     chat = Chat(tg, tg.group(f"workers {n}"), people(tg, 900 + 10 * n))
     await chat.seat_everyone()
+    await owed(chat)
     return chat, f"/paid @{chat.people[1]['username']}"
+
+
+async def owed(chat: Chat) -> None:
+    """A stake and a hand: money is owed, so payments are taken (not refused as square)."""
+    await chat.say(chat.people[0], "/stake 1")
+    await chat.say(chat.people[0], "/hu 0 zimo")
+    wizard = chat.last()
+    confirm = next(d for d in wizard.callback_datas if d.endswith(":ok"))
+    await chat.answered(await chat.press(chat.people[0], wizard.message_id, confirm))
 
 
 def answers(tg: FakeTelegram, chat: Chat, mark: int) -> list[str]:

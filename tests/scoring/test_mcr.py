@@ -286,6 +286,31 @@ def test_one_concealed_and_one_melded_kong_together_or_apart() -> None:
     assert "concealed_and_melded_kong" not in apart
 
 
+def test_the_mixed_kongs_element_is_listed_by_its_points_not_after_the_flowers() -> None:
+    """明暗杠 5 is no element of the 1998 table, but a line lists it where its points put it:
+    after the 6s, before the 4s, 2s and 1s, the flowers last."""
+    out = score(rec([win("[(2222m)][5555p]123s456s7z+7z", "self_draw", 0, flowers=2)]))
+    terms = [t.partition(":")[0] for t in out.lines[0].terms]
+    assert terms == ["concealed_and_melded_kong", "short_straight", "single_wait", "self_drawn",
+                     "flower_tiles"]
+    points = [POINTS[t] for t in terms[:-1]]
+    assert points == sorted(points, reverse=True)
+
+
+def test_the_fourth_tile_counts_when_the_other_three_are_in_the_winners_own_melds() -> None:
+    """和绝张 needs no flag when the winner's own pung holds the other three (they are in view):
+    the counting sees it; a flag for a tile the winner holds another of is refused."""
+    assert counted("[555m][567p][678s]34m11z+5m")["last_tile"] == 4
+    assert counted("[555m][567p][678s]34m11z+5m", fourth_tile=True)["last_tile"] == 4
+    with pytest.raises(ScoringError, match="not the last one in view"):
+        counted("[555m]123p456p789p1p+1p", fourth_tile=True)
+
+
+@pytest.mark.parametrize("tiles", ["[234m][567p][678s]34m11z+5m", "[234m][567p][678s]345m11z+5m"])
+def test_the_tiles_before_the_plus_may_hold_the_winning_tile_or_not(tiles: str) -> None:
+    assert counted(tiles, "self_draw", 0, last_of_wall=True) == {"last_tile_draw": 8}
+
+
 # -- the 8-point minimum ----------------------------------------------------------------------------
 
 LOW = "[234m][345p]678s456m5z+5z"  # 单钓将 alone: 1 point

@@ -241,3 +241,24 @@ def test_the_tile_check_refuses_what_the_reference_refuses(
                          jokers, rules)
     assert quick == tile_outcome(refuse_tiles, variant, all_tiles, tuple(flowers), jokers,
                                  rules)
+
+
+def test_a_style_reading_its_own_tiles_counts_the_story_told_beside_them() -> None:
+    """Every registered style that counts the hand whole (`reads_own_tiles`) takes, in its
+    `analyze` request, each of its story fields and `after_kong` (`Variant.story_for_tiles`),
+    so that the flags a player gives count with the tiles; the others' requests carry none."""
+    from scoring.tiles import analyze
+    from scoring.variant import all_variants
+
+    for variant in all_variants().values():
+        fields = variant.Winner.model_fields
+        story = {name: True if fields[name].annotation in (bool, "bool") else 1
+                 for name in variant.story_fields()}
+        given = variant.story_for_tiles(story, after_kong=True)
+        if not variant.reads_own_tiles:
+            assert given == {}, variant.name
+            continue
+        assert set(given) == {*variant.story_fields(), "after_kong"}, variant.name
+        with pytest.raises(ScoringError) as exc:  # each field read, not refused as unknown
+            analyze({"variant": variant.name, "tiles": "1m", **given})
+        assert exc.value.field not in given, (variant.name, exc.value)

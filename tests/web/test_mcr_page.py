@@ -104,6 +104,25 @@ async def test_beside_tiles_a_chinese_official_winner_adds_the_fourth_tile_the_l
     assert [h.record["events"][0]["winners"] for h in hands] == [[drawn], [claimed]]
     assert all(h.outcome == score(h.record).to_dict() for h in hands)
 
+async def test_the_pages_tiles_request_counts_the_story_beside_the_tiles(
+        client: TestClient, store: Store) -> None:
+    """The reading the page asks for as the tiles are picked counts what the page says beside
+    them (妙手回春, 杠上开花, flowers) before the 8-point minimum, as /hu and Confirm do."""
+    await post(client, "session", {"variant": "mcr", "names": NAMES})
+    chicken, kong = "[234m][567p][678s]34m11z+5m", "[2222m][567p][678s]34m11z+5m"
+    alone = await post(client, "tiles", {"tiles": chicken, "seat": 0, "by": "self_draw"},
+                       status=422)
+    assert "without flowers" in alone["error"], alone
+    last = await post(client, "tiles", {"tiles": chicken, "seat": 0, "by": "self_draw",
+                                        "story": {"last_of_wall": True}})
+    assert (last["points"], last["value"]) == (8, 48)
+    assert last["winner"] == {"seat": 0, "tiles": chicken, "last_of_wall": True}
+    after = await post(client, "tiles", {"tiles": kong, "seat": 0, "by": "self_draw",
+                                         "after_kong": True, "story": {"flowers": 1}})
+    assert (after["points"], after["value"]) == (10, 54)  # 杠上开花 8, 明杠 1, a flower
+    await post(client, "tiles", {"tiles": chicken, "story": ["last_of_wall"]}, status=422)
+
+
 async def test_the_page_books_a_chinese_official_hand_by_tiles_and_by_points(
         browser: Any, site: str, store: Store) -> None:
     page = await open_page(browser, site)
@@ -199,4 +218,30 @@ async def test_the_page_ticks_the_last_tile_beside_the_tiles(browser: Any, site:
     assert hand.record["events"] == [{"type": "win", "by": "self_draw", "winners": [best["winner"]]}]
     assert best["winner"] == {"seat": 0, "tiles": tiles, "last_of_wall": True, "flowers": 1}
     assert list(await store.totals(session.id)) == list(score(hand.record).deltas)
+    assert not page.errors
+
+
+async def test_the_reading_counts_the_last_tile_ticked_beside_the_tiles(
+        browser: Any, site: str, store: Store) -> None:
+    """Tiles worth 5 points alone are refused under the minimum as they are picked; ticking
+    妙手回春 beside them asks again with it, and the reading is that hand's (13 points, each
+    pays 8 + 13), as the chat counts it."""
+    page = await open_page(browser, site)
+    await start_in_page(page, "mcr")
+    await page.click("nav button[data-screen=hand]")
+    await page.click("[data-row=winner] [data-seat='0']")
+    await page.click("#mode-tiles")
+    for tile in ["1m", "2m", "3m", "4p", "5p", "6p", "6s", "7s", "8s", "2s", "3s", "4s", "5z",
+                 "5z"]:
+        await page.click(f"#picker [data-tile='{tile}']")
+    await page.wait_for_selector("#reading .error")
+    assert "5 points without flowers" in await page.inner_text("#reading"), \
+        await page.inner_text("#reading")
+    await page.click("#story [data-field=last_of_wall]")
+    await page.wait_for_selector("#reading b")
+    best = analyze({"variant": "mcr", "tiles": "123m456p678s234s5z+5z", "seat": 0,
+                    "last_of_wall": True})
+    assert (best["points"], best["value"]) == (13, 63)
+    assert f"{best['value']}" in await page.inner_text("#reading b")
+    await shot(page, "mcr-tiles-last-tile-reading")
     assert not page.errors

@@ -9,6 +9,7 @@ from typing import Any
 from scoring.tiles import analyze
 from scoring.variant import Variant
 
+from ..record import tiles_request
 from .words import TILES, LineError
 
 TURNED_EXAMPLE = "翻=5m"  # how a line names the turned tile that the jokers follow
@@ -20,7 +21,6 @@ def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
     their concealed kongs before their win where kongs score; return (seat, analysis) per such
     winner. Raises scoring's ScoringError for tiles that do not win, LineError for a joker
     indicator that is missing or an exposed kong (who discarded it the tiles cannot say)."""
-    variant = v.name
     given = [w.pop("_indicator") for e in events for w in e.get("winners", [])
              if "_indicator" in w]
     indicator = given[0] if given else None
@@ -34,11 +34,11 @@ def read_tiles(v: Variant, base: dict[str, Any], events: list[dict[str, Any]]
                 raise LineError("Which tile was turned? This game's jokers follow it: add it "
                                 "to the line, e.g. {example} (or indicator=5m).",
                                 example=TURNED_EXAMPLE)
-            result = analyze({"variant": variant, "rules": base.get("rules") or {},
-                              "tiles": "".join(tiles), "by": event.get("by", "self_draw"),
-                              "seat": winner["seat"], "dealer": base.get("dealer", 0),
-                              "round_wind": base.get("round_wind", 0),
-                              "indicator": indicator})
+            # the words on the line go with the tiles where the style counts them together
+            result = analyze(tiles_request(v, base, "".join(tiles), by=event.get("by"),
+                                           seat=winner["seat"], indicator=indicator,
+                                           winner=winner,
+                                           after_kong=bool(event.get("after_kong"))))
             # the words on the line add to what the tiles show (杠上花 …)
             event["winners"][i] = {**result["winner"], **winner}
             read.append((winner["seat"], result))

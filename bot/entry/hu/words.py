@@ -50,6 +50,7 @@ SPLIT = re.compile(r"[,，、]+")
 TURNED = {"turned", "indicator", "翻", "翻牌", "指示牌"}  # 翻=5m: the tile turned up
 JOKER = "joker"  # joker=6m: the joker itself; or by a style's own name for it, 龙=6m
 TILES = "_tiles"  # a winner's tile tokens, until bot/entry/hu/tiles.py reads them
+AFTER_KONG_MARK = "_after_kong"  # 杠上开花 named as an element beside tiles, until parse_hu
 
 
 class LineError(ValueError):
@@ -181,13 +182,14 @@ def split_tokens(raw: list[str]) -> list[str]:
 
 
 def _joined(tokens: list[str], words: Words, names: list[str | None] | None) -> list[str]:
-    """Words of several tokens as one: "pure suit", "all pungs", "self draw", "North Dan"."""
+    """Words of several tokens as one: "pure suit", "all pungs", "self draw", "North Dan",
+    "Out with Replacement Tile"."""
     known = (set(words.known()) | SELF_DRAW | DISCARD | ROBBED | KONG | AFTER_KONG
              | {norm(n) for n in names or [] if n})
     out: list[str] = []
     i = 0
     while i < len(tokens):
-        for k in (3, 2):
+        for k in (4, 3, 2):  # "out with replacement tile"
             if i + k <= len(tokens) and norm("".join(tokens[i:i + k])) in known:
                 out.append(" ".join(tokens[i:i + k]))
                 i += k
@@ -227,6 +229,8 @@ def parse_hu(variant: Variant, tokens: list[str],
     winners = [parse_winner(variant, words, g, names) for g in groups if g]
     if not winners:
         raise LineError("Say who won, e.g. /hu 2 zimo all_pungs")
+    if [w.pop(AFTER_KONG_MARK) for w in winners if AFTER_KONG_MARK in w]:
+        after_kong = True
     event: dict[str, Any] = {"type": "win", "by": by, "winners": winners}
     if frm is not None:
         event["from"] = frm
@@ -301,7 +305,31 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
         if TILE_LIKE.search(raw):
             parse_tiles(raw)  # written as tiles: why they cannot be read (a ninth flower, 9f)
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
+    if TILES in winner and story_beside_tiles(variant, winner):
+        winner[AFTER_KONG_MARK] = True
     return winner
+
+
+def story_beside_tiles(variant: Variant, winner: dict[str, Any]) -> bool:
+    """Beside tiles (typed, or a photo's), an element of the hand's story (海底捞月, 和绝张) is
+    the flag the tiles are counted with (`Variant.story_terms`), not an element counted
+    besides them: the winner is changed so, in place. True when one was 杠上开花, the win's
+    `after_kong`."""
+    after_kong = False
+    for key in {k for k, _ in vocabulary(variant).terms.values()}:
+        listed = winner.get(key)
+        if not isinstance(listed, list):
+            continue
+        for term in [x for x in listed if x in variant.story_terms]:
+            listed.remove(term)
+            flag = variant.story_terms[term]
+            if flag == "after_kong":
+                after_kong = True
+            else:
+                winner[flag] = True
+        if not listed:
+            del winner[key]
+    return after_kong
 
 
 def _amounts(tokens: list[str], words: Words) -> list[str]:

@@ -26,7 +26,7 @@ from ...view.render import colon, esc, seat_label, wind
 from .. import controls, preview
 from ..controls import FormError, Kind, Spec
 from ..ctx import Ctx
-from ..hu.words import TILES
+from ..hu.words import TILES, story_beside_tiles
 from ..record import extras, hand_state, missing, prune, seats_won, skipped
 from ..screens import (
     BY_LABELS,
@@ -66,6 +66,8 @@ def photo_draft(ctx: Ctx, events: list[dict[str, Any]], tiles: list[str],
     for w in event["winners"]:
         indicator = w.pop("_indicator", indicator)
         w.pop(TILES, None)
+        if story_beside_tiles(ctx.variant, w):  # the photo's tiles: 海底捞月 is their flag
+            event["after_kong"] = True
         extra = {k: v for k, v in w.items() if k != "seat"}
         if extra:
             draft.words[str(w["seat"])] = extra

@@ -35,6 +35,7 @@ from ..keyboard import (
     press_key,
 )
 from ..preview import MAX_READINGS
+from ..record import tiles_request
 from ..screens import Callbacks, Screen
 from . import ready
 from .draft import HandDraft, OpenKeys, Read, Reading, Step
@@ -114,11 +115,11 @@ def _read(draft: HandDraft, ctx: Ctx, index: int, state: KeyState) -> None:
     seat = pending["winners"][index]["seat"]
     tiles = notation(state, spec_for(ctx))
     try:
-        result = analyze({"variant": ctx.variant.name, "rules": ctx.base.get("rules") or {},
-                          "tiles": tiles, "by": pending.get("by") or "self_draw",
-                          "seat": seat, "dealer": ctx.base.get("dealer", 0),
-                          "round_wind": ctx.base.get("round_wind", 0),
-                          "indicator": state.indicator})
+        result = analyze(tiles_request(ctx.variant, ctx.base, tiles, by=pending.get("by"),
+                                       seat=seat, indicator=state.indicator,
+                                       winner={**pending["winners"][index],
+                                               **draft.words.get(str(seat), {})},
+                                       after_kong=bool(pending.get("after_kong"))))
     except ScoringError as exc:
         raise ReadRefused(ctx.explain(exc)) from None
     _kongs(draft, ctx, seat, state)
@@ -189,8 +190,10 @@ def _apply(draft: HandDraft, ctx: Ctx, seat: int, i: int) -> None:
     winners = (draft.pending or {})["winners"]
     at = next(k for k, w in enumerate(winners) if w["seat"] == seat)
     words = draft.words.get(str(seat), {})  # 杠上花 … from a photo's caption
+    # what the form said of the story (绝张, 妙手回春 …) stays: the tiles do not show it
+    told = {k: winners[at][k] for k in ctx.variant.story_fields() if k in winners[at]}
     winners[at] = {**controls.blank(ctx.variant.Winner, seat=seat), **read.readings[i].winner,
-                   **words}
+                   **told, **words}
 
 
 def choose_reading(draft: HandDraft, ctx: Ctx, seat: int, i: int) -> None:

@@ -641,7 +641,19 @@ function readingKey() {
   if (!hand || hand.mode !== "tiles" || hand.active == null) return "";
   const held = hand.tiles[hand.active];
   if (heldCount(held) !== 14 || !held.win) return "";
-  return [hand.active, hand.by, hand.indicator, notation(held)].join("|");
+  return [hand.active, hand.by, hand.indicator, notation(held), !!hand.event.after_kong,
+    JSON.stringify(storyOf(hand.active))].join("|");
+}
+
+// what the page says of a winner beside the tiles, sent with them: a style that counts the whole
+// hand counts 杠上开花, 绝张 or 妙手回春 with the tiles, its minimum included
+function storyOf(seat) {
+  const out = {};
+  for (const f of storyFields()) {
+    const v = (S.hand.feats[seat] || {})[f.name];
+    if (v != null && v !== f.default) out[f.name] = v;
+  }
+  return out;
 }
 
 // when the hand is whole, ask the API for its best reading (the redraw never waits for it)
@@ -649,7 +661,8 @@ async function askReading() {
   const key = readingKey();
   if (!key || (S.reading && S.reading.key === key)) return;
   const hand = S.hand;
-  const body = { tiles: notation(hand.tiles[hand.active]), seat: hand.active, by: hand.by };
+  const body = { tiles: notation(hand.tiles[hand.active]), seat: hand.active, by: hand.by,
+    story: storyOf(hand.active), after_kong: !!hand.event.after_kong };
   if (S.form.tiles.indicator && hand.indicator) body.indicator = hand.indicator;
   S.reading = { key };
   const { status, data } = await api("tiles", body);

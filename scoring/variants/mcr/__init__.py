@@ -131,7 +131,7 @@ class Mcr(Variant):
         "fourth_tile": ("fourth tile (last in view)", "绝张", "絕張"),
         "last_of_wall": ("last tile of the wall", "妙手回春/海底捞月", "妙手回春/海底撈月"),
         "false_win": ("false win", "错和", "錯和"),
-        "exhausted": ("exhausted wall", "荒庄", "荒莊"),
+        "exhausted": ("wall exhausted", "荒庄", "荒莊"),
         # the house rules and their values, as /rules names them
         "minimum": ("points a win needs, flowers aside", "起和番", "起和番"),
         "false_win_penalty": ("a false win pays each seat", "错和罚分", "錯和罰分"),
@@ -147,6 +147,9 @@ class Mcr(Variant):
     # a player adds the flowers, 绝张 and the last tile of the wall
     tile_fields = ("tiles", "elements", "points")
     term_points = elements.POINTS
+    # beside the tiles, the elements of the story are the flags that count them
+    story_terms = {"last_tile_draw": "last_of_wall", "last_tile_claim": "last_of_wall",
+                   "last_tile": "fourth_tile", "out_with_replacement_tile": "after_kong"}
     game_hands = GAME_HANDS
 
     def cannot_count(self) -> ScoringError | None:

@@ -119,7 +119,10 @@ EXTRA: dict[str, tuple[int, Term]] = {
 FLOWERS = "flower_tiles"
 POINTS = {key: points for key, (points, _) in {**ELEMENTS, **EXTRA}.items()}
 NAMES = {key: names for key, (_, names) in {**ELEMENTS, **EXTRA}.items()}
-ORDER = {key: i for i, key in enumerate([*ELEMENTS, *EXTRA])}  # the table's order: highest first
+# the table's order, highest first, 明暗杠 (5) among the elements by its points
+_BELOW = next(i for i, (points, _) in enumerate(ELEMENTS.values()) if points < EXTRA[MIXED_KONGS][0])
+ORDER = {key: i for i, key in enumerate([*list(ELEMENTS)[:_BELOW], *EXTRA,
+                                         *list(ELEMENTS)[_BELOW:]])}
 
 @dataclass(frozen=True)
 class Element:
