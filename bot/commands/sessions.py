@@ -99,6 +99,15 @@ def rules_text(t: Translator, variant_name: str, rules: dict[str, Any]) -> list[
     return out
 
 
+def rules_screen(t: Translator, session: Session) -> str:
+    """The /rules screen's text: its title, how to change a rule, and what the style shows
+    under its rules (`Variant.rules_notes`: a payment table)."""
+    text = "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it."))
+    variant = get_variant(session.variant)
+    notes = variant.rules_notes(variant.read_rules(session.rules), t.lang)
+    return text + ("\n<pre>" + esc("\n".join(notes)) + "</pre>" if notes else "")
+
+
 def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
     variant = get_variant(session.variant)
     full = variant.Rules.model_validate(session.rules).model_dump()
@@ -301,8 +310,7 @@ async def on_session_button(update: Update, context: Context) -> None:
             a = tap.number("seat")
             session = await store.swap_seats(session.id, a, a + 1)
         elif op is Act.RULES:
-            await edit(query, "<b>" + esc(t("House rules")) + "</b>\n"
-                       + esc(t("Tap a rule to change it.")), rules_rows(t, session))
+            await edit(query, rules_screen(t, session), rules_rows(t, session))
             await query.answer()
             return
         elif op is not Act.TO_LOBBY:
@@ -354,8 +362,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
     if rules[spec.name] == spec.default:
         house.pop(spec.name)
     await store.set_house_rules(sc.chat_id, session.variant, house)
-    await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
-               rules_rows(t, session))
+    await edit(query, rules_screen(t, session), rules_rows(t, session))
     await query.answer()
 
 
@@ -364,8 +371,7 @@ async def cmd_rules(update: Update, context: Context) -> None:
     session = await require_session(update, context, sc)
     if session is None:
         return
-    await reply(update, context, "<b>" + esc(sc.t("House rules")) + "</b>\n"
-                + esc(sc.t("Tap a rule to change it.")), rules_rows(sc.t, session))
+    await reply(update, context, rules_screen(sc.t, session), rules_rows(sc.t, session))
 
 
 async def cmd_guest(update: Update, context: Context) -> None:

@@ -64,7 +64,7 @@ def _write_none(value: Value) -> str:
     return "-" if value is None else str(value)
 
 
-TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f"
+TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f|[1-4]a"
 SEAT = Kind("[0-3]", _number, 0, 3)
 SEAT_OR_NONE = Kind("[0-3]|-", _none_or(_number), None, 3, _write_none)
 SEAT_STEP = Kind("[0-3][-+]", str, "0-", "3+")  # a seat's counter one up or down: "2+"

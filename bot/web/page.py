@@ -19,7 +19,7 @@ from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
-from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.keyboard import BONUS, KeySpec, jokers
 from ..entry.record import extras, lacking
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..view.i18n import LANG_NAMES
@@ -28,7 +28,7 @@ from .auth import HEADER
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
-FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
+FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f|[1-4]a")
 SUITED = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10))
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
 # the page's fields: every kind but a list of winners (the page's own screen) and the unknown
@@ -87,7 +87,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     winners = controls.spec_named(win, "winners").model
     assert winners is not None
     spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
-    codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
+    codes = [x for x in (*SUITED, *HONOURS, *BONUS) if spec.usable(x)]
     if spec.indicator:
         wild = {x: sorted(jokers(spec, x)) for x in (*SUITED, *HONOURS)}
     else:

@@ -43,6 +43,7 @@ ROBBED = {"rob", "robbed", "robbedkong", "抢杠", "搶槓", "抢杠胡", "搶�
 KONG = {"kong", "gang", "杠", "槓"}
 AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上炮", "槓上炮"}
 PLUS = {"+", "＋", "和", "and"}
+TILE_LIKE = re.compile(r"\d[mpszfa]")  # a word of tile notation, right or wrong
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 AMOUNT = re.compile(r"^(\d+)\s*(\D.*)$")  # the number first: 24番, 24points
 SPLIT = re.compile(r"[,，、]+")
@@ -301,6 +302,8 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
         if tile_token(raw):
             winner.setdefault(TILES, []).append(raw)
             continue
+        if TILE_LIKE.search(raw):
+            parse_tiles(raw)  # written as tiles: why they cannot be read (a ninth flower, 9f)
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     if TILES in winner and story_beside_tiles(variant, winner):
         winner[AFTER_KONG_MARK] = True

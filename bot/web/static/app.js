@@ -501,7 +501,7 @@ function tileField(field, values, label, opts) {
   const key = opts.key + "." + field.name;
   const value = values[field.name];
   const open = !value || S.hand.picking === key;
-  const codes = S.form.tiles.codes.filter((x) => !x.endsWith("f"));
+  const codes = S.form.tiles.codes.filter((x) => !isFlower(x));
   return h("div", { style: "width:100%", "data-tile-field": field.name }, h("h3", {}, cap(label)),
     value ? h("div.row.chosen", {}, tileFace(value, open ? ".on" : "", { onclick: () => tap(() => {
       S.hand.picking = open ? null : key; }) })) : null,
@@ -536,7 +536,7 @@ function meldTiles(meld) {
   return Array(meld.kind === "pung" ? 3 : 4).fill(meld.tile);
 }
 
-const isFlower = (code) => code.endsWith("f");
+const isFlower = (code) => code.endsWith("f") || code.endsWith("a");  // a flower or an animal
 
 // tiles towards the 14 (a flower is set aside and a new tile drawn: it does not count)
 function heldCount(held) {
@@ -555,12 +555,12 @@ function jokerSet() {
   return new Set(S.hand.indicator ? t.jokers[S.hand.indicator] || [] : []);
 }
 
-const ORDER = (code) => "mpszf".indexOf(code[1]) * 10 + +code[0];
+const ORDER = (code) => "mpszfa".indexOf(code[1]) * 10 + +code[0];
 
 function notation(held) {
   const group = (tiles) => {
     let text = "";
-    for (const suit of "mpszf") {
+    for (const suit of "mpszfa") {
       const digits = tiles.filter((x) => x[1] === suit).map((x) => x[0]).sort().join("");
       if (digits) text += digits + suit;
     }
