@@ -93,10 +93,10 @@ def test_the_readme_walks_through_botfather_and_the_first_evening(clone: Path) -
     assert order == sorted(order), order
     styles = re.search(r"`/new guiyang` \(or ([^)]*)\)", steps)
     assert styles is not None
-    from scoring import all_variants
+    from scoring.variants import ORDER
 
     named = {"guiyang", *re.findall(r"`(\w+)`", styles.group(1))}
-    assert named == {v.name for v in all_variants()}, named  # every style, by its real name
+    assert named == set(ORDER), named  # every shipped style, by the name /new takes
 
 
 def free_port() -> int:
@@ -225,3 +225,15 @@ def test_caddy_proxies_everything_the_bot_serves_behind_it() -> None:
         upstreams = {up for paths, up in routes if any(matches(p, path) for p in paths)}
         assert upstreams == {"{$BOT_UPSTREAMS:127.0.0.1:8080}"}, (path, routes)
     assert not any(matches(p, "/") for paths, _ in routes for p in paths)  # nothing else is open
+
+
+async def test_the_pictures_are_made_from_the_real_bot_and_page(tmp_path: Path) -> None:
+    """tests/screenshots.py, which made docs/img/, still makes both pictures: the bot's
+    messages of a first evening and the page after a hand (the browser: tests/web/browser.py)."""
+    from tests.screenshots import make
+
+    made = await make(tmp_path)
+    assert [p.name for p in made] == ["chat.png", "page.png"]
+    for path in made:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, path
