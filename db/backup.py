@@ -140,8 +140,8 @@ def _create_private(path: Path, folder: Path) -> None:
 def _remove_stale(folder: Path, marker: str) -> None:
     """Hidden work files a killed backup or restore left (`.NAME<marker>PID`, PID gone)."""
     for p in folder.glob(f".*{marker}*"):
-        pid = p.name.rsplit(marker, 1)[1].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        pid = re.match(r"\d+", p.name.rsplit(marker, 1)[1])  # also its .sha256, -wal, -shm
+        if pid is not None and not _alive(int(pid.group(0))):
             p.unlink(missing_ok=True)
 
 
@@ -321,8 +321,10 @@ async def _check_books(path: Path, u: URL) -> None:
     try:
         async with engine.connect() as conn:
             for table in Base.metadata.sorted_tables:
-                try:
-                    await conn.execute(select(table))
+                try:  # read in parts: a big database is never held in memory whole
+                    rows = await conn.stream(select(table))
+                    async for _ in rows.partitions(2000):
+                        pass
                 except Exception as e:
                     cause = getattr(e, "orig", None) or e
                     raise BackupRefused(f"{path} is damaged, nothing was restored: a row of table "
@@ -332,12 +334,12 @@ async def _check_books(path: Path, u: URL) -> None:
             for hand_id, seat, points in await conn.execute(
                     select(LedgerEntry.hand_id, LedgerEntry.seat, LedgerEntry.points)):
                 entries.setdefault(hand_id, [0, 0, 0, 0])[seat] = points
-            rows = await conn.execute(
+            hands = await conn.stream(
                 select(Hand.id, Hand.seq, Hand.record, Hand.outcome, Hand.voided, Session.number,
                        Session.chat_id).join(Session, Session.id == Hand.session_id)
                 .order_by(Session.chat_id, Session.number, Hand.seq))
             rescored: dict[str, Any] = {}
-            for hand_id, seq, record, outcome, voided, number, chat in rows:
+            async for hand_id, seq, record, outcome, voided, number, chat in hands:
                 why = _bad_hand(record, outcome, entries.get(hand_id), voided, rescored)
                 if why is not None:
                     raise BackupRefused(f"{path} is damaged, nothing was restored: hand {seq} of "
