@@ -33,7 +33,8 @@ NAMES = ("Alice", "Bob", "Carol", "Dan")
 # A Telegram-like chat: the bot's HTML as it sent it (Telegram shows the same tags), its buttons
 # under the message, what each player typed on the right.
 STYLE = """
-body { margin: 0; background: #c8d9b4; font: 15px/1.35 system-ui, "Noto Sans CJK SC", sans-serif, "Noto Color Emoji"; }
+body { margin: 0; background: #c8d9b4;
+       font: 15px/1.35 system-ui, "Noto Sans CJK SC", sans-serif, "Noto Color Emoji"; }
 .chat { width: 420px; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
 .msg { max-width: 340px; padding: 7px 10px; border-radius: 12px; white-space: pre-wrap;
        overflow-wrap: anywhere; box-shadow: 0 1px 1px #0002; }
