@@ -5,7 +5,8 @@ as a chat; the local page is opened in the system's chromium on the same kind of
     .venv/bin/python -m tests.screenshots          # writes docs/img/chat.png and docs/img/page.png
 
 tests/test_first_hour.py makes them too (into a temporary folder) and checks the ones in
-docs/img/ are there."""
+docs/img/ are there. The chat's emoji need an emoji font where they are made (Debian:
+fonts-noto-color-emoji, as for the committed pictures); without one they are empty boxes."""
 
 from __future__ import annotations
 
