@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from scoring import Variant
+
 from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
@@ -106,8 +108,15 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
                   "jokers": wild,
                   # the winner's fields the tiles cannot show: offered beside them
-                  "story": list(variant.story_fields())},
+                  "story": list(variant.story_fields()),
+                  # the style's counter is not installed here: said as the picker opens
+                  "cannot_count": _cannot_count(ctx, variant)},
         "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready")}}
+
+
+def _cannot_count(ctx: Ctx, variant: Variant) -> str | None:
+    missing = variant.cannot_count()
+    return None if missing is None else ctx.t(missing.template, **missing.params)
 
 
 async def form(request: web.Request) -> web.Response:

@@ -629,7 +629,9 @@ function tilesEditor() {
     mark(x) + (used.filter((y) => y === x).length >= (t.most[x] || 4) ? ".used" : ""),
     { onclick: () => tap(() => pickTile(x)) })));
   const count = T("Tiles: {count} of {want}", { count: heldCount(held), want: 14 });
-  return [h("div.row", {}, h("span.hint", { id: "count" }, count),
+  // the style's counter is missing here: said at once, not after the fourteenth tile
+  const cannot = t.cannot_count ? h("p.counter-missing", { id: "cannot-count", role: "note" }, t.cannot_count) : null;
+  return [cannot, h("div.row", {}, h("span.hint", { id: "count" }, count),
       h("button", { onclick: () => tap(() => { hand.tiles[hand.active] = { hand: [], melds: [], win: null }; }) }, T("Clear"))),
     heldRow, h("p.hint", {}, T("Tap a tile above to take it out.")),
     h("div.row", { id: "targets" }, targets), picker,
