@@ -211,7 +211,7 @@ class Singapore(Variant):
         "cross_bites": ("a predator against another's prey pays", "咬别家的动物",
                         "咬別家的動物"),
         "void": ("void", "不算", "不算"),
-        "exhausted": ("exhausted wall", "流局", "流局"),
+        "exhausted": ("wall exhausted", "流局", "流局"),
         "three_six": ("3/6 (1, 2, 3, 5, 10)", "三六制（1、2、3、5、10）", "三六制（1、2、3、5、10）"),
         "double": ("doubling", "每台翻倍", "每台翻倍"),
     }
