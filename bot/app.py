@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+from typing import Any
 
 from telegram import BotCommand, Update, User
 from telegram.error import TelegramError
@@ -26,15 +27,25 @@ from scoring import all_variants
 from scoring.settlement import format_cents
 from scoring.variant import Variant, in_lang, listed
 
-from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
+from .chat.scope import (
+    TABLE_COMMANDS,
+    asked_command,
+    fallback_language,
+    refusal,
+    running_session,
+    scope,
+    stale_button,
+    table_line,
+)
 from .commands import greeting, hands, ledger, season, sessions, standings
 from .entry.hu.examples import help_lines
 from .entry.hu.points import points_event
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
+from .plumbing.callbacks import Family, decode
 from .plumbing.config import Settings
 from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENTS, has_foreign_digits
-from .plumbing.messages import Context, LedgerBot, QueryExpired, reply, send, store_of
+from .plumbing.messages import Context, LedgerBot, QueryExpired, edit, reply, send, store_of
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
 from .view.i18n import LANGS, N_, Translator, lang_from_code, translator
@@ -82,6 +93,9 @@ HELP_POINTS = N_("Each seat's points ({points_styles}): /hu 张伟 +12 李四 -4
                  "/hu 张伟 自摸 12.")
 HELP_SEASON = N_("/season — the group's season: everyone across all sessions and tables, by "
                  "month, with a chart.")
+HELP_TABLES = N_("Two tables in one group: /new while one runs offers another beside it. Your "
+                 "commands go to the table you sit at; anyone else is asked which table. One "
+                 "person sits at one table at a time; /settle covers every table.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -118,7 +132,7 @@ async def cmd_help(update: Update, context: Context) -> None:
         books_points = styles_named(t, [v for v in listed() if points_event(v) is not None])
         text += esc(t(HELP_POINTS, points_styles=books_points)) + "\n"
     text += esc(t(HELP_SEASON)) + "\n" + esc(t(
-        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n\n" + esc(t(
+        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n" + esc(t(HELP_TABLES)) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     if session is not None:
@@ -174,6 +188,53 @@ async def guard(update: Update, context: Context) -> None:
         await send(context, message.chat.id,
                    esc(t("Please write numbers with the digits 0–9.")))
         raise ApplicationHandlerStop
+
+
+# The commands about one table that, where several run and the sender sits at none, ask which
+# (bot/chat/scope.py ask_table) and run again for the table tapped.
+TABLE_ASKED = ("table", "history", "undo", "end", "hand", "hu", "stake", "rules", "guest",
+               "chart", "export", "settle")
+
+
+async def on_table_pick(update: Update, context: Context) -> None:
+    """Act.PICK_TABLE: the asker's answer to "which table?", once: the question shows the table
+    taken (its buttons gone) and the command it names runs for that table."""
+    query = update.callback_query
+    sc = await scope(update, context)  # the table named by the button (scope reads it)
+    t = sc.t
+    tap = decode(query.data)
+    asked = asked_command(getattr(query.message, "text", None))
+    command = tap.get("command") if tap is not None else None
+    handler = context.bot_data.get(TABLE_COMMANDS, {}).get(command)
+    if tap is None or asked is None or handler is None or asked[0] != command:
+        await stale_button(query, t)
+        return
+    if tap.get("asker") not in (0, sc.person_id):
+        await query.answer(t("Only whoever asked can choose the table."), show_alert=True)
+        return
+    table = sc.session
+    if table is None or table.id != tap.get("session"):
+        await query.answer(t("This session is over."), show_alert=True)
+        return
+    # a second tap (a double tap, or one racing it on another worker) runs nothing again
+    if not await store_of(context).answer_once(sc.chat_id, query.message.message_id):
+        await stale_button(query, t)
+        return
+    await edit(query, table_line(t, table))
+    context.args = asked[1]
+    await handler(update, context)
+    await query.answer()
+
+
+def _table_commands(handlers: list[Any]) -> dict[str, Any]:
+    """The handlers of TABLE_ASKED, by command word (what a table question runs again)."""
+    found = {}
+    for handler in handlers:
+        if isinstance(handler, CommandHandler):
+            for word in handler.commands:
+                if word in TABLE_ASKED:
+                    found[word] = handler.callback
+    return found
 
 
 async def on_unknown_button(update: Update, context: Context) -> None:
@@ -331,9 +392,12 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                    *season.HANDLERS, *greeting.HANDLERS):
+    handlers = [*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
+                *season.HANDLERS, *greeting.HANDLERS]
+    for handler in handlers:
         app.add_handler(handler)
+    app.bot_data[TABLE_COMMANDS] = _table_commands(handlers)
+    app.add_handler(CallbackQueryHandler(on_table_pick, pattern=Family.TABLE.pattern))
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_error_handler(on_error)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import URL
@@ -32,6 +34,11 @@ from .config import async_url, database_url, make_engine
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PG_MAGIC = b"PGDMP"
 DATED = re.compile(r"mjledger-\d{8}T\d{6}Z\.(sqlite3|dump)")
+# The tables of the first schema revision: a database without them is not the ledger's, whatever
+# its alembic_version says (another program's Alembic database can be at revision "0001" too).
+OWN_TABLES = ("chats", "people", "sessions", "hands", "ledger_entries")
+# Work files of a backup or a restore, hidden beside their target until they are whole.
+UNFINISHED = re.compile(r"\..*\.(partial|restoring)(-\d+)?")
 _CHUNK = 1 << 20
 
 
@@ -79,9 +86,11 @@ async def backup(path: str | Path, url: str | None = None, *, keep: int | None =
         raise BackupRefused(f"--keep needs a folder, and {path} is not one")
     if not target.parent.is_dir():
         raise BackupRefused(f"there is no folder {target.parent}")
-    if target.exists() and _kind(target) is None:
+    if target.exists() and not _replaceable(target):
         raise BackupRefused(f"{target} exists and is not a backup: give a new name or a folder")
+    _remove_stale(target.parent, ".partial-")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    _create_private(partial, target.parent)
     try:
         if sqlite:
             await asyncio.to_thread(_sqlite_backup, _sqlite_path(u), partial, target)
@@ -93,6 +102,57 @@ async def backup(path: str | Path, url: str | None = None, *, keep: int | None =
         checksum_file(partial).unlink(missing_ok=True)
     removed = _prune(target.parent, keep, target.suffix) if keep is not None else ()
     return Written(target, target.stat().st_size, time.monotonic() - began, removed)
+
+
+def _replaceable(target: Path) -> bool:
+    """An existing file that a new copy may replace: a Mahjong Ledger backup, never a live
+    database (another program's, or one with its -wal or -journal beside it)."""
+    if not target.is_file():
+        return False
+    kind = _kind(target)
+    if kind == "postgresql":
+        return True
+    if kind != "sqlite":
+        return False
+    if any(target.with_name(target.name + extra).exists() for extra in ("-wal", "-journal")):
+        return False
+    try:
+        conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return {"alembic_version", *OWN_TABLES} <= names
+
+
+def _create_private(path: Path, folder: Path) -> None:
+    """The copy's file, readable by its owner only (the copy holds every chat's books)."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except OSError as e:
+        raise BackupRefused(f"cannot write in the folder {folder}: {e.strerror or e}") from None
+
+
+def _remove_stale(folder: Path, marker: str) -> None:
+    """Hidden work files a killed backup or restore left (`.NAME<marker>PID`, PID gone)."""
+    for p in folder.glob(f".*{marker}*"):
+        pid = re.match(r"\d+", p.name.rsplit(marker, 1)[1])  # also its .sha256, -wal, -shm
+        if pid is not None and not _alive(int(pid.group(0))):
+            p.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _sqlite_path(u: URL) -> Path:
@@ -108,7 +168,11 @@ def _sqlite_backup(source: Path, partial: Path, target: Path) -> None:
         raise BackupRefused(f"{target} is the database itself: write the backup elsewhere")
     if _kind(source) != "sqlite":
         raise BackupRefused(f"{source} is not a SQLite database")
-    src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    try:
+        src = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise BackupFailed(f"cannot read {source}: {e}") from None
     try:
         dst = sqlite3.connect(partial)
         try:
@@ -122,8 +186,8 @@ def _sqlite_backup(source: Path, partial: Path, target: Path) -> None:
                 raise BackupFailed(f"the copy of {source} fails SQLite's check: {problems[0]}")
         finally:
             dst.close()
-    except sqlite3.DatabaseError as e:
-        raise BackupFailed(f"cannot read {source}: {e}") from None
+    except sqlite3.DatabaseError as e:  # the source was readable: writing the copy failed
+        raise BackupFailed(f"cannot write the copy in {target.parent}: {e}") from None
     finally:
         src.close()
 
@@ -163,7 +227,16 @@ def _publish(partial: Path, target: Path, *, checksum: bool = True) -> None:
     os.replace(partial, target)
     if checksum:
         side = checksum_file(partial)
-        side.write_text(f"{digest}  {target.name}\n")
+        try:
+            side.unlink(missing_ok=True)
+            fd = os.open(side, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            with open(fd, "w") as f:
+                f.write(f"{digest}  {target.name}\n")
+        except OSError as e:  # a copy is never left without its checksum
+            target.unlink(missing_ok=True)
+            side.unlink(missing_ok=True)
+            raise BackupFailed(f"cannot write the checksum of {target.name}, so the copy was "
+                               f"removed: {e.strerror or e}") from None
         os.replace(side, checksum_file(target))
     folder = os.open(target.parent, os.O_RDONLY)
     try:
@@ -187,11 +260,15 @@ def _prune(folder: Path, keep: int, suffix: str) -> tuple[Path, ...]:
 async def restore(source: str | Path, url: str | None = None) -> Restored:
     """Restore the backup at `source` into the empty database of `url` (default
     $DATABASE_URL) and migrate it to the newest schema. The backup is read whole and checked
-    first; a refusal changes nothing."""
+    first, and the books restored are checked before they count (every row readable, every
+    hand scored again as stored and zero-sum); a refusal leaves the target as it was."""
     began = time.monotonic()
     path = Path(source)
     if not path.is_file():
         raise BackupRefused(f"there is no file {source}")
+    if UNFINISHED.fullmatch(path.name):
+        raise BackupRefused(f"{path} is the unfinished work file of a backup or a restore that was "
+                            "cut short, not a backup: remove it and restore a copy with its own name")
     u = async_url(database_url(url))
     kind = _kind(path)
     if kind is None:
@@ -205,13 +282,129 @@ async def restore(source: str | Path, url: str | None = None) -> Restored:
                             f"restore it into {made}")
     if kind == "sqlite":
         revision = await asyncio.to_thread(_check_sqlite_backup, path)
-        await _restore_sqlite(path, u)
+        await _restore_sqlite(path, u, revision)
     else:
         schema = await _check_pg_backup(path)
         revision = await _pg_revision(path, schema)
         _check_known(path, revision)
-        await _restore_pg(path, u, schema)
-    return await _migrated(u, revision, began)
+        existed = await _restore_pg(path, u, schema)
+        try:
+            await _upgrade(path, u.render_as_string(hide_password=False), revision)
+            await _check_books(path, u)
+        except BaseException:
+            await _empty_pg(u, schema, existed)  # as empty as it was: a second try may go
+            raise
+    return await _counted(u, revision, began)
+
+
+async def _upgrade(path: Path, url: str, revision: str) -> None:
+    """Migrate the restored copy; a copy whose tables are not what its revision says (another
+    program's Alembic database, a relabelled copy) is refused."""
+    try:
+        await _migrate(url)
+    except Exception as e:
+        cause = getattr(e, "orig", None) or e
+        raise BackupRefused(f"{path} does not hold the tables its schema revision {revision} "
+                            f"says, nothing was restored: migrating it failed: "
+                            f"{_first_line(str(cause))}") from None
+
+
+async def _check_books(path: Path, u: URL) -> None:
+    """Every row of the restored copy reads back, and every hand's stored outcome is what
+    scoring its record again gives, zero-sum, as its ledger entries: a copy changed in storage
+    without its checksum beside it is refused, naming the first bad hand."""
+    from sqlalchemy import select
+
+    from .models import Base, Hand, LedgerEntry, Session
+
+    engine = make_engine(u)
+    try:
+        async with engine.connect() as conn:
+            for table in Base.metadata.sorted_tables:
+                try:  # read in parts: a big database is never held in memory whole
+                    rows = await conn.stream(select(table))
+                    async for _ in rows.partitions(2000):
+                        pass
+                except Exception as e:
+                    cause = getattr(e, "orig", None) or e
+                    raise BackupRefused(f"{path} is damaged, nothing was restored: a row of table "
+                                        f"{table.name} cannot be read: {_first_line(str(cause))}"
+                                        ) from None
+            entries: dict[int, list[int]] = {}
+            for hand_id, seat, points in await conn.execute(
+                    select(LedgerEntry.hand_id, LedgerEntry.seat, LedgerEntry.points)):
+                entries.setdefault(hand_id, [0, 0, 0, 0])[seat] = points
+            hands = await conn.stream(
+                select(Hand.id, Hand.seq, Hand.record, Hand.outcome, Hand.voided, Session.number,
+                       Session.chat_id).join(Session, Session.id == Hand.session_id)
+                .order_by(Session.chat_id, Session.number, Hand.seq))
+            rescored: dict[str, Any] = {}
+            async for hand_id, seq, record, outcome, voided, number, chat in hands:
+                why = _bad_hand(record, outcome, entries.get(hand_id), voided, rescored)
+                if why is not None:
+                    raise BackupRefused(f"{path} is damaged, nothing was restored: hand {seq} of "
+                                        f"session {number} in chat {chat} {why}")
+    finally:
+        await engine.dispose()
+
+
+def _bad_hand(record: Any, outcome: Any, entries: list[int] | None, voided: bool,
+              rescored: dict[str, Any]) -> str | None:
+    """Why a stored hand is not sound, or None."""
+    from scoring import ScoringError, score
+    from scoring.outcome import Outcome
+
+    try:
+        stored = Outcome.from_dict(outcome)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return "has a stored outcome that cannot be read"
+    if sum(stored.deltas) != 0:
+        return f"is not zero-sum: {list(stored.deltas)}"
+    if not voided and entries is not None and entries != list(stored.deltas):
+        return f"has ledger entries {entries} beside its outcome {list(stored.deltas)}"
+    key = json.dumps(record, sort_keys=True, ensure_ascii=False)
+    if key not in rescored:  # many hands repeat a record: scored once
+        try:
+            rescored[key] = score(record).to_dict()
+        except ScoringError as e:
+            rescored[key] = None if "PyMahjongGB" in str(e) else f"has a record that does not score: {e}"
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+            rescored[key] = "has a record that cannot be read"
+    again = rescored[key]
+    if again is None:  # counted by a library not installed here: the sums above still held
+        return None
+    if isinstance(again, str):
+        return again
+    if again != stored.to_dict():
+        return "has a stored outcome that differs from scoring its record again"
+    return None
+
+
+async def _empty_pg(u: URL, schema: str, existed: bool) -> None:
+    """Take out what a restore put into the target (a schema it made, else every table, view,
+    sequence and function in the one that was there and empty)."""
+    quoted = '"{}"'.format(schema.replace('"', '""'))
+    engine = make_engine(u)
+    try:
+        async with engine.begin() as conn:
+            if not existed:
+                await conn.execute(text(f"DROP SCHEMA IF EXISTS {quoted} CASCADE"))
+                return
+            found = await conn.execute(text(
+                "SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' "
+                "WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.relname FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = :s "
+                "AND c.relkind IN ('r', 'p', 'v', 'm', 'S') ORDER BY c.relkind = 'S'"), {"s": schema})
+            for kind, name in found.all():
+                name = '"{}"'.format(name.replace('"', '""'))
+                await conn.execute(text(f"DROP {kind} IF EXISTS {quoted}.{name} CASCADE"))
+            procs = await conn.execute(text(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n "
+                "ON n.oid = p.pronamespace WHERE n.nspname = :s"), {"s": schema})
+            for (proc,) in procs.all():
+                await conn.execute(text(f"DROP FUNCTION IF EXISTS {proc} CASCADE"))
+    finally:
+        await engine.dispose()
 
 
 def _kind(path: Path) -> str | None:
@@ -227,7 +420,7 @@ def _check_sum(path: Path) -> None:
     if not side.exists():
         return  # a copy made otherwise (pg_dump by hand, a stopped bot's file): its format's checks
     expected = side.read_text(errors="replace").split(maxsplit=1)[:1]
-    if expected != [_sha256(path)]:
+    if [e.lower() for e in expected] != [_sha256(path)]:  # sha256sum -c takes either case
         raise BackupRefused(f"{path} is damaged: it does not match its checksum in {side.name}")
 
 
@@ -248,6 +441,7 @@ def _check_sqlite_backup(path: Path) -> str:
         problems = [r[0] for r in conn.execute("PRAGMA integrity_check(1)")]
         if problems != ["ok"]:
             raise BackupRefused(f"{path} is damaged: {problems[0]}")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         try:
             revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
         except sqlite3.OperationalError:
@@ -258,8 +452,15 @@ def _check_sqlite_backup(path: Path) -> str:
         conn.close()
     if revision is None:
         raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no schema revision")
+    _check_own_tables(path, tables)
     _check_known(path, revision[0])
     return str(revision[0])
+
+
+def _check_own_tables(path: Path, tables: set[str]) -> None:
+    missing = [t for t in OWN_TABLES if t not in tables]
+    if missing:
+        raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no table {missing[0]}")
 
 
 def _check_known(path: Path, revision: str) -> None:
@@ -278,7 +479,7 @@ def revisions() -> list[str]:
     return [r.revision for r in reversed(list(script.walk_revisions()))]
 
 
-async def _restore_sqlite(path: Path, u: URL) -> None:
+async def _restore_sqlite(path: Path, u: URL, revision: str) -> None:
     target = _sqlite_path(u)
     for extra in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-journal")):
         if extra.exists() and extra.stat().st_size:
@@ -288,10 +489,14 @@ async def _restore_sqlite(path: Path, u: URL) -> None:
                             "old one away first)")
     if not target.parent.is_dir():
         raise BackupRefused(f"there is no folder {target.parent}")
+    _remove_stale(target.parent, ".restoring-")
     work = target.with_name(f".{target.name}.restoring-{os.getpid()}")
     try:
+        _create_private(work, target.parent)
         await asyncio.to_thread(shutil.copyfile, path, work)
-        await _migrate(str(u.set(database=str(work))))  # migrated before it takes the name
+        at = u.set(database=str(work))
+        await _upgrade(path, at.render_as_string(hide_password=False), revision)  # before its name
+        await _check_books(path, at)
         await asyncio.to_thread(_fold_wal, work)
         await asyncio.to_thread(_publish, work, target, checksum=False)
     finally:
@@ -329,7 +534,10 @@ async def _check_pg_backup(path: Path) -> str:
     found = re.search(r"^\d+; \d+ \d+ TABLE (\S+) alembic_version(?: |$)", listing, re.MULTILINE)
     if found is None:
         raise BackupRefused(f"{path} is not a Mahjong Ledger backup: it has no alembic_version table")
-    return found.group(1)
+    schema = found.group(1)
+    _check_own_tables(path, set(re.findall(
+        rf"^\d+; \d+ \d+ TABLE {re.escape(schema)} (\S+)(?: |$)", listing, re.MULTILINE)))
+    return schema
 
 
 async def _pg_revision(path: Path, schema: str) -> str:
@@ -342,7 +550,8 @@ async def _pg_revision(path: Path, schema: str) -> str:
     return found.group(1)
 
 
-async def _restore_pg(path: Path, u: URL, schema: str) -> None:
+async def _restore_pg(path: Path, u: URL, schema: str) -> bool:
+    """pg_restore in one transaction; whether the schema was there before."""
     target_schema = _search_path(u) or "public"
     if schema != target_schema:
         fix = "without search_path" if schema == "public" else f"with ?search_path={schema}"
@@ -371,6 +580,7 @@ async def _restore_pg(path: Path, u: URL, schema: str) -> None:
         args.insert(0, f"--schema={schema}")
     await _tool("pg_restore", args, env, BackupFailed,
                 f"pg_restore into {_shown(u)} failed, nothing was restored")
+    return bool(exists)
 
 
 async def _migrate(url: str) -> None:
@@ -380,10 +590,8 @@ async def _migrate(url: str) -> None:
     await store.close()
 
 
-async def _migrated(u: URL, revision: str, began: float) -> Restored:
-    url = u.render_as_string(hide_password=False)
-    await _migrate(url)
-    engine = make_engine(url)
+async def _counted(u: URL, revision: str, began: float) -> Restored:
+    engine = make_engine(u)
     try:
         async with engine.connect() as conn:
             async def count(table: str) -> int:

@@ -59,6 +59,14 @@ class AlreadySeated(StoreError):
     pass
 
 
+class SeatedElsewhere(AlreadySeated):
+    """The person sits at another running table of the chat (its session `number`)."""
+
+    def __init__(self, message: str, number: int) -> None:
+        super().__init__(message)
+        self.number = number
+
+
 class InvalidHand(StoreError):
     """The outcome's deltas are not four integers summing to zero, or the record is unusable."""
 

@@ -86,12 +86,14 @@ SEAT_COLUMNS = ("seat0", "seat1", "seat2", "seat3")
 
 
 class Session(Base):
-    """A sitting of four players in one chat, playing one variant."""
+    """A sitting of four players in one chat, playing one variant: one table. Several may run
+    in one chat at once; a person sits at one of them at a time (the store checks it)."""
 
     __tablename__ = "sessions"
     __table_args__ = (
-        # At most one running session per chat, enforced by the database itself.
-        Index("uq_sessions_running_chat", "chat_id", unique=True,
+        # A chat's running sessions (its tables: several may run at once, migration 0008),
+        # found along this index however many sessions the chat has had.
+        Index("ix_sessions_running_chat", "chat_id",
               sqlite_where=text("ended_at IS NULL"), postgresql_where=text("ended_at IS NULL")),
         Index(None, "chat_id", "started_at"),
         # Each chat counts its own sessions: "session 1" is its first, whatever other chats did.

@@ -1,7 +1,7 @@
 """What a handler needs at the start of every update, read in one statement: the chat, the
-person who sent the update, the chat's running session with its seat names, totals and
-last live hand's outcome (the table state the next hand starts from) and, for a button, the
-wizard draft on its message."""
+person who sent the update, the chat's running sessions (its tables: a row each) with their
+seat names, totals and last live hand's outcome (the table state the next hand starts from)
+and, for a button, the wizard draft on its message."""
 
 from __future__ import annotations
 
@@ -24,8 +24,25 @@ DRAFTS = M.Draft.__table__
 class ChatContext:
     chat: Chat | None  # None: the chat is new
     person: Person | None  # None: no sender, or a new one
-    session: SessionView | None  # the running session, if any
+    session: SessionView | None  # the running session the update is about, if one is clear
     draft: Draft | None = None  # the draft on the message asked about, if any
+    tables: tuple[SessionView, ...] = ()  # every running session of the chat, by number
+
+
+def table_of(tables: tuple[SessionView, ...], person_id: int | None,
+             draft: Draft | None) -> SessionView | None:
+    """The table an update is about: the one the draft on its message belongs to, else the one
+    the sender sits at, else the chat's only one; None when none runs or it is unclear (several
+    run and the sender sits at none)."""
+    if draft is not None:
+        for table in tables:
+            if table.id == draft.session_id:
+                return table
+    if person_id is not None:
+        for table in tables:
+            if person_id in table.seats:
+                return table
+    return tables[0] if len(tables) == 1 else None
 
 
 def _statement() -> Any:
@@ -57,7 +74,8 @@ def _statement() -> Any:
             .outerjoin(CHATS, CHATS.c.id == chat_id)
             .outerjoin(me, me.c.telegram_id == telegram_id)
             .outerjoin(s, (s.c.chat_id == chat_id) & s.c.ended_at.is_(None))
-            .outerjoin(DRAFTS, (DRAFTS.c.chat_id == chat_id) & (DRAFTS.c.message_id == message_id)))
+            .outerjoin(DRAFTS, (DRAFTS.c.chat_id == chat_id) & (DRAFTS.c.message_id == message_id))
+            .order_by(s.c.number))
     stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
@@ -70,31 +88,35 @@ _STATEMENT = _statement()
 
 async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
                        message_id: int | None = None) -> ChatContext:
-    row = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
-                                        "b_telegram_id": telegram_id if telegram_id is not None else 0,
-                                        # 0: no message (drafts sit on real, positive ids or
-                                        # on negative placeholders)
-                                        "b_message_id": message_id or 0})).one()
+    rows = (await s.execute(_STATEMENT, {"b_chat_id": chat_id,
+                                         "b_telegram_id": telegram_id if telegram_id is not None else 0,
+                                         # 0: no message (drafts sit on real, positive ids or
+                                         # on negative placeholders)
+                                         "b_message_id": message_id or 0})).all()
+    row = rows[0]  # one a running session; one with no session when none runs
     chat = (Chat(row.chat_id, row.language, dict(row.house_rules or {}), row.migrated_to)
             if row.chat_id is not None else None)
     person = (Person(row.me_id, row.me_telegram_id, row.me_name, row.me_username,
                      row.me_guest_chat_id is not None, row.me_language_code, row.me_guest_chat_id)
               if row.me_id is not None else None)
-    session = None
-    if row.s_id is not None:
-        started_at = as_utc(row.s_started_at)
-        assert started_at is not None
-        session = SessionView(
-            row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
-            (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
-            row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at), row.s_number,
-            names=(row.name0, row.name1, row.name2, row.name3),
-            totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
-                    int(row.points3 or 0)),
-            last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
-            standing_hands=int(row.standing or 0))
+    tables = tuple(_session_view(r) for r in rows if r.s_id is not None)
     draft = None
     if row.d_chat_id is not None:
         draft = Draft(row.d_chat_id, row.d_message_id, row.d_session_id, row.d_data, row.d_version,
                       as_utc(row.d_updated_at) or M.utcnow())
-    return ChatContext(chat, person, session, draft)
+    session = table_of(tables, person.id if person is not None else None, draft)
+    return ChatContext(chat, person, session, draft, tables)
+
+
+def _session_view(row: Any) -> SessionView:
+    started_at = as_utc(row.s_started_at)
+    assert started_at is not None
+    return SessionView(
+        row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
+        (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
+        row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at), row.s_number,
+        names=(row.name0, row.name1, row.name2, row.name3),
+        totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
+                int(row.points3 or 0)),
+        last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
+        standing_hands=int(row.standing or 0))

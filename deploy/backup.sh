@@ -11,10 +11,16 @@
 #   backup.sh check         succeeds while the newest copy is younger than twice the interval
 #   backup.sh restore FILE  FILE into the database PGDATABASE, which must hold no tables, in one
 #                           transaction; FILE is checked first (its checksum, when beside it, and
-#                           read whole), and a damaged one is refused (exit 2) with nothing written
+#                           read whole), and a damaged one, or one of a schema revision the bot's
+#                           migrations (BACKUP_MIGRATIONS, default /migrations) do not know, is
+#                           refused (exit 2) with nothing written
+#   A copy is named only once it and its checksum are written; a copy whose checksum cannot
+#   be written (a full disk) is removed and logged as FAILED, and `check` counts only copies
+#   with their checksum.
 set -u
 
 dir=${BACKUP_DIR:-/backups}
+migrations=${BACKUP_MIGRATIONS:-/migrations}  # the bot's db/migrations/versions (for restore)
 interval=${BACKUP_INTERVAL:-86400}
 keep=${BACKUP_KEEP:-14}
 work=$(mktemp -d)
@@ -44,18 +50,27 @@ backup_once() {
     name="mjledger-$stamp.dump"
     partial="$dir/.$name.partial"
     # written under another name, read back, then named: a copy with its name is whole
-    if pg_dump --format=custom --file="$partial" 2>"$work/errors" &&
-        pg_restore --list "$partial" >/dev/null 2>"$work/errors" && sync "$partial"; then
-        sum=$(sha256sum <"$partial" | cut -d ' ' -f 1)
-        mv "$partial" "$dir/$name"
-        echo "$sum  $name" >"$dir/.$name.sha256.partial" &&
-            mv "$dir/.$name.sha256.partial" "$dir/$name.sha256"
-        log "wrote $name ($(wc -c <"$dir/$name") bytes, SHA-256 $sum)"
-        prune
-    else
+    if ! { pg_dump --format=custom --file="$partial" 2>"$work/errors" &&
+        pg_restore --list "$partial" >/dev/null 2>"$work/errors" && sync "$partial"; }; then
         fail "FAILED: no copy at $stamp: $(why "$work/errors")"
         rm -f "$partial"
+        return
     fi
+    sum=$(sha256sum <"$partial" | cut -d ' ' -f 1)
+    # the checksum first, then the copy's name: a copy is never named without its checksum
+    if ! { echo "$sum  $name" >"$dir/.$name.sha256.partial" && sync "$dir/.$name.sha256.partial" &&
+        mv "$dir/.$name.sha256.partial" "$dir/$name.sha256"; } 2>"$work/errors"; then
+        fail "FAILED: no copy at $stamp: cannot write its checksum: $(why "$work/errors")"
+        rm -f "$partial" "$dir/.$name.sha256.partial" "$dir/$name.sha256"
+        return
+    fi
+    if ! mv "$partial" "$dir/$name" 2>"$work/errors"; then
+        fail "FAILED: no copy at $stamp: $(why "$work/errors")"
+        rm -f "$partial" "$dir/$name.sha256"
+        return
+    fi
+    log "wrote $name ($(wc -c <"$dir/$name") bytes, SHA-256 $sum)"
+    prune
 }
 
 loop() {
@@ -75,17 +90,29 @@ loop() {
     done
 }
 
-check() {
+check() {  # healthy: a recent copy with its checksum beside it
     whole BACKUP_INTERVAL "$interval"
     minutes=$(((2 * interval + 59) / 60))
-    [ -n "$(find "$dir" -maxdepth 1 -name 'mjledger-*.dump' -mmin "-$minutes" | head -n 1)" ]
+    for copy in $(find "$dir" -maxdepth 1 -name 'mjledger-*.dump' -mmin "-$minutes"); do
+        [ -s "$copy.sha256" ] && return 0
+    done
+    return 1
+}
+
+known() {  # $1 is a schema revision of the migrations mounted at BACKUP_MIGRATIONS
+    grep -qs "^revision[^=]*= *[\"']$1[\"']" "$migrations"/*.py
 }
 
 restore() {
     file=$1
     [ -f "$file" ] || { fail "there is no file $file"; exit 2; }
-    if [ -f "$file.sha256" ] &&
-        [ "$(sha256sum <"$file" | cut -d ' ' -f 1)" != "$(cut -d ' ' -f 1 "$file.sha256")" ]; then
+    case $(basename "$file") in
+        .*.partial | .*.partial-* | .*.restoring-*)
+            fail "$file is the unfinished work file of a copy cut short, not a backup: nothing was restored"
+            exit 2 ;;
+    esac
+    if [ -f "$file.sha256" ] && [ "$(sha256sum <"$file" | cut -d ' ' -f 1)" != \
+        "$(cut -d ' ' -f 1 "$file.sha256" | tr 'A-F' 'a-f')" ]; then
         fail "$file is damaged, nothing was restored: it does not match its checksum in $file.sha256"
         exit 2
     fi
@@ -96,6 +123,17 @@ restore() {
     fi
     if ! grep -q '^[0-9]*; [0-9]* [0-9]* TABLE public alembic_version ' "$work/list"; then
         fail "$file is not a Mahjong Ledger backup of schema public, nothing was restored"
+        exit 2
+    fi
+    pg_restore --data-only --schema=public --table=alembic_version --file=- "$file" \
+        >"$work/revision" 2>"$work/errors"
+    revision=$(sed -n '/^COPY .*alembic_version/{n;p;q}' "$work/revision")
+    if ! ls "$migrations"/*.py >/dev/null 2>&1; then
+        fail "cannot tell which schema revisions the bot knows: mount its db/migrations/versions at $migrations (compose.yaml does), nothing was restored"
+        exit 2
+    fi
+    if [ -z "$revision" ] || ! known "$revision"; then
+        fail "$file holds schema revision '$revision', which this version of Mahjong Ledger does not know: restore it with the version that wrote it, nothing was restored"
         exit 2
     fi
     if ! tables=$(psql -XAt -c "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'" \

@@ -57,6 +57,7 @@ class TileSet:
 
     honours: bool = True  # the seven honours 东南西北白发中 (a fixed joker is in either way)
     flowers: bool = False  # the eight flowers 春夏秋冬梅兰菊竹, one of each
+    animals: bool = False  # the four animals 猫鼠鸡蜈 (Singapore), one of each, beside the flowers
     chows: bool = True  # a chow may be melded (False: only pungs and kongs are)
     shapes: Shapes = Shapes()
     jokers: Jokers | None = None

@@ -120,6 +120,10 @@ class Variant:
     # carry the game's running scores as their `balances`; `score` marks the game's last hand
     # `level_over`), and `game_points` may give places points. 0: a session is not cut into games
     game_hands: ClassVar[int] = 0
+    # a winner object's worth depends on the seat that holds it, counted from the dealer (its
+    # features name tiles that are one seat's own, like Singapore's flowers): the tile analysis
+    # values it at that seat, not at one seat standing for all non-dealers
+    values_by_seat: ClassVar[bool] = False
 
     _events: ClassVar[tuple[Any, TypeAdapter[list[Any]]] | None] = None
 
@@ -158,6 +162,12 @@ class Variant:
     def initial_balances(self, rules: Any) -> tuple[int, int, int, int]:
         """What each seat holds before the first hand (a bankroll variant overrides it)."""
         return (0, 0, 0, 0)
+
+    def rules_notes(self, rules: Any, lang: str) -> list[str]:
+        """Lines a style shows under its house rules (/rules), in a language (en, zh-Hans,
+        zh-Hant), as plain text set in a fixed-width block: what the rules pay, where a table
+        of amounts says it best (Singapore's payments per tai). [] for none."""
+        return []
 
     def lacks(self, event_type: str, rules: Any) -> frozenset[str]:
         """The options (fields, by their JSON names) of an event type this style does not have

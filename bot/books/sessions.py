@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from db import AlreadyHandled, HandToImport, Session, SessionAlreadyRunning, Store
+from db import AlreadyHandled, HandToImport, SeatedElsewhere, Session, SessionAlreadyRunning, Store
 from scoring import all_variants, get_variant
 
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
@@ -34,12 +34,24 @@ class Ended:
     hands: int
 
 
-async def running(store: Store, chat_id: int) -> Session:
-    """The chat's running session; `NoSession`."""
-    session = await store.running_session(chat_id)
+async def running(store: Store, chat_id: int, table: int | None = None,
+                  person_id: int | None = None) -> Session:
+    """The chat's running session: of several tables, the one with the id `table`, else the
+    one `person_id` sits at, else the first; `NoSession`."""
+    session = table_of(await store.running_sessions(chat_id), table, person_id)
     if session is None:
         raise NoSession()
     return session
+
+
+def table_of(tables: Sequence[Session], table: int | None,
+             person_id: int | None) -> Session | None:
+    """Of the chat's running tables: the one with the id `table` (None when it is not one of
+    them), else the one `person_id` sits at, else the first."""
+    if table is not None:
+        return next((s for s in tables if s.id == table), None)
+    mine = next((s for s in tables if person_id is not None and person_id in s.seats), None)
+    return mine or (tables[0] if tables else None)
 
 
 def seated(session: Session) -> None:
@@ -66,26 +78,40 @@ def stake_cents(text: str) -> int:
 
 
 async def start_session(store: Store, chat_id: int, variant: str, *, by: int | None = None,
-                        names: Sequence[str] | None = None, stake: Any = None) -> Session:
+                        names: Sequence[str] | None = None, stake: Any = None,
+                        another: bool = False) -> Session:
     """A session of `variant` with the chat's house rules, every rule's value kept with it (a
     later change of scoring's defaults never re-scores its hands: Variant.resolved_rules).
     `names`: four guests seated East to North; `stake`: money per point as typed (none: "",
-    "0"). All checked before anything is stored: `UnknownVariant`, `BadNames`, `BadStake`,
-    `AlreadyRunning`."""
+    "0"); `another`: a table beside those running in the chat. All checked before anything
+    is stored: `UnknownVariant`, `BadNames`, `BadStake`, `AlreadyRunning` (one runs, and not
+    `another`), `SeatedElsewhere` (a guest named sits at a running table)."""
     if not isinstance(variant, str) or variant not in all_variants():  # the page sends any JSON
         raise UnknownVariant(variant if isinstance(variant, str) else "")
     guests = _four_names(names) if names is not None else []
     cents = stake_cents(str(stake)) if stake not in (None, "", "0") else 0
     chat = await store.ensure_chat(chat_id)
     rules = get_variant(variant).resolved_rules(dict(chat.house_rules.get(variant, {})))
+    if guests and another:
+        await _guests_free(store, chat_id, guests)
     try:
         session = await store.start_session(chat_id, variant, rules, stake_cents=cents,
-                                            started_by=by)
+                                            started_by=by, another=another)
     except SessionAlreadyRunning:
         raise AlreadyRunning() from None
     for name in guests:
         session = await seat_guest(store, chat_id, session, name)
     return session
+
+
+async def _guests_free(store: Store, chat_id: int, names: Sequence[str]) -> None:
+    """`SeatedElsewhere` when a guest of these names sits at one of the chat's running tables
+    (checked before the new table is started: nothing half-made)."""
+    wanted = {n.casefold() for n in names}
+    for table in await store.running_sessions(chat_id):
+        people = await store.get_people(p for p in table.seats if p is not None)
+        if any(p.guest_chat_id == chat_id and p.name.casefold() in wanted for p in people.values()):
+            raise SeatedElsewhere(f"a guest named sits at table {table.number}", table.number)
 
 
 def _four_names(names: Any) -> list[str]:

@@ -1,11 +1,13 @@
 """Who is asking and where: the chat an update came from, its language, who may press a
-session's buttons, the running session, and the store's refusals in the chat's words."""
+session's buttons, the running session (of several tables, the one the update is about, or a
+question with a button for each), and the store's refusals in the chat's words."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from telegram import CallbackQuery, Chat, Update, User
+from telegram import CallbackQuery, Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest
 
@@ -15,6 +17,7 @@ from db import (
     AlreadyVoided,
     Draft,
     NotFound,
+    SeatedElsewhere,
     SeatTaken,
     Session,
     SessionEnded,
@@ -24,9 +27,10 @@ from db import (
     StoreError,
 )
 
-from ..plumbing.messages import Context, reply, store_of
+from ..plumbing.callbacks import Act, decode, encode
+from ..plumbing.messages import Button, Context, reply, store_of
 from ..view.i18n import N_, Translator, lang_from_code, translator
-from ..view.render import esc
+from ..view.render import comma, esc, hands_count, name_html, shown_name
 
 
 def display_name(user: User) -> str:
@@ -36,7 +40,9 @@ def display_name(user: User) -> str:
 @dataclass
 class ChatScope:
     """The chat an update came from, its language and the person who sent it; with `loaded`,
-    also the chat's running session (None: none runs) as read at the start of the update."""
+    also the chat's running sessions (`tables`) as read at the start of the update and the one
+    the update is about (`session`; None: none runs, or several do and it is unclear which:
+    `unclear`)."""
 
     chat_id: int
     lang: str
@@ -47,10 +53,26 @@ class ChatScope:
     # A button's update: its message, and the draft on it as read with the rest (None: none)
     message_id: int | None = None
     draft: Draft | None = None
+    tables: tuple[SessionView, ...] = ()
 
     @property
     def t(self) -> Translator:
         return translator(self.lang)
+
+    @property
+    def several(self) -> bool:
+        """More than one table runs in the chat (the screens then name theirs)."""
+        return len(self.tables) > 1
+
+    @property
+    def unclear(self) -> bool:
+        """Several tables run and nothing says which one this update is about."""
+        return self.session is None and len(self.tables) > 1
+
+    def seated_at(self) -> SessionView | None:
+        """The running table the sender sits at, if any."""
+        return next((t for t in self.tables if self.person_id is not None
+                     and self.person_id in t.seats), None)
 
 
 async def scope(update: Update, context: Context) -> ChatScope:
@@ -71,8 +93,15 @@ async def scope(update: Update, context: Context) -> ChatScope:
     language = found.chat.language if found.chat is not None else None
     _known_languages(context)[chat.id] = language or lang
     person_id = found.person.id if found.person is not None else None
+    session = found.session
+    # a button that names its table (a lobby's, a table question's) is about that table
+    tap = decode(query.data) if query is not None and query.data else None
+    named = tap.get("session") if tap is not None else None
+    if named is not None:
+        session = next((t for t in found.tables if t.id == named), session)
     return ChatScope(chat.id, language or lang, person_id, chat.type == Chat.PRIVATE,
-                     session=found.session, loaded=True, message_id=message_id, draft=found.draft)
+                     session=session, loaded=True, message_id=message_id, draft=found.draft,
+                     tables=found.tables)
 
 
 async def running_session(context: Context, sc: ChatScope) -> Session | None:
@@ -119,8 +148,12 @@ async def may_act(context: Context, sc: ChatScope, session: Session, user_id: in
 
 async def require_session(update: Update, context: Context, sc: ChatScope, *,
                           act: bool = False) -> Session | None:
-    """The chat's running session; None after telling the chat why not (none is running, or,
-    with `act`, the sender is neither seated nor an admin)."""
+    """The chat's running session (of several, the sender's table); None after telling the
+    chat why not (none is running; several are and the sender sits at none: a question with
+    a button per table; with `act`, the sender is neither seated nor an admin)."""
+    if sc.unclear:
+        await ask_table(update, context, sc)
+        return None
     session = await running_session(context, sc)
     if session is None:
         await reply(update, context, esc(sc.t("No session is running. Start one with /new.")))
@@ -129,6 +162,72 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
         await reply(update, context, esc(sc.t("Only seated players and chat admins can do that.")))
         return None
     return session
+
+
+# -- which table: a question with a button for each ------------------------------------------
+
+TABLE_COMMANDS = "table_commands"  # bot_data: command word -> its handler (bot/app.py fills it)
+
+
+def table_button_label(t: Translator, table: SessionView) -> str:
+    names = [shown_name(n, 12) for n in table.names if n]
+    return t("Table {n}", n=table.number) + (": " + ", ".join(names) if names else "")
+
+
+def table_line(t: Translator, table: SessionView) -> str:
+    """A running table in one line of HTML: its number, who sits there, its hands."""
+    names = comma(t).join(name_html(n) for n in table.names if n) or "—"
+    return ("<b>" + esc(t("Table {n}", n=table.number)) + "</b>: " + names + " · "
+            + esc(hands_count(t, table.standing_hands)))
+
+
+async def ask_table(update: Update, context: Context, sc: ChatScope,
+                    extra: Sequence[Sequence[Button]] = (), note: str = "") -> None:
+    """Several tables run and the command does not say which: ask, a button for each table,
+    which runs the command (with the words typed after it) for that table when its asker taps
+    it. The question's first line is the command as typed: what the tap runs (read back from
+    the message, so any worker, after a restart too, answers it). A command that cannot be
+    asked again (none is registered, or it came with a file) is told to sit down first."""
+    t = sc.t
+    message = update.effective_message
+    words = (message.text or message.caption or "").split() if message is not None else []
+    command = words[0][1:].partition("@")[0].lower() if words and words[0].startswith("/") else ""
+    known = context.application.bot_data.get(TABLE_COMMANDS, {})
+    if message is not None and _carries_a_file(message):  # a photo cannot ride on a button
+        known = {}
+    line = " ".join(["/" + command, *(context.args or ())])
+    asks = command in known and len(line) <= MAX_QUESTION_LINE
+    lines = ["<code>" + esc(line) + "</code>"] if asks else []
+    lines += [note] if note else []
+    lines.append(esc(t("{n} tables are running here; which one do you mean?", n=len(sc.tables))))
+    lines += [table_line(t, table) for table in sc.tables]
+    rows = [list(row) for row in extra]
+    if asks:
+        rows = [[Button(table_button_label(t, table),
+                        encode(Act.PICK_TABLE, (table.id,), command, sc.person_id or 0))]
+                for table in sc.tables] + rows
+    else:
+        lines.append(esc(t("Sit down at one of them (Join) to use this command there.")))
+    await reply(update, context, "\n".join(lines), rows)
+
+
+MAX_QUESTION_LINE = 1000  # a command line longer than this is not asked about (one message)
+
+
+def asked_command(text: str | None) -> tuple[str, list[str]] | None:
+    """The command and its words a table question asks about, from its text as Telegram
+    shows it (its first line, written by `ask_table`); None when it carries none."""
+    first = (text or "").split("\n", 1)[0].split()
+    if not first or not first[0].startswith("/"):
+        return None
+    return first[0][1:], first[1:]
+
+
+def _carries_a_file(message: Message) -> bool:
+    """The command came with a photo or file (its caption), or answers one (/hu on a photo)."""
+    answered = message.reply_to_message
+    return bool(message.photo or message.document
+                or (answered is not None and (answered.photo or answered.document)))
 
 
 # What the store's refusals mean to a player; its own messages are English and name ids.
@@ -147,6 +246,9 @@ _REFUSALS: tuple[tuple[type[StoreError], str], ...] = (
 
 def refusal(t: Translator, exc: StoreError) -> str:
     """A store refusal as a short sentence in the chat's language (plain text)."""
+    if isinstance(exc, SeatedElsewhere):  # names the other table
+        return t("That player already sits at table {n} in this chat; one person plays at one "
+                 "table at a time. Leave that seat (or /end that table) first.", n=exc.number)
     for kind, msgid in _REFUSALS:
         if isinstance(exc, kind):
             return t(msgid)

@@ -4,6 +4,7 @@ for their payee. Marking a transfer paid or a payment received: bot/books/paymen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from db import Payment, Person, Store
@@ -11,7 +12,7 @@ from scoring import get_variant
 from scoring.settlement import Transfer, settle
 
 from ..view.i18n import Translator
-from ..view.render import colon, esc, money, name_html, signed, unit, with_unit
+from ..view.render import colon, esc, listing, money, name_html, signed, unit, with_unit
 
 
 @dataclass
@@ -41,10 +42,13 @@ async def people_of(store: Store, chat_id: int) -> dict[int, Person]:
 
 
 async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
-                     session_id: int | None, *, page: bool = False) -> Settlement:
+                     session_id: int | None, tables: Sequence[int] = (), *,
+                     page: bool = False) -> Settlement:
     """What /settle shows for the chat (one session, or all unsettled ones); square balances
-    close the ended sessions they cover. `page`: the page's text, which lists the transfers and
-    waiting payments as rows with their buttons, so its lines name neither, nor /paid."""
+    close the ended sessions they cover. `tables`: the numbers of the chat's running tables,
+    named when there are several (all of them count, as they stand). `page`: the page's text,
+    which lists the transfers and waiting payments as rows with their buttons, so its lines
+    name neither, nor /paid."""
     ids = [session_id] if session_id is not None else None
     balances = await store.money_balances(chat_id, session_ids=ids)
     pending = await store.pending_payments(chat_id)
@@ -56,6 +60,9 @@ async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
     name = {pid: name_html(p.name) for pid, p in people.items()}
     scope_text = t("this session") if session_id is not None else t("all unsettled sessions")
     lines = ["💰 <b>" + esc(t("Settling up")) + "</b> · " + esc(scope_text), ""]
+    if session_id is None and len(tables) > 1:
+        lines[-1:] = [esc(t("Tables {numbers} are still running; each counts as it stands now.",
+                            numbers=listing(t).join(str(n) for n in tables))), ""]
     out = Settlement(lines, pending=list(pending), people=people)
     owed = {pid: c for pid, c in balances.items() if c}
     if not owed:

@@ -74,11 +74,13 @@ async def table_state(store: Store, session: Session) -> dict[str, Any]:
     return base
 
 
-async def wizard_ctx(store: Store, session: Session, lang: str) -> Ctx:
+async def wizard_ctx(store: Store, session: Session, lang: str, *, several: bool = False) -> Ctx:
+    """`several`: the chat runs more than one table, so the screens name this one."""
     return Ctx(
         variant=get_variant(session.variant), lang=lang, names=await seat_names(store, session),
         base=await table_state(store, session), hand_no=await standing_hands(store, session) + 1,
-        totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents)
+        totals=tuple(await session_totals(store, session)), stake_cents=session.stake_cents,
+        table=session.number if several else None)
 
 
 async def session_totals(store: Store, session: Session) -> tuple[int, int, int, int]:
@@ -121,15 +123,19 @@ async def hand_number(store: Store, hand: RecordedHand) -> int:
     return hand_numbers(page, await store.standing_hands(hand.session_id)).get(hand.seq, hand.seq)
 
 
-async def table_lines(store: Store, session: Session, t: Translator, lang: str) -> list[str]:
+async def table_lines(store: Store, session: Session, t: Translator, lang: str, *,
+                      several: bool = False) -> list[str]:
     """/table's HTML lines: the totals (money at the stake), dealer, round wind and, where the
-    variant keeps a bankroll, the level's points and the levels won."""
+    variant keeps a bankroll, the level's points and the levels won. `several`: the chat runs
+    more than one table, so the title names this one."""
     names = await seat_names(store, session)
     base = await table_state(store, session)
     totals = await session_totals(store, session)
     variant = get_variant(session.variant)
     title = in_lang(variant.title, lang)
-    lines = [f"<b>{esc(title)}</b> · " + esc(hands_count(t, await standing_hands(store, session))), ""]
+    at = esc(t("Table {n}", n=session.number)) + " · " if several else ""
+    lines = [f"<b>{esc(title)}</b> · " + at
+             + esc(hands_count(t, await standing_hands(store, session))), ""]
     lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
                           unit(variant, lang))
     lines.append("")
@@ -209,7 +215,8 @@ def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: Outcome, tot
     lines, the totals after it and whether it ended the level."""
     t, lang = ctx.t, ctx.lang
     # numbered among the hands that stand, as the wizard's title said (an undone one left a gap)
-    lines = ["✅ <b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
+    at = esc(t("Table {n}", n=ctx.table)) + " · " if ctx.table else ""  # one of several
+    lines = ["✅ " + at + "<b>" + esc(t("Hand {n} recorded", n=ctx.hand_no)) + "</b>", ""]
     lines += outcome_lines(t, lang, ctx.variant, ctx.names, outcome, events)
     lines += ["", "<b>" + esc(t("Totals")) + "</b>"]
     lines += totals_block(t, ctx.names, totals, stake_cents, outcome.next_dealer,

@@ -83,7 +83,7 @@ async def _open_wizard(update: Update, context: Context, sc: ChatScope, session:
     snapshot = session_mark(session)
     mark = snapshot or await store.table_mark(session.id)
     if ctx is None or snapshot is None:
-        ctx = await wizard_ctx(store, session, sc.lang)
+        ctx = await wizard_ctx(store, session, sc.lang, several=sc.several)
     draft.rev, draft.table = 1, mark
     view = screen(draft, ctx)
     if note:
@@ -154,7 +154,7 @@ async def cmd_hu(update: Update, context: Context) -> None:
     session = await _running(update, context, sc)
     if session is None:
         return
-    ctx = await wizard_ctx(store_of(context), session, sc.lang)
+    ctx = await wizard_ctx(store_of(context), session, sc.lang, several=sc.several)
     try:
         events = parse_wins(ctx.variant, context.args or [], ctx.names)
         typed = {w["seat"]: "".join(w[TILES]) for e in events for w in e.get("winners", [])
@@ -192,7 +192,7 @@ async def hu_photo(update: Update, context: Context) -> None:
     message = update.effective_message
     words = (message.caption or message.text or "").split()[1:]
     store = store_of(context)
-    ctx = await wizard_ctx(store, session, sc.lang)
+    ctx = await wizard_ctx(store, session, sc.lang, several=sc.several)
     if ctx.variant.tiles is None:  # a style entered by its features alone: no photo to read
         no_tiles = ScoringError("variant", "{variant} reads no tiles: enter the winner's features",
                                 variant=in_lang(ctx.variant.title, ctx.lang))
@@ -281,7 +281,7 @@ async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
     # the mark before the reads the preview is computed on (a snapshot: read with them)
     mark = session_mark(session) or await store.table_mark(session.id)
     draft = HandDraft.load(saved.data)
-    return _Entry(saved, draft, session, mark, await wizard_ctx(store, session, sc.lang))
+    return _Entry(saved, draft, session, mark, await wizard_ctx(store, session, sc.lang, several=sc.several))
 
 
 async def _stored(store: Store, chat_id: int, message_id: int, sc: ChatScope,
@@ -401,10 +401,11 @@ async def _closed(query: CallbackQuery, context: Context, sc: ChatScope, chat_id
                   message_id: int) -> None:
     """A button of an entry that is gone: say whether its hand was recorded."""
     t, store = sc.t, store_of(context)
-    session = await store.running_session(sc.chat_id)
     hand = None
-    if session is not None:
-        hand = await store.hand_by_key(session.id, message_hand_key(chat_id, message_id))
+    for table in sc.tables:  # the entry was at one of the running tables, if at any
+        hand = await store.hand_by_key(table.id, message_hand_key(chat_id, message_id))
+        if hand is not None:
+            break
     if hand is not None:
         # the bot died before redrawing it (not a second tap on a message this process redrew)
         if getattr(query.message, "reply_markup", None) and \
@@ -445,7 +446,7 @@ async def _confirm(query: CallbackQuery, context: Context, sc: ChatScope, opened
                                   shown_at=draft.table, mark=opened.mark, by=sc.person_id)
     except TableMoved as moved:
         if moved.late:  # the store saw it: the table as it is now
-            opened.ctx = await wizard_ctx(store, moved.session, sc.lang)
+            opened.ctx = await wizard_ctx(store, moved.session, sc.lang, several=sc.several)
         else:
             draft.step = Step.PREVIEW
         await _save_and_show(query, context, sc, opened, moved.mark, t(
@@ -517,8 +518,9 @@ async def cmd_undo(update: Update, context: Context) -> None:
         return
     session = undone.session
     names = await seat_names(store, session)
-    lines = ["↩ " + esc(t("Hand {n} undone; it stays in /history, struck through.",
-                          n=undone.number)), ""]
+    at = esc(t("Table {n}", n=session.number)) + " · " if sc.several else ""
+    lines = ["↩ " + at + esc(t("Hand {n} undone; it stays in /history, struck through.",
+                               n=undone.number)), ""]
     lines += totals_block(t, names, undone.totals, session.stake_cents,
                           u=unit(get_variant(session.variant), sc.lang))
     await send(context, sc.chat_id, "\n".join(lines))

@@ -27,7 +27,7 @@ from ..books.refusals import (
     StaleTransfer,
 )
 from ..books.sessions import import_session
-from ..chat.scope import ChatScope, is_admin, refusal, scope, stale_button
+from ..chat.scope import ChatScope, ask_table, is_admin, refusal, scope, stale_button
 from ..chat.settle import people_of, settlement
 from ..chat.table import last_session, seat_names
 from ..entry.hu.words import parse_seat
@@ -76,7 +76,8 @@ async def _settle_view(context: Context, sc: ChatScope,
     """/settle's text (bot/chat/settle.py) and its buttons: ✓ paid for each open transfer, ✅
     received for each payment waiting for its payee."""
     t = sc.t
-    shown = await settlement(store_of(context), sc.chat_id, t, sc.lang, session_id)
+    shown = await settlement(store_of(context), sc.chat_id, t, sc.lang, session_id,
+                             [table.number for table in sc.tables])
     rows = [[Button(t("✓ {n} paid", n=i),
                     encode(Act.PAID, (), tr.payer, tr.payee, tr.cents, session_id))]
             for i, tr, waiting in shown.transfers if not waiting]
@@ -92,7 +93,10 @@ async def cmd_settle(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     session_id = None
     if (context.args or [""])[0].lower() in ("session", "this"):
-        session = await last_session(store_of(context), sc.chat_id)
+        if sc.unclear:  # this session: which table's?
+            await ask_table(update, context, sc)
+            return
+        session = sc.session or await last_session(store_of(context), sc.chat_id)
         session_id = session.id if session else None
     text, rows = await _settle_view(context, sc, session_id)
     await reply(update, context, text, rows)
@@ -279,7 +283,10 @@ async def cmd_stats(update: Update, context: Context) -> None:
 async def cmd_chart(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     t = sc.t
-    session = await last_session(store_of(context), sc.chat_id)
+    if sc.unclear:
+        await ask_table(update, context, sc)
+        return
+    session = sc.session or await last_session(store_of(context), sc.chat_id)
     if session is None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
@@ -307,7 +314,10 @@ LONG_EXPORT = 2_000
 async def cmd_export(update: Update, context: Context) -> None:
     sc = await scope(update, context)
     store = store_of(context)
-    session = await last_session(store, sc.chat_id)
+    if sc.unclear:
+        await ask_table(update, context, sc)
+        return
+    session = sc.session or await last_session(store, sc.chat_id)
     if session is None:
         await reply(update, context, esc(sc.t("No session yet. Start one with /new.")))
         return

@@ -7,7 +7,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
-from db import Session, StoreError
+from db import SeatedElsewhere, Session, StoreError
 from scoring import all_variants, get_variant
 from scoring.variant import Variant, in_lang, listed, term_name
 
@@ -22,6 +22,7 @@ from ..chat.scope import (
     running_session,
     scope,
     stale_button,
+    table_line,
 )
 from ..chat.table import seat_names
 from ..entry import controls
@@ -98,6 +99,15 @@ def rules_text(t: Translator, variant_name: str, rules: dict[str, Any]) -> list[
     return out
 
 
+def rules_screen(t: Translator, session: Session) -> str:
+    """The /rules screen's text: its title, how to change a rule, and what the style shows
+    under its rules (`Variant.rules_notes`: a payment table)."""
+    text = "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it."))
+    variant = get_variant(session.variant)
+    notes = variant.rules_notes(variant.read_rules(session.rules), t.lang)
+    return text + ("\n<pre>" + esc("\n".join(notes)) + "</pre>" if notes else "")
+
+
 def rules_rows(t: Translator, session: Session) -> list[list[Button]]:
     variant = get_variant(session.variant)
     full = variant.Rules.model_validate(session.rules).model_dump()
@@ -120,8 +130,9 @@ def variant_title(name: str, lang: str) -> str:
 async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str, list[list[Button]]]:
     t, store = sc.t, store_of(context)
     names = await seat_names(store, session)
-    lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · "
-             + esc(t("session {n}", n=session.number)), ""]
+    several = len({table.id for table in sc.tables} | {session.id}) > 1  # tables: say which
+    number = t("Table {n}", n=session.number) if several else t("session {n}", n=session.number)
+    lines = [f"<b>{esc(variant_title(session.variant, sc.lang))}</b> · " + esc(number), ""]
     for s in range(4):
         mark = " 🀄" if s == 0 else ""
         who = name_html(names[s]) if names[s] else "—"
@@ -152,30 +163,66 @@ async def lobby(context: Context, sc: ChatScope, session: Session) -> tuple[str,
 
 async def cmd_new(update: Update, context: Context) -> None:
     sc = await scope(update, context)
-    t, store = sc.t, store_of(context)
-    running = await store.running_session(sc.chat_id)
-    if running is not None:
-        await reply(update, context, esc(t("A session is already running here: /table shows it, "
-                                           "/end closes it.")))
-        return
+    t = sc.t
     name = (context.args or [""])[0].lower()
+    if sc.tables:  # a table runs: another beside it, or was /table meant? Ask.
+        await _offer_another(update, context, sc, name if name in all_variants() else None)
+        return
     if name not in all_variants():
-        rows = [[Button(variant_title(v.name, sc.lang), encode(Act.NEW_SESSION, (), v.name))]
-                for v in listed()]  # in the registry's order, as /help lists them
-        prompt = t("Which mahjong do you play?")
-        if name:
-            prompt = t("Unknown variant “{name}”.", name=clip(name)) + " " + prompt
-        await reply(update, context, esc(prompt), rows)
+        await reply(update, context, esc(_pick_prompt(t, name)), _variant_rows(sc, after=None))
         return
     await _start(update, context, sc, name)
 
 
-async def _start(update: Update, context: Context, sc: ChatScope, name: str) -> None:
+def _pick_prompt(t: Translator, name: str) -> str:
+    prompt = t("Which mahjong do you play?")
+    if name:
+        prompt = t("Unknown variant “{name}”.", name=clip(name)) + " " + prompt
+    return prompt
+
+
+def _variant_rows(sc: ChatScope, *, after: int | None) -> list[list[Button]]:
+    return [[Button(variant_title(v.name, sc.lang), encode(Act.NEW_SESSION, (), v.name, after))]
+            for v in listed()]  # in the registry's order, as /help lists them
+
+
+def _newest(sc: ChatScope) -> int | None:
+    """The number of the newest running table: what an offer of another table was made on."""
+    return max((table.number for table in sc.tables), default=None)
+
+
+def _another_text(sc: ChatScope) -> str:
+    """What /new says while tables run: each of them, and what starting another means."""
+    t = sc.t
+    lines = [table_line(t, table) for table in sc.tables]
+    lines += ["", esc(t("Start another table beside it? Each table keeps its own hands, and "
+                        "/settle covers them all."))]
+    mine = sc.seated_at()
+    if mine is not None:
+        lines.append(esc(t("You sit at table {n}: one person plays at one table at a time.",
+                           n=mine.number)))
+    return "\n".join(lines)
+
+
+async def _offer_another(update: Update, context: Context, sc: ChatScope,
+                         name: str | None) -> None:
+    rows = [[Button("➕ " + sc.t("Start another table"),
+                    encode(Act.ANOTHER_TABLE, (), _newest(sc) or 0, name))]]
+    query = update.callback_query
+    if query is not None:
+        await edit(query, _another_text(sc), rows)
+    else:
+        await reply(update, context, _another_text(sc), rows)
+
+
+async def _start(update: Update, context: Context, sc: ChatScope, name: str, *,
+                 another: bool = False) -> None:
     try:
-        session = await start_session(store_of(context), sc.chat_id, name, by=sc.person_id)
+        session = await start_session(store_of(context), sc.chat_id, name, by=sc.person_id,
+                                      another=another)
     except (AlreadyRunning, StoreError):
-        await reply(update, context, esc(sc.t("A session is already running here: /table shows "
-                                              "it, /end closes it.")))
+        # one started meanwhile (or this one was asked before another started): ask again
+        await _offer_another(update, context, await scope(update, context), name)
         return
     text, rows = await lobby(context, sc, session)
     if update.callback_query is not None:
@@ -192,11 +239,34 @@ async def on_new_button(update: Update, context: Context) -> None:
     if name not in all_variants():
         await stale_button(query, sc.t)
         return
-    if await store_of(context).running_session(sc.chat_id) is not None:
-        await edit(query, esc(sc.t("A session is already running here: /table shows it, "
-                                   "/end closes it.")))
-    else:
+    after = tap.get("after") if tap is not None else None
+    if not sc.tables:  # none runs (any more): the first table
         await _start(update, context, sc, name)
+    elif after is None or after != _newest(sc):  # tables changed since this was asked (a
+        await stale_button(query, sc.t)  # second tap): its message shows what came of it
+        return
+    else:
+        await _start(update, context, sc, name, another=True)
+    await query.answer()
+
+
+async def on_another_button(update: Update, context: Context) -> None:
+    """Act.ANOTHER_TABLE: a table beside those running; its style picked now unless named."""
+    query = update.callback_query
+    sc = await scope(update, context)
+    tap = decode(query.data)
+    if tap is None or tap.act is not Act.ANOTHER_TABLE:
+        await stale_button(query, sc.t)
+        return
+    name = tap.get("variant")
+    named = name if isinstance(name, str) and name in all_variants() else None
+    if sc.tables and tap.get("after") != _newest(sc):  # tables changed since (a second tap):
+        await stale_button(query, sc.t)  # its message shows what came of it
+        return
+    if named is not None:
+        await _start(update, context, sc, named, another=bool(sc.tables))
+    else:
+        await edit(query, esc(_pick_prompt(sc.t, "")), _variant_rows(sc, after=_newest(sc)))
     await query.answer()
 
 
@@ -223,6 +293,10 @@ async def on_session_button(update: Update, context: Context) -> None:
             if sc.person_id in session.seats:
                 await query.answer(t("You are already seated."))
                 return
+            elsewhere = sc.seated_at()
+            if elsewhere is not None:
+                await query.answer(_elsewhere(t, elsewhere.number), show_alert=True)
+                return
             if not free:
                 await query.answer(t("All four seats are taken."), show_alert=True)
                 return
@@ -236,19 +310,26 @@ async def on_session_button(update: Update, context: Context) -> None:
             a = tap.number("seat")
             session = await store.swap_seats(session.id, a, a + 1)
         elif op is Act.RULES:
-            await edit(query, "<b>" + esc(t("House rules")) + "</b>\n"
-                       + esc(t("Tap a rule to change it.")), rules_rows(t, session))
+            await edit(query, rules_screen(t, session), rules_rows(t, session))
             await query.answer()
             return
         elif op is not Act.TO_LOBBY:
             await stale_button(query, t)
             return
+    except SeatedElsewhere as exc:  # sat down at the other table meanwhile
+        await query.answer(_elsewhere(t, exc.number), show_alert=True)
+        return
     except StoreError as exc:
         await query.answer(refusal(t, exc)[:190], show_alert=True)
         return
     text, rows = await lobby(context, sc, session)
     await edit(query, text, rows)
     await query.answer()
+
+
+def _elsewhere(t: Translator, number: int) -> str:
+    return t("You already sit at table {n}; one person plays at one table at a time. Leave "
+             "that seat (or /end that table) first.", n=number)
 
 
 async def on_rule_button(update: Update, context: Context) -> None:
@@ -281,8 +362,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
     if rules[spec.name] == spec.default:
         house.pop(spec.name)
     await store.set_house_rules(sc.chat_id, session.variant, house)
-    await edit(query, "<b>" + esc(t("House rules")) + "</b>\n" + esc(t("Tap a rule to change it.")),
-               rules_rows(t, session))
+    await edit(query, rules_screen(t, session), rules_rows(t, session))
     await query.answer()
 
 
@@ -291,8 +371,7 @@ async def cmd_rules(update: Update, context: Context) -> None:
     session = await require_session(update, context, sc)
     if session is None:
         return
-    await reply(update, context, "<b>" + esc(sc.t("House rules")) + "</b>\n"
-                + esc(sc.t("Tap a rule to change it.")), rules_rows(sc.t, session))
+    await reply(update, context, rules_screen(sc.t, session), rules_rows(sc.t, session))
 
 
 async def cmd_guest(update: Update, context: Context) -> None:
@@ -341,10 +420,7 @@ async def cmd_stake(update: Update, context: Context) -> None:
 
 async def _may_set_language(context: Context, sc: ChatScope, user_id: int) -> bool:
     """Seated players of the running session and chat admins (a private chat: its owner)."""
-    if sc.is_private:
-        return True
-    session = await store_of(context).running_session(sc.chat_id)
-    if session is not None and sc.person_id is not None and sc.person_id in session.seats:
+    if sc.is_private or sc.seated_at() is not None:
         return True
     return await is_admin(context, sc.chat_id, user_id)
 
@@ -384,7 +460,9 @@ async def cmd_end(update: Update, context: Context) -> None:
         return
     names = await seat_names(store, session)
     ended = await end_session(store, session)
-    lines = ["🏁 <b>" + esc(t("Session over")) + "</b> · " + esc(hands_count(t, ended.hands)), ""]
+    at = esc(t("Table {n}", n=session.number)) + " · " if sc.several else ""
+    lines = ["🏁 " + at + "<b>" + esc(t("Session over")) + "</b> · "
+             + esc(hands_count(t, ended.hands)), ""]
     lines += totals_block(t, names, ended.totals, ended.session.stake_cents,
                           u=unit(get_variant(ended.session.variant), sc.lang))
     lines += ["", esc(t("/settle says who pays whom."))]
@@ -399,6 +477,7 @@ HANDLERS = [
     CommandHandler("lang", cmd_lang),
     CommandHandler("end", cmd_end),
     CallbackQueryHandler(on_new_button, pattern=Family.NEW.pattern),
+    CallbackQueryHandler(on_another_button, pattern=Family.ANOTHER.pattern),
     CallbackQueryHandler(on_session_button, pattern=Family.LOBBY.pattern),
     CallbackQueryHandler(on_rule_button, pattern=Family.RULE.pattern),
     CallbackQueryHandler(on_lang_button, pattern=Family.LANGUAGE.pattern),

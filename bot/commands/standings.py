@@ -19,7 +19,8 @@ async def cmd_table(update: Update, context: Context) -> None:
     session = await require_session(update, context, sc)
     if session is None:
         return
-    text = "\n".join(await table_lines(store_of(context), session, sc.t, sc.lang))
+    text = "\n".join(await table_lines(store_of(context), session, sc.t, sc.lang,
+                                       several=sc.several))
     await reply(update, context, text, mini_app_rows(context, sc.chat_id, sc.t))
 
 
@@ -32,6 +33,8 @@ async def cmd_history(update: Update, context: Context) -> None:
     if not blocks:
         await reply(update, context, esc(sc.t("No hands yet. /hand enters one.")))
         return
+    if sc.several:  # which table's hands these are
+        blocks.insert(0, "<b>" + esc(sc.t("Table {n}", n=session.number)) + "</b>")
     await reply(update, context, "\n\n".join(blocks))  # a long page goes as several messages
 
 

@@ -26,6 +26,7 @@ class Ctx:
     hand_no: int = 1
     totals: tuple[int, ...] = (0, 0, 0, 0)
     stake_cents: int = 0
+    table: int | None = None  # the table's number, where the chat runs several at once
     # outcomes (or refusals) by record, for this Ctx's life (one update): checking a hand and
     # drawing it (/hu's check, then its preview or first screen) score it once
     _scored: dict[str, Outcome | ScoringError] = field(

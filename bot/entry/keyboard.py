@@ -59,12 +59,15 @@ from .screens import Screen
 
 SUITS = "mps"
 FLOWERS = tuple(f"{n}f" for n in range(1, 9))
+ANIMALS = tuple(f"{n}a" for n in range(1, 5))  # Singapore's cat, mouse, rooster, centipede
+BONUS = (*FLOWERS, *ANIMALS)  # the bonus tiles: shown apart from the hand, one of each
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
 # Unicode mahjong tiles: 🀇…🀏 characters, 🀙…🀡 dots, 🀐…🀘 bamboo, 🀀🀁🀂🀃 winds, 🀆🀅🀄
 # white green red; flowers 春夏秋冬 🀦🀧🀨🀩, 梅兰菊竹 🀢🀣🀥🀤
 _GLYPH_BASE = {"m": 0x1F007, "p": 0x1F019, "s": 0x1F010}
 _HONOUR_GLYPHS = "🀀🀁🀂🀃🀆🀅🀄"
 _FLOWER_GLYPHS = "🀦🀧🀨🀩🀢🀣🀥🀤"
+_ANIMAL_GLYPHS = ("🐈", "🐀", "🐓", "🐛")  # no mahjong tile in Unicode for the animals
 
 Cb = Callable[..., str]  # a key's callback data: cb(key), cb(Act.KEY_TILE, tile)
 
@@ -162,6 +165,10 @@ class KeySpec:
         return self.tileset.flowers
 
     @property
+    def animals(self) -> bool:
+        return self.tileset.animals
+
+    @property
     def fixed(self) -> tuple[str, ...]:
         """The jokers that are the same at every table (红中), keyed beside the suits."""
         return self.tileset.fixed
@@ -180,6 +187,8 @@ class KeySpec:
     def usable(self, tile: str) -> bool:
         if tile.endswith("f"):
             return self.flowers
+        if tile.endswith("a"):
+            return self.animals
         if tile.endswith("z"):
             return self.honours or tile in self.fixed
         return True
@@ -188,8 +197,8 @@ class KeySpec:
 def new_state(tiles: tuple[str, ...] | list[str] = (), *, win: bool = False) -> KeyState:
     """A keyboard's state: the hand tiles (in the order given), no melds. `win`: the last of
     `tiles` is the winning tile (False for tiles read from a photo)."""
-    hand = [x for x in tiles if _valid(x) and not x.endswith("f")]
-    flowers = [x for x in tiles if x in FLOWERS]
+    hand = [x for x in tiles if _valid(x) and x not in BONUS]
+    flowers = [x for x in tiles if x in BONUS]
     return KeyState(hand=hand, flowers=flowers, log=["h"] * len(hand) + ["f"] * len(flowers),
                     last=hand[-1] if hand else None, win=bool(win and hand))
 
@@ -203,7 +212,7 @@ def refusal_text(t: Translator, exc: KeyRefused) -> str:
 
 def _valid(tile: str) -> bool:
     return (len(tile) == 2 and tile[0] in "123456789" and tile[1] in "mps") or (
-        tile in HONOURS or tile in FLOWERS)
+        tile in HONOURS or tile in BONUS)
 
 
 # -- counting -------------------------------------------------------------------------------------
@@ -273,7 +282,7 @@ def _press(state: KeyState, spec: KeySpec, act: Act, tile: str) -> KeyExit | Non
 def _tile_key(state: KeyState, spec: KeySpec, tile: str) -> None:
     mode = state.mode
     _tile(state, spec, tile)
-    if not tile.endswith("f") and (mode is Mode.HAND or (
+    if tile not in BONUS and (mode is Mode.HAND or (
             mode is Mode.MELD and _meld_start(state, tile))):
         state.base = tile  # a tile into the hand, or one starting a meld
 
@@ -296,11 +305,11 @@ def _tile(state: KeyState, spec: KeySpec, tile: str) -> None:
         raise KeyRefused(N_("That button is no longer valid."))
     mode = state.mode
     if mode is Mode.INDICATOR:
-        if tile.endswith("f"):
+        if tile in BONUS:
             raise KeyRefused(N_("That button is no longer valid."))
         state.indicator, state.mode = tile, Mode.HAND
         return
-    if tile.endswith("f"):
+    if tile in BONUS:
         if tile in state.flowers:
             raise KeyRefused(N_("There is only one of each flower."))
         state.flowers.append(tile)
@@ -485,7 +494,7 @@ def _backspace_one(state: KeyState, tag: str) -> None:
 # -- the notation ---------------------------------------------------------------------------------
 
 def _key(tile: str) -> tuple[int, int]:
-    return "mpszf".index(tile[1]), int(tile[0])
+    return "mpszfa".index(tile[1]), int(tile[0])
 
 
 def group(tiles: list[str]) -> str:
@@ -550,6 +559,8 @@ def glyph(tile: str) -> str:
         return _HONOUR_GLYPHS[n - 1]
     if s == "f":
         return _FLOWER_GLYPHS[n - 1]
+    if s == "a":
+        return _ANIMAL_GLYPHS[n - 1]
     return chr(_GLYPH_BASE[s] + n - 1)
 
 
@@ -644,6 +655,9 @@ def _tile_rows(state: KeyState, spec: KeySpec, t: Translator, cb: Cb) -> list[li
         keys = [key(x, ("✅" if x in state.flowers else "") + tile_label(t, x)) for x in FLOWERS]
         # eight a row where they are one character each (春夏秋冬)
         rows += [keys] if all(len(tile_label(t, x)) == 1 for x in FLOWERS) else [keys[:4], keys[4:]]
+    if spec.animals:
+        rows.append([key(x, ("✅" if x in state.flowers else "") + glyph(x) + tile_label(t, x))
+                     for x in ANIMALS])
     return rows
 
 

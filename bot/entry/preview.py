@@ -48,7 +48,8 @@ def header(ctx: Ctx, events: list[dict[str, Any]], reading: list[str]) -> str:
     t, base = ctx.t, ctx.base
     title = esc(in_lang(ctx.variant.title, ctx.lang))
     dealer = seat_label(t, base.get("dealer", 0), ctx.names)
-    lines = [f"<b>{title}</b> · " + esc(t("Hand {n}", n=ctx.hand_no)),
+    at = esc(t("Table {n}", n=ctx.table)) + " · " if ctx.table else ""  # one of several
+    lines = [f"<b>{title}</b> · " + at + esc(t("Hand {n}", n=ctx.hand_no)),
              esc(t("Dealer: ")) + dealer + (
                  esc(t(" (streak {n})", n=base.get("dealer_streak", 1)))
                  if base.get("dealer_streak", 1) > 1 else "") + (

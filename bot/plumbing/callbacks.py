@@ -64,7 +64,7 @@ def _write_none(value: Value) -> str:
     return "-" if value is None else str(value)
 
 
-TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f"
+TILE_RE = r"[1-9][mps]|[1-7]z|[1-8]f|[1-4]a"
 SEAT = Kind("[0-3]", _number, 0, 3)
 SEAT_OR_NONE = Kind("[0-3]|-", _none_or(_number), None, 3, _write_none)
 # a seat's counter one up or down, "2+", or ten where the map's amounts are signed: "2--"
@@ -97,6 +97,8 @@ class Family(enum.Enum):
     LOBBY = ("s", (Field("session", ID),), True)
     RULE = ("r", (Field("session", ID),), False)
     NEW = ("n", (), False)
+    ANOTHER = ("na", (), False)
+    TABLE = ("tb", (Field("session", ID),), False)
     LANGUAGE = ("l", (), False)
     PAID = ("p", (), False)
     RECEIVED = ("pc", (), False)
@@ -172,7 +174,14 @@ class Act(enum.Enum):
     RULES = (Family.LOBBY, "r", (), "the house rules' keyboard")
     TO_LOBBY = (Family.LOBBY, "b", (), "back to the lobby")
     RULE = (Family.RULE, "", (Field("rule", INDEX),), "this house rule to its next value")
-    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD),), "start a session of this style")
+    NEW_SESSION = (Family.NEW, "", (Field("variant", WORD), Field("after", ID, optional=True)),
+                   "start a session of this style (after: a table beside those running, the "
+                   "newest of which had this number when asked: a second tap starts none)")
+    ANOTHER_TABLE = (Family.ANOTHER, "", (Field("after", ID), Field("variant", WORD, optional=True)),
+                     "start another table beside those running, the newest numbered `after` "
+                     "(of this style, else ask which)")
+    PICK_TABLE = (Family.TABLE, "", (Field("command", WORD), Field("asker", ID)),
+                  "run the command asked about for this table (its asker's tap only; 0: anyone)")
     LANGUAGE = (Family.LANGUAGE, "", (Field("lang", WORD),), "the chat's language")
     # -- settling up (bot/commands/ledger.py) --
     PAID = (Family.PAID, "", (Field("payer", ID), Field("payee", ID), Field("cents", CENTS),

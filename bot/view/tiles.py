@@ -11,8 +11,9 @@ from .i18n import N_, Translator
 HONOUR_LABELS = (N_("E"), N_("S"), N_("W"), N_("N"), N_("Wh"), N_("Gr"), N_("Rd"))
 FLOWER_LABELS = (N_("Spr"), N_("Sum"), N_("Aut"), N_("Wtr"), N_("Plum"), N_("Orch"), N_("Chrys"),
                  N_("Bmb"))
+ANIMAL_LABELS = (N_("Cat"), N_("Mouse"), N_("Rooster"), N_("Centipede"))
 SUIT_LABELS = {"m": N_("{n}m"), "p": N_("{n}p"), "s": N_("{n}s")}
-_RUN = re.compile(r"([1-9]+)([mpszf])")
+_RUN = re.compile(r"([1-9]+)([mpszfa])")
 
 
 def tile_label(t: Translator, tile: str) -> str:
@@ -22,6 +23,8 @@ def tile_label(t: Translator, tile: str) -> str:
         return t(HONOUR_LABELS[n - 1])
     if s == "f":
         return t(FLOWER_LABELS[n - 1])
+    if s == "a":
+        return t(ANIMAL_LABELS[n - 1])
     return t(SUIT_LABELS[s], n=n)
 
 
@@ -33,7 +36,7 @@ def notation_text(t: Translator, text: str) -> str:
 
     def run(m: re.Match[str]) -> str:
         digits, suit = m.group(1), m.group(2)
-        if suit in "zf":
+        if suit in "zfa":
             return "".join(tile_label(t, d + suit) for d in digits)
         return t(SUIT_LABELS[suit], n=digits)
 

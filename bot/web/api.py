@@ -33,7 +33,14 @@ from ..books.payments import confirm_received, mark_paid
 from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, TableMoved
 from ..chat.season import season, season_chart, season_lines
 from ..chat.settle import people_of, settlement
-from ..chat.table import history_blocks, recorded_lines, session_totals, table_lines, wizard_ctx
+from ..chat.table import (
+    history_blocks,
+    recorded_lines,
+    seat_names,
+    session_totals,
+    table_lines,
+    wizard_ctx,
+)
 from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
@@ -175,11 +182,26 @@ async def caller_and_body(request: web.Request) -> tuple[Caller, dict[str, Any]]
     return await request.app[AUTH_KEY](request, body), body
 
 
+def table_asked(request: web.Request) -> int | None:
+    """The table (session id) the page shows, `?table=ID`; none: the caller's, else the first."""
+    raw = request.query.get("table")
+    if raw is None or raw == "":
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
+        raise Refused(400, "table: a session id is expected", code="bad_table")
+    return int(raw)
+
+
 async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Session:
-    """The chat's running session; with `book`, one the caller may book hands in."""
+    """The chat's running session (of several tables, the one asked for, else the caller's);
+    with `book`, one the caller may book hands in (seated there, or an admin)."""
     try:
-        session = await sessions.running(request.app[STORE_KEY], caller.chat_id)
+        session = await sessions.running(request.app[STORE_KEY], caller.chat_id,
+                                         table_asked(request), caller.person_id)
         if book and not caller.may_book:
+            raise not_allowed(caller)
+        if book and caller.person_id not in session.seats and not caller.local \
+                and not await caller.admin():  # seated at another table of the chat
             raise not_allowed(caller)
         if book:
             sessions.seated(session)
@@ -190,7 +212,7 @@ async def running(request: web.Request, caller: Caller, *, book: bool = False) -
 
 # -- reading ------------------------------------------------------------------------------------
 
-async def state(request: web.Request) -> web.Response:
+async def state(request: web.Request, table: int | None = None) -> web.Response:
     """The variants to start with, and the running session: names, totals, money, /table's and
     /history's lines, and the table mark a preview is computed on."""
     caller, _ = await caller_and_body(request)
@@ -199,18 +221,33 @@ async def state(request: web.Request) -> web.Response:
         "lang": lang, "may_book": caller.may_book, "local": caller.local,
         "strings": page_strings(lang), "winds": [wind(t, seat) for seat in range(4)],
         "variants": [{"name": v.name, "title": in_lang(v.title, lang)} for v in listed()],
-        "session": None}
-    session = await store.running_session(caller.chat_id)
+        "session": None, "tables": []}
+    tables = await store.running_sessions(caller.chat_id)
+    session = sessions.table_of(tables, table if table is not None else table_asked(request),
+                                caller.person_id)
+    if session is None and tables:  # the table asked for ended meanwhile: the caller's
+        session = sessions.table_of(tables, None, caller.person_id)
+    several = len(tables) > 1
+    if several:  # a button each, to switch between them
+        for table in tables:
+            names = await seat_names(store, table)
+            out["tables"].append({"id": table.id, "number": table.number,
+                                  "label": t("Table {n}", n=table.number),
+                                  "names": [n for n in names if n]})
     if session is not None:
-        ctx = await wizard_ctx(store, session, lang)
+        # books here: the local user, someone seated at this table, or an admin of the chat
+        out["may_book"] = caller.may_book and (caller.local or caller.person_id in session.seats
+                                               or await caller.admin())
+        ctx = await wizard_ctx(store, session, lang, several=several)
         out["session"] = {
-            "id": session.id, "variant": session.variant, "title": in_lang(ctx.variant.title, lang),
+            "id": session.id, "number": session.number, "variant": session.variant,
+            "title": in_lang(ctx.variant.title, lang),
             "names": ctx.names, "seated": None not in session.seats,
             "totals": list(await session_totals(store, session)),
             "stake_cents": session.stake_cents, "hand_no": ctx.hand_no,
             "dealer": ctx.base["dealer"], "round_wind": ctx.base["round_wind"],
             "mark": await store.table_mark(session.id),
-            "table_html": "\n".join(await table_lines(store, session, t, lang)),
+            "table_html": "\n".join(await table_lines(store, session, t, lang, several=several)),
             "history_html": await history_blocks(store, session, t, lang, HISTORY)}
     return web.json_response(out)
 
@@ -219,17 +256,19 @@ async def state(request: web.Request) -> web.Response:
 
 async def start_session(request: web.Request) -> web.Response:
     """The page without Telegram: a session of `variant` with the four `names` seated East to
-    North (as /new and four /guest NAME), its stake if given."""
+    North (as /new and four /guest NAME), its stake if given; `another`: true, a table beside
+    those running (else refused while one runs)."""
     caller, body = await caller_and_body(request)
     if not caller.local:
         raise not_allowed(caller)
     try:
-        await sessions.start_session(request.app[STORE_KEY], caller.chat_id, body.get("variant"),
-                                     by=caller.person_id, names=body.get("names") or [],
-                                     stake=body.get("stake"))
+        new = await sessions.start_session(request.app[STORE_KEY], caller.chat_id,
+                                           body.get("variant"), by=caller.person_id,
+                                           names=body.get("names") or [], stake=body.get("stake"),
+                                           another=body.get("another") is True)
     except (Refusal, StoreError) as exc:
         raise refused(exc, caller) from None
-    return await state(request)
+    return await state(request, new.id)  # the new table, beside any others
 
 
 async def end_session(request: web.Request) -> web.Response:
@@ -346,7 +385,9 @@ async def confirm(request: web.Request) -> web.Response:
     store = request.app[STORE_KEY]
     session = await running(request, caller, book=True)
     mark = await store.table_mark(session.id)
-    ctx = await wizard_ctx(store, session, caller.lang)
+    # where the chat runs several tables, the chat is told which one this hand was at
+    several = len(await store.running_sessions(caller.chat_id)) > 1
+    ctx = await wizard_ctx(store, session, caller.lang, several=several)
     hand = _hand(ctx, body, caller)
     try:
         booked = await book_hand(store, caller.chat_id, session, ctx, hand,

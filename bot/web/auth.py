@@ -139,8 +139,8 @@ def telegram_authorize(store: Store, bot_token: str, member_of: MemberOf) -> Aut
                                          language_code=user.get("language_code") or None)
         chat = await store.ensure_chat(chat_id)
         lang = request_lang(request, chat.language or lang_from_code(user.get("language_code")))
-        session = await store.running_session(chat_id)
-        seated = session is not None and person.id in session.seats
+        # seated at any of the chat's running tables (the page then shows theirs)
+        seated = any(person.id in s.seats for s in await store.running_sessions(chat_id))
         if chat_id == user_id:  # the bot's private chat with this user: theirs alone
             membership = Membership(member=True, admin=True)
         else:

@@ -7,12 +7,10 @@ Before the password, bot/web/guard.py refuses other Host names and other sites' 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import hmac
 import logging
-import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -101,12 +99,3 @@ async def serve_local(settings: LocalSettings, store: Store | None = None) -> As
         if own:
             await store.close()
 
-
-async def run_local(settings: LocalSettings) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
-    async with serve_local(settings):
-        await stop.wait()

@@ -15,11 +15,13 @@ from typing import Any
 
 from aiohttp import web
 
+from scoring import Variant
+
 from ..chat.table import wizard_ctx
 from ..entry import controls
 from ..entry.controls import Kind
 from ..entry.ctx import Ctx
-from ..entry.keyboard import FLOWERS, KeySpec, jokers
+from ..entry.keyboard import BONUS, KeySpec, jokers
 from ..entry.record import extras, lacking
 from ..entry.screens import BY_LABELS, COMMON_LABELS, heading, label, tile_label, value_label
 from ..view.i18n import LANG_NAMES
@@ -28,7 +30,7 @@ from .auth import HEADER
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"app.js": "text/javascript", "app.css": "text/css"}
-FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f")
+FACE = re.compile(r"[1-9][mps]|[1-7]z|[1-8]f|[1-4]a")
 SUITED = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10))
 HONOURS = tuple(f"{n}z" for n in range(1, 8))
 # the page's fields: every kind but a list of winners (the page's own screen) and the unknown
@@ -89,7 +91,7 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
     winners = controls.spec_named(win, "winners").model
     assert winners is not None
     spec = KeySpec(variant.name, dict(ctx.base.get("rules") or {}))
-    codes = [x for x in (*SUITED, *HONOURS, *FLOWERS) if spec.usable(x)]
+    codes = [x for x in (*SUITED, *HONOURS, *BONUS) if spec.usable(x)]
     if spec.indicator:
         wild = {x: sorted(jokers(spec, x)) for x in (*SUITED, *HONOURS)}
     else:
@@ -110,8 +112,15 @@ def hand_form(ctx: Ctx) -> dict[str, Any]:
                   "most": {x: spec.most(x) for x in codes}, "indicator": spec.indicator,
                   "jokers": wild,
                   # the winner's fields the tiles cannot show: offered beside them
-                  "story": list(variant.story_fields())},
+                  "story": list(variant.story_fields()),
+                  # the style's counter is not installed here: said as the picker opens
+                  "cannot_count": _cannot_count(ctx, variant)},
         "words": {"not_ready": ctx.t("not ready"), "ready": ctx.t("ready")}}
+
+
+def _cannot_count(ctx: Ctx, variant: Variant) -> str | None:
+    missing = variant.cannot_count()
+    return None if missing is None else ctx.t(missing.template, **missing.params)
 
 
 async def form(request: web.Request) -> web.Response:

@@ -52,6 +52,7 @@ PAGE_STRINGS = (
     N_("Pending: counts once the payee confirms"),
     N_("The season"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
+    N_("Start another table"), N_("Tables"),
 )
 
 

@@ -24,6 +24,7 @@ from .rows import (
     clean_name,
     json_copy,
     person_of,
+    seats_of,
 )
 
 
@@ -67,9 +68,11 @@ class ChatsMixin(StoreCore):
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> Chat:
         """A group became a supergroup: everything of the old chat id moves to the new one —
         sessions, drafts, payments, guests, language and house rules (the old chat's choices
-        win over the defaults the new id may have got). Idempotent. Should both ids have a
-        running session, the one with fewer hands is ended (it keeps its hands). Returns the
-        new chat; the old one stays, pointing at it (`migrated_to`)."""
+        win over the defaults the new id may have got). Idempotent. Running sessions of both
+        ids become the new chat's tables, except where one person sits at a running table on
+        each side: of those two, the one with fewer hands is ended (it keeps its hands), as
+        one person plays at one table. Returns the new chat; the old one stays, pointing at it
+        (`migrated_to`)."""
         if old_chat_id == new_chat_id:
             return await self.ensure_chat(new_chat_id)
 
@@ -83,7 +86,7 @@ class ChatsMixin(StoreCore):
                 raise StoreError(f"chat {old_chat_id} already moved to chat {old.migrated_to}")
             new.language = old.language or new.language
             new.house_rules = {**(new.house_rules or {}), **(old.house_rules or {})}
-            await self._end_second_running(s, old_chat_id, new_chat_id)
+            sides = [await self._running_ids(s, chat) for chat in (old_chat_id, new_chat_id)]
             # The old chat's sessions keep their numbers; any the new id began meanwhile follow.
             moved = (await s.execute(select(func.max(M.Session.number))
                                      .where(M.Session.chat_id == old_chat_id))).scalar() or 0
@@ -101,6 +104,7 @@ class ChatsMixin(StoreCore):
             await s.execute(update(M.Draft).where(M.Draft.chat_id == old_chat_id)
                             .values(chat_id=new_chat_id))
             await self._move_guests(s, old_chat_id, new_chat_id)
+            await self._end_shared_tables(s, *sides)  # guests merged: one person, one id
             old.migrated_to = new_chat_id
             return chat_of(new)
 
@@ -131,6 +135,22 @@ class ChatsMixin(StoreCore):
             async with self._read() as s:
                 found = await views.chat_context(s, chat_id, telegram_id, message_id)
         return found
+
+    async def answer_once(self, chat_id: int, message_id: int) -> bool:
+        """True the first time a question of the bot (a message whose buttons each run a
+        command once: "which table?") is answered, False after, on any worker. Kept among the
+        handled updates under the message's negative id (Telegram's update ids are positive)
+        and pruned with them."""
+
+        async def write(s: AsyncSession) -> bool:
+            row = (await s.execute(self._insert(M.HandledUpdate)
+                                   .values(update_id=-message_id, chat_id=chat_id,
+                                           handled_at=M.utcnow())
+                                   .on_conflict_do_nothing()
+                                   .returning(M.HandledUpdate.update_id))).first()
+            return row is not None
+
+        return await self._write(write, immediate=False)
 
     async def upsert_user(self, telegram_id: int, name: str, *, username: str | None = None,
                           language_code: str | None = None) -> Person:
@@ -218,15 +238,26 @@ class ChatsMixin(StoreCore):
             rows = (await s.execute(select(M.Person).where(M.Person.id.in_(ids)))).scalars()
             return {row.id: person_of(row) for row in rows}
 
-    async def _end_second_running(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
-        rows = list((await s.execute(select(M.Session).where(
-            M.Session.chat_id.in_([old_chat_id, new_chat_id]), M.Session.ended_at.is_(None))
+    async def _running_ids(self, s: AsyncSession, chat_id: int) -> list[int]:
+        return list((await s.execute(select(M.Session.id).where(
+            M.Session.chat_id == chat_id, M.Session.ended_at.is_(None))
             .with_for_update())).scalars())
-        if len(rows) == 2:
-            # Fewer hands ends; on a tie the new chat's (the old one was there first).
-            loser = min(rows, key=lambda r: (r.hand_count, r.chat_id == old_chat_id))
-            loser.ended_at = M.utcnow()
-            await s.flush()
+
+    async def _end_shared_tables(self, s: AsyncSession, old_ids: list[int], new_ids: list[int]) -> None:
+        """Of a running table from each side with a person in common, end the one with fewer
+        hands; on a tie the new chat's (the old one was there first)."""
+        if not old_ids or not new_ids:
+            return
+        rows = {r.id: r for r in (await s.execute(select(M.Session).where(
+            M.Session.id.in_(old_ids + new_ids)).execution_options(populate_existing=True)))
+            .scalars()}
+        for a in (rows[i] for i in old_ids):
+            for b in (rows[i] for i in new_ids):
+                shared = {*seats_of(a)} & {*seats_of(b)} - {None}
+                if shared and a.ended_at is None and b.ended_at is None:
+                    loser = min((a, b), key=lambda r: (r.hand_count, r.id in old_ids))
+                    loser.ended_at = M.utcnow()
+        await s.flush()
 
     async def _move_guests(self, s: AsyncSession, old_chat_id: int, new_chat_id: int) -> None:
         guests = (await s.execute(select(M.Person).where(M.Person.guest_chat_id == old_chat_id))).scalars()

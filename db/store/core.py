@@ -384,8 +384,10 @@ class StoreCore:
         return row
 
     async def _running_row(self, s: AsyncSession, chat_id: int) -> M.Session | None:
+        """The chat's first running session (the lowest number: a chat may run several)."""
         return (await s.execute(select(M.Session).where(
-            M.Session.chat_id == chat_id, M.Session.ended_at.is_(None)))).scalar_one_or_none()
+            M.Session.chat_id == chat_id, M.Session.ended_at.is_(None))
+            .order_by(M.Session.number).limit(1))).scalar_one_or_none()
 
     async def _person_row(self, s: AsyncSession, person_id: int) -> M.Person:
         row = await s.get(M.Person, person_id)

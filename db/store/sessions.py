@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -15,6 +15,7 @@ from ..domain import (
     AlreadySeated,
     HandToImport,
     NotFound,
+    SeatedElsewhere,
     SeatTaken,
     Session,
     SessionAlreadyRunning,
@@ -39,9 +40,11 @@ from .rows import (
 
 class SessionsMixin(StoreCore):
     async def start_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
-                            stake_cents: int = 0, started_by: int | None = None) -> Session:
+                            stake_cents: int = 0, started_by: int | None = None,
+                            another: bool = False) -> Session:
         """Start a session of `variant` in the chat with a snapshot of `rules` and empty seats.
-        `SessionAlreadyRunning` if the chat has one (also enforced by a unique index)."""
+        `SessionAlreadyRunning` if the chat has one running, unless `another` (a second table
+        beside it, asked for)."""
         check_cents(stake_cents, allow_zero=True)
         rules = json_copy(rules, "rules")
 
@@ -49,7 +52,7 @@ class SessionsMixin(StoreCore):
             await self._ensure_chat_row(s, chat_id)
             await self._locked_chat(s, chat_id)  # session starts in one chat take turns
             running = await self._running_row(s, chat_id)
-            if running is not None:
+            if running is not None and not another:
                 raise SessionAlreadyRunning(
                     f"a session is already running in this chat (session {running.id})")
             if started_by is not None:
@@ -65,8 +68,8 @@ class SessionsMixin(StoreCore):
 
         try:
             return await self._write(write, once=True)
-        except IntegrityError as exc:  # the running-session index: someone else was quicker
-            raise SessionAlreadyRunning("a session is already running in this chat") from exc
+        except IntegrityError as exc:  # the chat's numbers: someone else was quicker
+            raise SessionAlreadyRunning("a session was started in this chat meanwhile") from exc
 
     async def import_session(self, chat_id: int, variant: str, rules: dict[str, Any], *,
                              stake_cents: int, players: Sequence[int | str],
@@ -125,10 +128,19 @@ class SessionsMixin(StoreCore):
         return int(last or 0) + 1
 
     async def running_session(self, chat_id: int) -> Session | None:
-        """The chat's running session, if any."""
+        """The chat's running session, if any (of several tables, the first: the lowest
+        number; `running_sessions` lists them all)."""
         async with self._read() as s:
             row = await self._running_row(s, chat_id)
             return session_of(row) if row is not None else None
+
+    async def running_sessions(self, chat_id: int) -> list[Session]:
+        """The chat's running sessions (its tables), by number."""
+        async with self._read() as s:
+            rows = (await s.execute(select(M.Session).where(
+                M.Session.chat_id == chat_id, M.Session.ended_at.is_(None))
+                .order_by(M.Session.number))).scalars()
+            return [session_of(r) for r in rows]
 
     async def session_with_hand(self, key: str) -> Session | None:
         """The session holding the hand stored under this idempotency key, if any (what an
@@ -148,7 +160,8 @@ class SessionsMixin(StoreCore):
 
     async def seat_player(self, session_id: int, seat: int, person_id: int) -> Session:
         """Put a person in an empty seat (0-3) before the first hand. `SeatTaken`,
-        `AlreadySeated` (elsewhere in this session), `SessionLocked`, `SessionEnded`."""
+        `AlreadySeated` (elsewhere in this session), `SeatedElsewhere` (at another running
+        table of the chat), `SessionLocked`, `SessionEnded`."""
         check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
@@ -160,6 +173,7 @@ class SessionsMixin(StoreCore):
                 raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}")
             if seats[seat] is not None:
                 raise SeatTaken(f"seat {seat} is taken")
+            await self._check_not_seated_elsewhere(s, row, person_id)
             setattr(row, M.SEAT_COLUMNS[seat], person_id)
 
         return await self._change_seating(session_id, change)
@@ -230,6 +244,19 @@ class SessionsMixin(StoreCore):
         async with self._read() as s:
             rows = (await s.execute(stmt.order_by(M.Session.id.desc()))).scalars()
             return [session_of(r) for r in rows]
+
+    async def _check_not_seated_elsewhere(self, s: AsyncSession, row: M.Session,
+                                          person_id: int) -> None:
+        """`SeatedElsewhere` when the person sits at another running table of the chat. The
+        chat's row is locked first: two tables seating the same person at once take turns."""
+        await self._locked_chat(s, row.chat_id)
+        other = (await s.execute(select(M.Session.number).where(
+            M.Session.chat_id == row.chat_id, M.Session.ended_at.is_(None),
+            M.Session.id != row.id,
+            or_(*(getattr(M.Session, c) == person_id for c in M.SEAT_COLUMNS)))
+            .order_by(M.Session.number).limit(1))).scalar()
+        if other is not None:
+            raise SeatedElsewhere(f"that person sits at table {other} of this chat", int(other))
 
     async def _change_seating(self, session_id: int,
                               change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:

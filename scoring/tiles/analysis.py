@@ -262,7 +262,9 @@ def value_readings(table: Table, found: list[Reading], prep: Prep, by: str,
         old = seen.get(key)
         if old is None or (r.groups, r.win) < (old[1].groups, old[1].win):
             seen[key] = (shown, r)
-    rel = paying_seat((seat - req.dealer) % 4)
+    rel = (seat - req.dealer) % 4
+    if not table.variant.values_by_seat:
+        rel = paying_seat(rel)
     scored: list[Scored] = []
     errors: list[ScoringError] = []
     for key, (shown, r) in seen.items():

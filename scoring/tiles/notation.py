@@ -1,7 +1,8 @@
 """Tile model and the notation parser (docs/tiles.md).
 
 A tile is an index 0–33: 0–8 万 (m), 9–17 筒 (p), 18–26 条 (s), 27–33 东南西北白发中 (z).
-Flowers are kept apart as 0–7 = 春夏秋冬梅兰菊竹.
+Flowers are kept apart as 0–7 = 春夏秋冬梅兰菊竹, and the animals after them as 8–11 = 猫鼠鸡蜈
+(cat, mouse, rooster, centipede: Singapore's bonus tiles, `1a`–`4a`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,18 @@ from ..errors import ScoringError
 SUITS = "mps"
 HONORS = "东南西北白发中"
 FLOWERS = "春夏秋冬梅兰菊竹"
+ANIMALS = "猫鼠鸡蜈"  # bonus tiles 8–11, after the flowers
+FIRST_ANIMAL = 8
 N_TILES = 34
 EAST, RED = 27, 33
 ORPHAN_TILES = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)  # 1 and 9 of each suit, honours
 _HONOR_CHARS = {**{c: 27 + i for i, c in enumerate(HONORS)},
                 **{c: 27 + i for i, c in enumerate("東南西北白發中")}}
-_FLOWER_CHARS = {**{c: i for i, c in enumerate(FLOWERS)}, "蘭": 5}
+_FLOWER_CHARS = {**{c: i for i, c in enumerate(FLOWERS)}, "蘭": 5,
+                 **{c: FIRST_ANIMAL + i for i, c in enumerate(ANIMALS)},
+                 "貓": 8, "雞": 10, "鷄": 10}
+# the second character of an animal's two-character name, skipped: 老鼠, 公鸡, 蜈蚣
+_ANIMAL_PREFIX = {"老": "鼠", "公": "鸡雞鷄"}
 _NUMERALS = {c: i for i, c in enumerate("一二三四五六七八九")}
 _SUIT_CHARS = {"万": 0, "萬": 0, "筒": 1, "饼": 1, "餅": 1, "条": 2, "條": 2, "索": 2}
 _SUIT_LETTERS = {"m": 0, "p": 1, "s": 2}
@@ -89,8 +96,8 @@ class TileString:
     flowers: tuple[int, ...]
 
 
-_RUN = re.compile(r"(?:[0-9]+[mpszf])+")
-_GROUP = re.compile(r"[0-9]+[mpszf]")
+_RUN = re.compile(r"(?:[0-9]+[mpszfa])+")
+_GROUP = re.compile(r"[0-9]+[mpszfa]")
 # the memos of the pieces that recur from hand to hand, valid ones only: a digit group's tiles
 # ("123m" → (0, 1, 2)), a bracketed meld as written but its "]" ("[(9999m)" → its RawMeld)
 _GROUP_TILES: dict[str, tuple[int, ...]] = {}
@@ -99,7 +106,8 @@ _MELDS: dict[str, RawMeld] = {}
 _NUMBERED = {**{(str(d), letter): 9 * k + d - 1 for k, letter in enumerate(SUITS)
                 for d in range(1, 10)},
              **{(str(d), "z"): 26 + d for d in range(1, 8)},
-             **{(str(d), "f"): d - 1 for d in range(1, 9)}}
+             **{(str(d), "f"): d - 1 for d in range(1, 9)},
+             **{(str(d), "a"): FIRST_ANIMAL + d - 1 for d in range(1, 5)}}
 
 
 class _Reader:
@@ -119,7 +127,7 @@ class _Reader:
                 got = _GROUP_TILES.get(group)
                 if got is None:
                     got = self._group(group)
-                if group[-1] == "f":
+                if group[-1] in "fa":
                     flowers += got
                 else:
                     tiles += got
@@ -132,7 +140,7 @@ class _Reader:
             if c in "0123456789":
                 digits += c
                 continue
-            if c in "mpszf":
+            if c in "mpszfa":
                 if not digits:
                     raise ScoringError("tiles", "'{letter}' at position {at} has no digits before it",
                                     letter=c, at=self.pos)
@@ -147,6 +155,11 @@ class _Reader:
                 tiles.append(_HONOR_CHARS[c])
             elif c in _FLOWER_CHARS:
                 flowers.append(_FLOWER_CHARS[c])
+                if c == "蜈" and text[self.pos:self.pos + 1] == "蚣":
+                    self.pos += 1
+            elif c in _ANIMAL_PREFIX and text[self.pos:self.pos + 1] and \
+                    text[self.pos] in _ANIMAL_PREFIX[c]:
+                continue  # 老鼠, 公鸡: the animal is the next character
             elif c in _NUMERALS:
                 tiles.append(self._chinese_suited(_NUMERALS[c]))
             elif c in "幺么" and text[self.pos:self.pos + 1] in ("鸡", "鷄", "雞"):
@@ -179,6 +192,11 @@ class _Reader:
             if not 1 <= d <= 8:
                 raise ScoringError("tiles", "flowers are 1f–8f (got {tile})", tile=f"{d}f")
             flowers.append(d - 1)
+        elif letter == "a":
+            if not 1 <= d <= 4:
+                raise ScoringError("tiles", "animals are 1a–4a: cat, mouse, rooster, centipede "
+                                   "(got {tile})", tile=f"{d}a")
+            flowers.append(FIRST_ANIMAL + d - 1)
         elif letter == "z":
             if not 1 <= d <= 7:
                 raise ScoringError("tiles", "honours are 1z–7z (got {tile})", tile=f"{d}z")

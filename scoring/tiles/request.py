@@ -14,7 +14,16 @@ from ..errors import ScoringError, validated
 from ..model import Seat, StrictModel, WinBy
 from ..tileset import TileSet
 from ..variant import Variant, get_variant
-from .notation import N_TILES, RawMeld, next_tile, parse_tiles, read_tiles, tile_name
+from .notation import (
+    ANIMALS,
+    FIRST_ANIMAL,
+    N_TILES,
+    RawMeld,
+    next_tile,
+    parse_tiles,
+    read_tiles,
+    tile_name,
+)
 from .reading import Group
 from .tables import HONOR_CHOWS
 
@@ -158,7 +167,13 @@ def _check_tiles(variant: Variant, hand: tuple[int, ...], melds: tuple[RawMeld, 
     assert tileset is not None
     if flowers and not tileset.flowers:
         raise ScoringError("tiles", "{variant} plays without flowers", variant=variant.name)
+    if not tileset.animals and any(f >= FIRST_ANIMAL for f in flowers):
+        raise ScoringError("tiles", "{variant} plays without animals", variant=variant.name)
     if len(set(flowers)) != len(flowers):
+        twice = sorted(f for f in set(flowers) if flowers.count(f) > 1)
+        if twice[0] >= FIRST_ANIMAL:
+            raise ScoringError("tiles", "there is only one of each animal (got {tile} twice)",
+                               tile=ANIMALS[twice[0] - FIRST_ANIMAL])
         raise ScoringError("tiles", "there is only one of each flower")
     all_tiles = list(hand)  # as written
     for m in melds:

@@ -10,12 +10,14 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from db import Store
+from scoring import score
 from tests.databases import PG_URL, Drop, new_pg_database
-from tests.db.helpers import add_hand, seated_session
+from tests.db.helpers import seated_session
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,6 +74,16 @@ async def new_database(tmp_path: Path) -> AsyncIterator[Callable[[str], Awaitabl
         await drop()
 
 
+def luzhou_hand(winner: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A whole Luzhou hand (a self-drawn win, then the wall runs out) and its outcome as
+    scored: a restore scores every stored hand again."""
+    record = {"variant": "luzhou", "dealer": 0, "dealer_streak": 1, "round_wind": 0,
+              "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": winner}]},
+                         {"type": "exhausted",
+                          "ready": {str(s): {} for s in range(4) if s != winner}}]}
+    return record, score(record).to_dict()
+
+
 async def books(url: str) -> None:
     """A small ledger: two chats, a few hands, one undone."""
     store = await Store.open(url)
@@ -79,7 +91,9 @@ async def books(url: str) -> None:
         for chat in (-1001, -1002):
             session = await seated_session(store, chat, stake_cents=50)
             for n in range(3):
-                await add_hand(store, session.id, f"{chat}:{n}", 3, -1, -1, -1)
+                record, outcome = luzhou_hand(n)
+                await store.record_hand(session.id, record, outcome, entered_by=None,
+                                        idempotency_key=f"{chat}:{n}")
         last = await store.last_hand(session.id)
         assert last is not None
         await store.void_hand(last.id, by=None, reason="typo")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from .conftest import ROOT, books, mjledger, run
-from .test_drill import libpq_env
+from .test_drill import libpq_env, restore_env
 from .test_refused import tables_in
 
 SCRIPT = ROOT / "deploy" / "backup.sh"
@@ -35,6 +35,9 @@ def test_compose_runs_the_backup_service_with_the_others() -> None:
     assert (env["PGHOST"], env["PGUSER"], env["PGDATABASE"], env["PGPASSWORD"]) == (
         "db", server["POSTGRES_USER"], server["POSTGRES_DB"], server["POSTGRES_PASSWORD"])
     assert "./backup.sh:/usr/local/bin/mjledger-backup:ro" in backup["volumes"]
+    # restore accepts the schema revisions of the bot's own migrations
+    assert "../db/migrations/versions:/migrations:ro" in backup["volumes"]
+    assert (ROOT / "deploy" / "../db/migrations/versions").resolve().is_dir()
     assert backup["entrypoint"] == ["sh", "/usr/local/bin/mjledger-backup"]
     folders = [v.rsplit(":", 1)[0] for v in backup["volumes"] if v.endswith(":" + env["BACKUP_DIR"])]
     assert folders == ["${BACKUP_FOLDER:-./backups}"]  # a folder on the host: deploy/backups
@@ -101,7 +104,7 @@ async def test_the_first_copy_comes_at_once_and_the_newest_are_kept(new_database
     copy = folder / newest[-1]
     full = await new_database("postgres")
     await books(full)
-    ran = await run("sh", str(SCRIPT), "restore", str(copy), env=libpq_env(full))
+    ran = await run("sh", str(SCRIPT), "restore", str(copy), env=restore_env(full))
     assert ran.code == 2 and "already holds 15 tables" in ran.err, ran
     damaged = tmp_path / "damaged.dump"
     data = bytearray(copy.read_bytes())
@@ -109,14 +112,14 @@ async def test_the_first_copy_comes_at_once_and_the_newest_are_kept(new_database
     damaged.write_bytes(data)
     Path(f"{damaged}.sha256").write_text(Path(f"{copy}.sha256").read_text())
     empty = await new_database("postgres")
-    ran = await run("sh", str(SCRIPT), "restore", str(damaged), env=libpq_env(empty))
+    ran = await run("sh", str(SCRIPT), "restore", str(damaged), env=restore_env(empty))
     assert ran.code == 2 and "does not match its checksum" in ran.err, ran
     damaged.write_bytes(copy.read_bytes()[:-100])
     Path(f"{damaged}.sha256").unlink()
-    ran = await run("sh", str(SCRIPT), "restore", str(damaged), env=libpq_env(empty))
+    ran = await run("sh", str(SCRIPT), "restore", str(damaged), env=restore_env(empty))
     assert ran.code == 2 and "is damaged, nothing was restored" in ran.err, ran
     assert await tables_in(empty) == []
-    ran = await run("sh", str(SCRIPT), "restore", str(copy), env=libpq_env(empty))
+    ran = await run("sh", str(SCRIPT), "restore", str(copy), env=restore_env(empty))
     assert ran.code == 0, ran
     ran = await mjledger("restore", str(copy), "--database", empty)  # now it holds the books
     assert ran.code == 2 and "restore only into an empty database" in ran.err, ran

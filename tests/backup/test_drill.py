@@ -140,6 +140,11 @@ def libpq_env(url: str) -> dict[str, str]:
     return env | ({"PGPASSWORD": str(u.password)} if u.password else {})
 
 
+def restore_env(url: str) -> dict[str, str]:
+    """libpq_env, and the bot's migrations where compose mounts them for `backup.sh restore`."""
+    return libpq_env(url) | {"BACKUP_MIGRATIONS": str(ROOT / "db" / "migrations" / "versions")}
+
+
 async def start_script(url: str, folder: Path) -> asyncio.subprocess.Process:
     """compose's backup service (deploy/backup.sh, its loop) on the database of `url`: a copy
     every second."""
@@ -218,7 +223,7 @@ async def test_a_copy_taken_while_the_books_are_written_restores_to_the_same_ans
         assert in_between, (stamp(began), stamp(ended), written)
         for dump, expected in ((in_between[len(in_between) // 2], None), (final_dump, states[-1])):
             target = await new_database(backend)
-            ran = await run("sh", "deploy/backup.sh", "restore", str(dump), env=libpq_env(target))
+            ran = await run("sh", "deploy/backup.sh", "restore", str(dump), env=restore_env(target))
             assert ran.code == 0 and "restored" in ran.out, ran
             got = await answers_on(tg, target, chats)
             assert got == expected if expected is not None else got in states

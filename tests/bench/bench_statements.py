@@ -54,8 +54,13 @@ class Counter:
         return n, result
 
 
+@pytest.mark.parametrize("tables", [1, 2])
 @pytest.mark.parametrize("backend", BACKENDS)
-async def test_common_updates_run_at_most_five_statements(backend: str, tmp_path: Path) -> None:
+async def test_common_updates_run_at_most_five_statements(backend: str, tables: int,
+                                                          tmp_path: Path) -> None:
+    """With `tables` 2 the chat runs a second table beside the first and the players measured
+    sit at the second: finding an update's table costs nothing more (one read finds them all);
+    someone at neither is asked which, and the answer runs the command (counted too)."""
     async with fresh_database(backend, tmp_path) as url, FakeTelegram() as tg:
         store = await Store.open(url)
         try:
@@ -64,6 +69,13 @@ async def test_common_updates_run_at_most_five_statements(backend: str, tmp_path
                 d = make_chat(tg, 1)
                 await d.seat_everyone()
                 counts: dict[str, list[int]] = {"hu": [], "confirm": [], "tap": [], "table": []}
+                if tables == 2:
+                    d.players = [tg.user(20_000 + i, f"Second-{i}", f"s_{i}") for i in range(4)]
+                    asked = await d.say(d.players[0], "/new hainan")
+                    await d.tap(d.players[0], asked.message_id, "Start another table")
+                    for p in d.players:
+                        answer = await d.tap(p, asked.message_id, "Join")
+                        assert not answer.get("show_alert"), answer
                 for r in range(3):
                     who = d.players[r % 4]
                     n, preview = await counter.measure(d.say(who, "/hu 1 zimo"))
@@ -78,13 +90,24 @@ async def test_common_updates_run_at_most_five_statements(backend: str, tmp_path
                     assert not answer.get("show_alert"), answer
                     counts["tap"].append(n)
                 await d.tap(d.players[0], wizard.message_id, "Cancel")
-                n, _ = await counter.measure(d.say(d.players[1], "/table"))
+                n, shown = await counter.measure(d.say(d.players[1], "/table"))
                 counts["table"].append(n)
-            assert await store.standing_hands((await store.running_session(d.chat_id)).id) == 3
+                asked_too: list[int] = []
+                if tables == 2:  # at neither table: the question, then its answer
+                    guest = tg.user(29_999, "Visitor", "visitor")
+                    n, which = await counter.measure(d.say(guest, "/table"))
+                    asked_too.append(n)
+                    n, _ = await counter.measure(d.tap(guest, which.message_id, "Table 2"))
+                    asked_too.append(n)
+                    assert "Table 2" in shown.text
+            running = await store.running_sessions(d.chat_id)
+            assert [await store.standing_hands(s.id) for s in running] == [0] * (tables - 1) + [3]
         finally:
             await store.close()
         assert not tg.internal_errors, tg.internal_errors
-    print(backend, counts)
+    print(backend, f"{tables} table(s)", counts, "asked which table, answered:", asked_too)
     for kind, seen in counts.items():
         assert max(seen) <= TARGET, (kind, seen)
+    if asked_too:  # not a common path: held near it
+        assert max(asked_too) <= TARGET + 2, asked_too
     assert set(counter.turn_counts) == {2 if backend == "postgres" else 0}, counter.turn_counts

@@ -19,7 +19,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from db import Store
+from db import SeatedElsewhere, SessionAlreadyRunning, Store
 from db.config import DEFAULT_URL, async_url, database_url, make_engine
 from db.models import Base
 from db.store import alembic_config
@@ -307,3 +307,79 @@ async def _columns(db_url: str, table: str) -> list[dict[str, Any]]:
             return await conn.run_sync(lambda c: inspect(c).get_columns(table))
     finally:
         await engine.dispose()
+
+
+async def _books(store: Store, chat_id: int) -> dict[str, Any]:
+    """What /table, /history, /settle and /export show of the chat's sessions, as bytes."""
+    from bot.chat.settle import settlement
+    from bot.chat.table import history_blocks, seat_names, table_lines
+    from bot.view.export import session_files
+    from bot.view.i18n import translator
+
+    shown: dict[str, Any] = {}
+    for lang in ("en", "zh-Hans"):
+        t = translator(lang)
+        shown[f"settle {lang}"] = (await settlement(store, chat_id, t, lang, None)).text
+        for session in await store.chat_sessions(chat_id, include_settled=True):
+            key = f"{session.number} {lang}"
+            shown[f"table {key}"] = await table_lines(store, session, t, lang)
+            shown[f"history {key}"] = await history_blocks(store, session, t, lang, 20)
+            names = [n or "?" for n in await seat_names(store, session)]
+            shown[f"export {key}"] = await session_files(store, session, names)
+    return shown
+
+
+async def test_0008_keeps_every_chats_books_and_lets_a_chat_run_two_tables(db_url: str) -> None:
+    """A chat with an ended and a running session, written by the code of revision 0007 (the
+    store's writes are the same: 0008 only changes an index), reads the same after 0008, byte
+    for byte; then the chat can run a second table, and going back down is refused until only
+    one runs."""
+    from scoring import score
+
+    done = alembic(db_url, "upgrade", "0007_session_numbers")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url, migrate=False)
+    chat = -1008
+    try:
+        people = [await store.add_guest(chat, name) for name in ("Ann", "鲍勃", "Cy", "Di")]
+        base = {"variant": "hainan", "rules": {}, "dealer": 0, "dealer_streak": 1, "round_wind": 0}
+        for number, stake in ((1, 50), (2, 0)):
+            session = await store.start_session(chat, "hainan", {}, stake_cents=stake)
+            for seat, person in enumerate(people):
+                await store.seat_player(session.id, seat, person.id)
+            for i, seat in enumerate((0, 1, 2)):
+                rec = {**base, "events": [{"type": "win", "by": "self_draw", "winners": [{"seat": seat}]}]}
+                await store.record_hand(session.id, rec, score(rec).to_dict(), entered_by=None,
+                                        idempotency_key=f"m{number}:{i}")
+            last = await store.last_hand(session.id)
+            assert last is not None
+            await store.void_hand(last.id, by=None, reason="typo")
+            if number == 1:
+                await store.end_session(session.id)
+        before = await _books(store, chat)
+        with pytest.raises(SessionAlreadyRunning):  # one table a chat, at 0007
+            await store.start_session(chat, "hainan", {}, another=True)
+    finally:
+        await store.close()
+    done = alembic(db_url, "upgrade", "head")
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(db_url)
+    try:
+        assert await _books(store, chat) == before
+        assert [s.number for s in await store.running_sessions(chat)] == [2]
+        second = await store.start_session(chat, "hainan", {}, another=True)
+        assert [s.number for s in await store.running_sessions(chat)] == [2, 3]
+        with pytest.raises(SeatedElsewhere) as refused:  # Ann sits at table 2
+            await store.seat_player(second.id, 0, people[0].id)
+        assert refused.value.number == 2
+    finally:
+        await store.close()
+    down = alembic(db_url, "downgrade", "0007_session_numbers")
+    assert down.returncode != 0 and "several running tables" in down.stderr
+    store = await Store.open(db_url, migrate=False)
+    try:
+        await store.end_session(second.id)
+    finally:
+        await store.close()
+    down = alembic(db_url, "downgrade", "0007_session_numbers")
+    assert down.returncode == 0, down.stderr

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from db import (
     AlreadySeated,
     NotFound,
+    SeatedElsewhere,
     SeatTaken,
     SessionAlreadyRunning,
     SessionEnded,
@@ -114,12 +115,44 @@ async def test_one_running_session_per_chat(store: Store) -> None:
     assert [s.id for s in await store.chat_sessions(1)] == [second.id, first.id]  # newest first
 
 
-async def test_running_session_unique_index_holds_without_the_store(store: Store) -> None:
-    # The database itself refuses a second running session, whatever the code above it does.
+async def test_a_second_table_runs_only_when_asked_for(store: Store) -> None:
+    first = await store.start_session(1, "luzhou", {})
+    second = await store.start_session(1, "cixi", {}, another=True)
+    assert (first.number, second.number) == (1, 2)
+    assert await store.running_sessions(1) == [first, second]
+    assert await store.running_session(1) == first  # of several, the first
+    with pytest.raises(SessionAlreadyRunning):
+        await store.start_session(1, "cixi", {})
+    await store.end_session(first.id)
+    assert await store.running_sessions(1) == [second]
+
+
+async def test_session_numbers_are_unique_without_the_store(store: Store) -> None:
+    # The database itself refuses two sessions of one number in a chat (two tables started at
+    # once), whatever the code above it does.
     await store.start_session(1, "luzhou", {})
     with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
         async with store._sessions() as s, s.begin():
-            s.add(M.Session(chat_id=1, number=2, variant="x", rules={}, stake_cents=0, hand_count=0))
+            s.add(M.Session(chat_id=1, number=1, variant="x", rules={}, stake_cents=0, hand_count=0))
+
+
+async def test_one_person_sits_at_one_table_of_a_chat(store: Store, other_store: Store) -> None:
+    a, b = await store.upsert_user(1, "A"), await store.upsert_user(2, "B")
+    one = await store.start_session(1, "luzhou", {})
+    two = await store.start_session(1, "luzhou", {}, another=True)
+    elsewhere = await store.start_session(2, "luzhou", {})
+    # the same person seated at both tables at once: one seat is taken, the other refused
+    results = await asyncio.gather(store.seat_player(one.id, 0, a.id),
+                                   other_store.seat_player(two.id, 0, a.id), return_exceptions=True)
+    refused = [r for r in results if isinstance(r, BaseException)]
+    assert len(refused) == 1 and isinstance(refused[0], SeatedElsewhere), results
+    at = one if not isinstance(results[0], BaseException) else two
+    assert refused[0].number == at.number  # names the table they sit at
+    assert (await store.seat_player(elsewhere.id, 0, a.id)).seats[0] == a.id  # another chat
+    await store.seat_player(two.id if at is one else one.id, 1, b.id)  # someone else may
+    await store.end_session(at.id)  # once that table ended, the other takes them
+    other = two if at is one else one
+    assert (await store.seat_player(other.id, 0, a.id)).seats[0] == a.id
 
 
 async def test_concurrent_starts_give_one_session(store: Store, other_store: Store) -> None:
@@ -359,15 +392,21 @@ async def test_migrate_chat_merges_guests_and_running_sessions(store: Store) -> 
     old_guest = await store.add_guest(old, "Zed")
     s_old = await store.start_session(old, "luzhou", {})
     s_old = await store.seat_player(s_old.id, 0, old_guest.id)
+    for seat, name in enumerate(("Ann", "Bo", "Cy"), 1):
+        await store.seat_player(s_old.id, seat, (await store.add_guest(old, name)).id)
+    await add_hand(store, s_old.id, "zed-1", 3, -1, -1, -1)
     new_guest = await store.add_guest(new, "zed")
     s_new = await store.start_session(new, "cixi", {})  # started in the supergroup already
+    await store.seat_player(s_new.id, 2, new_guest.id)  # Zed again: one person, one table
+    other = await store.start_session(new, "cixi", {}, another=True)  # no one in common
     await store.migrate_chat(old, new)
     assert (await store.get_session(s_old.id)).seats[0] == new_guest.id  # one Zed now
     with pytest.raises(NotFound):
         await store.get_person(old_guest.id)
-    assert (await store.running_session(new)).id == s_old.id  # type: ignore[union-attr]
-    assert (await store.get_session(s_new.id)).ended_at is not None  # ended, not lost
-    assert len(await store.chat_sessions(new)) == 2
+    # Zed's two tables: the one with fewer hands ended, not lost; the other table runs on
+    assert (await store.get_session(s_new.id)).ended_at is not None
+    assert [s.id for s in await store.running_sessions(new)] == [s_old.id, other.id]
+    assert len(await store.chat_sessions(new)) == 3
 
 
 async def test_migrate_chat_keeps_session_numbers_one_per_session(store: Store) -> None:
@@ -387,3 +426,10 @@ async def test_migrate_unknown_chat_is_harmless(store: Store) -> None:
     assert chat.id == 222
     async with store._sessions() as s:
         assert await s.scalar(select(func.count()).select_from(M.Chat)) == 1
+
+
+async def test_a_question_is_answered_once_by_any_store(store: Store, other_store: Store) -> None:
+    await store.ensure_chat(1)
+    assert await store.answer_once(1, 77) is True
+    assert await other_store.answer_once(1, 77) is False  # another worker: already answered
+    assert await store.answer_once(1, 78) is True and await store.answer_once(2, 77) is True

@@ -228,7 +228,7 @@ async def test_without_pymahjonggb_the_hand_is_entered_by_its_points(
     await table.tap_in_row(alice, wiz, "East Alice", "Self-draw")
     await table.tap(alice, wiz, "Enter tiles")
     shown = table.message(wiz.message_id).text
-    assert "counting from tiles needs PyMahjongGB" in shown and "mahjong-ledger[mcr]" in shown, shown
+    assert "counting from tiles needs PyMahjongGB" in shown and "pip install -e '.[mcr]'" in shown, shown
     # the wizard's way of a total: back to the form, its points counter (ten at a time too)
     await table.tap(alice, wiz, "Back")
     await screen_with(table, wiz.message_id, "Enter tiles")
@@ -240,7 +240,7 @@ async def test_without_pymahjonggb_the_hand_is_entered_by_its_points(
     hand = await stored(store, table)
     assert wins(hand)[0]["winners"] == [{"seat": 0, "points": 12}]
     line = await table.say(bob, "/hu S zimo 123m456m789m123p5p+5p")
-    assert "mahjong-ledger[mcr]" in line.text and "points instead" in line.text, line.text
+    assert "pip install -e '.[mcr]'" in line.text and "points instead" in line.text, line.text
     wiz = await table.say(bob, "/hu S zimo 24 points")
     await confirmed(table, bob, wiz)
     hand = await stored(store, table)

@@ -555,11 +555,11 @@ def test_without_the_library_tiles_are_refused_with_how_to_count(monkeypatch: py
     assert get_variant("mcr").cannot_count() is None
     monkeypatch.setattr(counting, "_calculator", None)
     refused = get_variant("mcr").cannot_count()
-    assert refused is not None and "mahjong-ledger[mcr]" in str(refused)
+    assert refused is not None and ".venv/bin/pip install -e '.[mcr]'" in str(refused)
     with pytest.raises(ScoringError) as exc:
         score(rec([win("123m456m789m123p55p+5p")]))
     assert exc.value.field == "events[0].winners[0].tiles"
-    assert "mahjong-ledger[mcr]" in str(exc.value)
+    assert ".venv/bin/pip install -e '.[mcr]'" in str(exc.value)
     # the hand entered by hand is still scored
     assert score(rec([discard(0, 1, points=8)])).deltas == (-16, 32, -8, -8)
 

@@ -188,3 +188,48 @@ async def test_a_player_kicked_from_the_group_books_nothing(tg: FakeTelegram, db
         assert await store.standing_hands((await store.running_session(table.chat_id)).id) == 2
     finally:
         await store.close()
+
+
+async def test_the_mini_app_opens_on_the_callers_table(tg: FakeTelegram, db_url: str) -> None:
+    """Two tables in the group: each player's Mini App opens on their own table, switches to the
+    other to read it, and books only where they sit."""
+    table = players(tg)
+    eve, frank, gina, hal = (tg.user(105, "Eve", "eve"), tg.user(106, "Frank", "frank"),
+                             tg.user(107, "Gina", "gina"), tg.user(108, "Hal", "hal"))
+    port = free_port()
+    settings = settings_for(tg, db_url, port=port, listen="127.0.0.1",
+                            public_url="https://mj.example", mini_app="table")
+    async for browser in launch():
+        async with serve(settings, poll_timeout=1):
+            await table.seat_everyone("guiyang")
+            asked = await table.say(eve, "/new guiyang")
+            await table.tap(eve, asked, "Start another table")
+            for p in (eve, frank, gina, hal):
+                await table.tap(p, asked.message_id, "Join")
+            store = await Store.open(db_url)
+            try:
+                one, two = await store.running_sessions(table.chat_id)
+            finally:
+                await store.close()
+            url = f"http://127.0.0.1:{port}/app/"
+            page = await telegram_page(browser, url, init_data(tg, eve, table.chat_id))
+            await page.wait_for_selector("#table-html")
+            assert await page.get_attribute("#tables button.on", "data-table") == str(two.id)
+            assert "Eve" in await page.inner_text(".players")
+            assert await page.locator("nav button[data-screen=hand]").count() == 1
+            await shot(page, "14-miniapp-own-table")
+            await no_sideways_scroll(page)
+
+            await page.click(f"#tables button[data-table='{one.id}']")
+            await page.wait_for_selector(f"#tables button.on[data-table='{one.id}']")
+            assert "Alice" in await page.inner_text(".players")
+            assert await page.locator("nav button[data-screen=hand]").count() == 0  # not hers
+            refused = await page.evaluate("api('confirm', {}).then((r) => r.status)")
+            assert refused == 403
+            await shot(page, "15-miniapp-other-table")
+            await no_sideways_scroll(page)
+
+            alice_page = await telegram_page(browser, url, init_data(tg, table.players[0],
+                                                                     table.chat_id))
+            await alice_page.wait_for_selector("#table-html")
+            assert await alice_page.get_attribute("#tables button.on", "data-table") == str(one.id)

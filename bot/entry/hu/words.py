@@ -43,6 +43,7 @@ ROBBED = {"rob", "robbed", "robbedkong", "抢杠", "搶槓", "抢杠胡", "搶�
 KONG = {"kong", "gang", "杠", "槓"}
 AFTER_KONG = {"杠上花", "杠上开花", "槓上花", "槓上開花", "杠上炮", "槓上炮"}
 PLUS = {"+", "＋", "和", "and"}
+TILE_LIKE = re.compile(r"\d[mpszfa]")  # a word of tile notation, right or wrong
 COUNT = re.compile(r"^(.*?)\s*[=×xX*:：]?\s*(\d+)$")
 AMOUNT = re.compile(r"^(\d+)\s*(\D.*)$")  # the number first: 24番, 24points
 SPLIT = re.compile(r"[,，、]+")
@@ -305,6 +306,8 @@ def parse_winner(variant: Variant, words: Words, tokens: list[str],
         if raw.isdigit() and amount_of is not None:  # a winner's amount alone: 东 自摸 12
             winner[amount_of.name] = _value(amount_of, raw, names)
             continue
+        if TILE_LIKE.search(raw):
+            parse_tiles(raw)  # written as tiles: why they cannot be read (a ninth flower, 9f)
         raise unknown(words, raw, tokens[at + 1] if at + 1 < len(tokens) else "")
     if TILES in winner and story_beside_tiles(variant, winner):
         winner[AFTER_KONG_MARK] = True

@@ -19,6 +19,7 @@ const S = {
   lang: remembered("lang") || "", strings: {}, state: null, form: null,
   screen: "table", hand: null, preview: null, reading: null, settle: null, error: "",
   problem: null,  // what the last action could not do, shown beside it until the next tap
+  table: null,  // the session id of the table shown, where the chat runs several
 };
 
 const webApp = () => (window.Telegram && window.Telegram.WebApp) || null;
@@ -47,7 +48,10 @@ async function api(path, body) {
   const headers = { "Content-Type": "application/json" };
   const app = webApp();
   if (app && app.initData) headers[INIT_HEADER] = app.initData;
-  const query = S.lang ? "?lang=" + encodeURIComponent(S.lang) : "";
+  const params = [];
+  if (S.lang) params.push("lang=" + encodeURIComponent(S.lang));
+  if (S.table) params.push("table=" + encodeURIComponent(S.table));  // of several, the one shown
+  const query = params.length ? "?" + params.join("&") : "";
   let resp;
   try {
     resp = await fetch("api/" + path + query, { method: "POST", headers, body: JSON.stringify(body || {}) });
@@ -106,6 +110,7 @@ async function refresh() {
   }
   S.error = "";
   S.state = data;
+  S.table = data.session ? data.session.id : null;  // the server's choice when none was asked
   S.lang = data.lang;
   S.strings = data.strings;
   document.documentElement.lang = data.lang;
@@ -146,14 +151,35 @@ function draw() {
   const main = document.getElementById("main");
   if (S.error) { main.replaceChildren(h("p.error", {}, S.error)); return; }
   if (!S.state) return;
-  const screens = { table: tableScreen, history: historyScreen, hand: handScreen, settle: settleScreen };
-  const parts = [].concat((screens[S.screen] || tableScreen)()).flat(Infinity).filter((x) => x != null && x !== false);
+  const screens = { table: tableScreen, history: historyScreen, hand: handScreen, settle: settleScreen,
+    new: newSession };
+  const parts = [].concat(tablesRow(), (screens[S.screen] || tableScreen)()).flat(Infinity).filter((x) => x != null && x !== false);
   if (S.problem) {
     const box = h("p" + (S.problem.hint ? ".hint.asked" : ".error"), { id: "problem", role: "alert" }, S.problem.text);
     const bar = parts.find((el) => el.classList && el.classList.contains("actions"));
     if (bar) bar.prepend(box); else parts.push(box);  // in the sticky bar, above its buttons
   }
   main.replaceChildren(...parts);
+}
+
+// the chat's tables, where it runs several: a button each, the one shown lit
+function tablesRow() {
+  const tables = S.state.tables || [];
+  if (tables.length < 2 || S.screen === "new") return null;
+  return h("div.tables", { id: "tables", role: "tablist", "aria-label": T("Tables") }, tables.map((table) =>
+    h("button" + (table.id === S.table ? ".on" : ""), { "data-table": table.id, role: "tab",
+      "aria-selected": table.id === S.table ? "true" : "false", onclick: () => switchTable(table.id) },
+      h("b", {}, table.label), h("span.who", {}, table.names.join(" · ")))));
+}
+
+async function switchTable(id) {
+  if (id === S.table) return;
+  S.table = id;
+  S.hand = null;  // an entry belongs to its table
+  S.preview = null;
+  S.settle = null;
+  await refresh();
+  if (S.screen === "settle") loadSettle();
 }
 
 function go(screen) {
@@ -184,7 +210,8 @@ function tableScreen() {
   const out = [h("h2", {}, session.title), h("div.players", {}, players),
     h("div.card.chat", { id: "table-html", html: session.table_html })];
   if (S.state.local) {
-    out.push(h("div.row", {}, h("button", { id: "end", onclick: endSession }, T("End the session"))));
+    out.push(h("div.row", {}, h("button", { id: "end", onclick: endSession }, T("End the session")),
+      h("button", { id: "another", onclick: () => go("new") }, T("Start another table"))));
   }
   return out;
 }
@@ -205,15 +232,17 @@ function newSession() {
     oninput: (e) => { typed.names[i] = e.target.value; } }));
   const stake = h("input", { id: "stake", inputmode: "decimal", placeholder: "0.5", value: typed.stake,
     oninput: (e) => { typed.stake = e.target.value; } });
+  const another = !!S.state.session;  // a table beside the one running
   const start = async () => {
     const { status, data } = await api("session", {
-      variant: variant.value, names: names.map((n) => n.value.trim()), stake: stake.value.trim() });
+      variant: variant.value, names: names.map((n) => n.value.trim()), stake: stake.value.trim(), another });
     if (status !== 200) { problem(data.error); return; }
     S.screen = "table";
     S.typed = null;
+    S.table = data.session ? data.session.id : null;  // the new table
     await refresh();
   };
-  return [h("p.hint", {}, T("No session is running.")),
+  return [h("p.hint", {}, another ? T("Start another table") : T("No session is running.")),
     h("div.card", {}, variant, h("h3", {}, T("Players, East to North")), h("div.names", {}, names),
       h("h3", {}, T("Stake per point (optional)")), stake,
       h("div.row", {}, h("button.primary", { id: "start", onclick: start }, T("Start the session"))))];
@@ -499,7 +528,7 @@ function tileField(field, values, label, opts) {
   const key = opts.key + "." + field.name;
   const value = values[field.name];
   const open = !value || S.hand.picking === key;
-  const codes = S.form.tiles.codes.filter((x) => !x.endsWith("f"));
+  const codes = S.form.tiles.codes.filter((x) => !isFlower(x));
   return h("div", { style: "width:100%", "data-tile-field": field.name }, h("h3", {}, cap(label)),
     value ? h("div.row.chosen", {}, tileFace(value, open ? ".on" : "", { onclick: () => tap(() => {
       S.hand.picking = open ? null : key; }) })) : null,
@@ -534,7 +563,7 @@ function meldTiles(meld) {
   return Array(meld.kind === "pung" ? 3 : 4).fill(meld.tile);
 }
 
-const isFlower = (code) => code.endsWith("f");
+const isFlower = (code) => code.endsWith("f") || code.endsWith("a");  // a flower or an animal
 
 // tiles towards the 14 (a flower is set aside and a new tile drawn: it does not count)
 function heldCount(held) {
@@ -553,12 +582,12 @@ function jokerSet() {
   return new Set(S.hand.indicator ? t.jokers[S.hand.indicator] || [] : []);
 }
 
-const ORDER = (code) => "mpszf".indexOf(code[1]) * 10 + +code[0];
+const ORDER = (code) => "mpszfa".indexOf(code[1]) * 10 + +code[0];
 
 function notation(held) {
   const group = (tiles) => {
     let text = "";
-    for (const suit of "mpszf") {
+    for (const suit of "mpszfa") {
       const digits = tiles.filter((x) => x[1] === suit).map((x) => x[0]).sort().join("");
       if (digits) text += digits + suit;
     }
@@ -627,7 +656,9 @@ function tilesEditor() {
     mark(x) + (used.filter((y) => y === x).length >= (t.most[x] || 4) ? ".used" : ""),
     { onclick: () => tap(() => pickTile(x)) })));
   const count = T("Tiles: {count} of {want}", { count: heldCount(held), want: 14 });
-  return [h("div.row", {}, h("span.hint", { id: "count" }, count),
+  // the style's counter is missing here: said at once, not after the fourteenth tile
+  const cannot = t.cannot_count ? h("p.counter-missing", { id: "cannot-count", role: "note" }, t.cannot_count) : null;
+  return [cannot, h("div.row", {}, h("span.hint", { id: "count" }, count),
       h("button", { onclick: () => tap(() => { hand.tiles[hand.active] = { hand: [], melds: [], win: null }; }) }, T("Clear"))),
     heldRow, h("p.hint", {}, T("Tap a tile above to take it out.")),
     h("div.row", { id: "targets" }, targets), picker,

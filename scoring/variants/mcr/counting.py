@@ -24,7 +24,9 @@ try:  # built from source at install: absent where no compiler was at hand
 except ImportError:  # pragma: no cover - exercised by monkeypatching _calculator
     _calculator = None
 
-HOW_TO_COUNT = "pip install 'mahjong-ledger[mcr]' (PyMahjongGB, built with a C++ compiler)"
+# The command that works where the bot runs from its checkout (README.md): the package is not on
+# a registry under its own name. The build needs a C++ compiler; README says how to tell.
+HOW_TO_COUNT = "in the bot's folder: .venv/bin/pip install -e '.[mcr]', which needs g++"
 
 # PyMahjongGB's own (simplified Chinese) name of each element → our key
 _LIBRARY_NAMES = {**{names[1]: key for key, (_, names) in ELEMENTS.items()},
