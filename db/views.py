@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, literal, select
+from sqlalchemy import bindparam, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
@@ -16,7 +16,7 @@ from .domain import Chat, Draft, Person, SessionView
 from .store.rows import as_utc  # one conversion of stored times, shared with the store
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
-TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
+STINTS, HANDS, STATS = M.Stint.__table__, M.Hand.__table__, M.SeatStats.__table__
 DRAFTS = M.Draft.__table__
 
 
@@ -35,7 +35,6 @@ def _statement() -> Any:
     anchor = select(literal(1).label("one")).subquery("k")
     me = PEOPLE.alias("me")
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
-    totals = [TOTALS.alias(f"t{i}") for i in range(4)]
     standing = STATS.alias("standing")  # seat 0's live hands: the session's standing hands
     s = SESSIONS
     def last_live(column: Any) -> Any:  # of the newest live hand, along the (session_id, seq) index
@@ -49,7 +48,8 @@ def _statement() -> Any:
                me.c.guest_chat_id.label("me_guest_chat_id"),
                *(c.label(f"s_{c.name}") for c in s.c),
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
-               *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
+               # what the person in each seat won or lost in this session, in whichever seats
+               *(_own_points(s, i).label(f"points{i}") for i in range(4)),
                last_live(HANDS.c.outcome).label("last_outcome"),
                last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing"),
                *(c.label(f"d_{c.name}") for c in DRAFTS.c)]
@@ -61,8 +61,14 @@ def _statement() -> Any:
     stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
-        stmt = stmt.outerjoin(totals[i], (totals[i].c.session_id == s.c.id) & (totals[i].c.seat == i))
     return stmt
+
+
+def _own_points(s: Any, seat: int) -> Any:
+    """The points of the person in `seat`, over their stints (a few rows, by index)."""
+    return (select(func.sum(STINTS.c.points))
+            .where(STINTS.c.session_id == s.c.id, STINTS.c.person_id == s.c[f"seat{seat}"])
+            .scalar_subquery())
 
 
 _STATEMENT = _statement()
@@ -88,6 +94,7 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
             row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
             (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
             row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at), row.s_number,
+            tuple(row.s_keepers or ()),
             names=(row.name0, row.name1, row.name2, row.name3),
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),

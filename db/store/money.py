@@ -22,7 +22,6 @@ from .core import (
 from .rows import (
     check_cents,
     payment_of,
-    seats_of,
     session_of,
 )
 
@@ -94,8 +93,9 @@ class MoneyMixin(StoreCore):
         sessions not settled; else `session_ids`, all of this chat) of points × stake for the
         person in each seat, plus payments (the payer's balance goes up by what they paid, the
         payee's down): unsettled ones by default, else those made for `session_ids`."""
-        stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
-                .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
+        # Per person, over every seat they held (the stints): a substitute's points are theirs.
+        stmt = (select(M.Session.id, M.Session.stake_cents, M.Stint.person_id, M.Stint.points)
+                .outerjoin(M.Stint, M.Stint.session_id == M.Session.id)
                 .where(M.Session.chat_id == chat_id))
         pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
         if session_ids is None:
@@ -107,11 +107,10 @@ class MoneyMixin(StoreCore):
         balances: dict[int, int] = {}
         async with self._read() as s:
             found = set()
-            for session, seat, points in (await s.execute(stmt)).all():
-                found.add(session.id)
-                person = seats_of(session)[seat]
+            for sid, stake, person, points in (await s.execute(stmt)).all():
+                found.add(sid)
                 if person is not None:
-                    balances[person] = balances.get(person, 0) + points * session.stake_cents
+                    balances[person] = balances.get(person, 0) + points * stake
             if session_ids is not None and set(session_ids) - found:
                 raise NotFound(f"this chat has no session {sorted(set(session_ids) - found)}")
             for p in (await s.execute(pay)).scalars():
