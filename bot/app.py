@@ -26,7 +26,7 @@ from scoring.settlement import format_cents
 from scoring.variant import in_lang, listed
 
 from .chat.scope import fallback_language, refusal, running_session, scope, stale_button
-from .commands import greeting, hands, ledger, sessions, standings
+from .commands import greeting, hands, ledger, seats, sessions, standings
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
 from .plumbing.config import Settings
@@ -47,6 +47,8 @@ COMMANDS = [
     ("history", N_("Recent hands")),
     ("undo", N_("Undo the last hand")),
     ("guest", N_("Seat a player without Telegram: /guest NAME")),
+    ("seat", N_("Change seats: take, swap, give up, a substitute")),
+    ("keeper", N_("Name a scorekeeper: /keeper @name")),
     ("stake", N_("Money per point: /stake 0.5")),
     ("rules", N_("House rules")),
     ("lang", N_("Language of this chat")),
@@ -331,8 +333,8 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    for handler in (*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                    *greeting.HANDLERS):
+    for handler in (*sessions.HANDLERS, *seats.HANDLERS, *hands.HANDLERS, *standings.HANDLERS,
+                    *ledger.HANDLERS, *greeting.HANDLERS):
         app.add_handler(handler)
     app.add_handler(CallbackQueryHandler(on_unknown_button))  # last: every query gets an answer
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

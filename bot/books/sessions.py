@@ -21,6 +21,8 @@ from .refusals import (
     NoSession,
     NotSeated,
     SeatsTaken,
+    SeatTakenBy,
+    TwoSeats,
     UnknownVariant,
 )
 
@@ -110,6 +112,46 @@ async def seat_guest(store: Store, chat_id: int, session: Session, name: str) ->
         raise SeatsTaken()
     guest = await store.add_guest(chat_id, name)
     return await store.seat_player(session.id, free[0], guest.id)
+
+
+# -- seats that change hands, from the next hand on (nothing booked is changed) ------------------
+
+async def sit(store: Store, session: Session, seat: int, person_id: int, *,
+              replace: bool = False) -> Session:
+    """`person_id` sits in `seat` from the next hand on: an empty seat, or with `replace` the
+    seat of whoever sits there (a substitute; what they won stays theirs). `TwoSeats` when the
+    person sits elsewhere already, `SeatTakenBy` when the seat is someone else's and not
+    `replace`; `SessionEnded` (the store) after the end."""
+    seats = session.seats
+    if seats[seat] == person_id:
+        return session
+    if person_id in seats:
+        raise TwoSeats(person_id, seats.index(person_id))
+    if seats[seat] is not None and not replace:
+        raise SeatTakenBy(seats[seat], seat)  # type: ignore[arg-type]
+    if seats[seat] is None:
+        return await store.seat_player(session.id, seat, person_id)
+    return await store.replace_player(session.id, seat, person_id)
+
+
+async def sit_guest(store: Store, chat_id: int, session: Session, seat: int, name: str) -> Session:
+    """A player without Telegram, by name (the chat's guest of that name, else a new one), in
+    `seat` from the next hand on, replacing whoever sits there: `BadName`, `TwoSeats`."""
+    guest = await store.add_guest(chat_id, guest_name(name))
+    return await sit(store, session, seat, guest.id, replace=True)
+
+
+async def swap(store: Store, session: Session, a: int, b: int) -> Session:
+    """Seats `a` and `b` exchange their players (换位; either may be empty: a move), from the
+    next hand on. The dealer's turn, levels and games stay with the seats."""
+    if a == b:
+        return session
+    return await store.swap_seats(session.id, a, b)
+
+
+async def leave(store: Store, session: Session, seat: int) -> Session:
+    """Seat `seat` is given up from the next hand on (no hand until someone takes it)."""
+    return await store.unseat(session.id, seat)
 
 
 async def set_stake(store: Store, session: Session, text: str) -> Session:

@@ -258,7 +258,8 @@ class HandsMixin(StoreCore):
                        M.Stint.first_seq, M.Stint.hands)
                 .where(M.Stint.session_id.in_(list(session_ids)))
                 .order_by(M.Stint.session_id, M.Stint.first_seq, M.Stint.seat))).all()
-        return person_results_of(rows)
+        place = {sid: i for i, sid in enumerate(session_ids)}  # in the order asked
+        return person_results_of(sorted(rows, key=lambda r: place[r[0]]))
 
     async def level_standings(self, session_id: int) -> list[LevelStanding]:
         """A bankroll variant: per level (in order), each seat's summed deltas over its
