@@ -28,7 +28,8 @@ from .helpers import stored_at_first_revision
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {"chats", "people", "sessions", "session_totals", "hands", "hand_voids", "ledger_entries",
-          "stints", "stint_patterns", "payments", "drafts", "alembic_version", "seat_stats", "seat_patterns", "level_totals",
+          "stints", "stint_patterns", "payments", "drafts", "alembic_version", "seat_stats",
+          "seat_patterns", "level_totals",
           "hand_buckets", "handled_updates"}
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
