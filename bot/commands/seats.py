@@ -36,7 +36,7 @@ from ..view.render import and_list, esc, totals_block, unit, wind
 SWAPS = ((0, 1), (1, 2), (2, 3), (0, 2), (1, 3), (3, 0))
 FREE = ("-", "—", "–", "空", "empty", "none")
 USAGE = N_("Usage: /seat SEAT NAME puts a guest (or an @member) in a seat from the next hand on; "
-           "/seat SEAT SEAT swaps two seats; /seat SEAT - gives a seat up; /seat SEAT sits you "
+           "/seat SEAT SEAT swaps two seats (by wind or number); /seat SEAT - gives a seat up; /seat SEAT sits you "
            "there. SEAT is a wind (东 南 西 北 or E S W N), 0–3 or a seated player's name.")
 
 
@@ -153,7 +153,7 @@ async def cmd_seat(update: Update, context: Context) -> None:
             if not acting:
                 await reply(update, context, esc(t(NOT_AT_TABLE)))
                 return
-            session, said = await _seat_someone(context, sc, session, seat, args[1:], names)
+            session, said = await _seat_someone(context, sc, session, seat, args[1:])
     except (TwoSeats, SeatTakenBy, NotAMember, BadName, StoreError) as exc:
         await reply(update, context, esc(await _refused(context, t, exc)))
         return
@@ -176,12 +176,13 @@ async def _sit_self(context: Context, sc: ChatScope, session: Session, seat: int
 
 
 async def _seat_someone(context: Context, sc: ChatScope, session: Session, seat: int,
-                        words: list[str], names: list[str | None]) -> tuple[Session, str]:
-    """`/seat SEAT …`: another seat (a swap), an @member or a guest's name (a substitute)."""
+                        words: list[str]) -> tuple[Session, str]:
+    """`/seat SEAT …`: another seat by its wind or number (a swap), else an @member or a
+    guest's name (a substitute; someone seated elsewhere is refused, not moved)."""
     t, store = sc.t, store_of(context)
     if len(words) == 1:
         try:
-            other = parse_seat(words[0], names)
+            other = parse_seat(words[0])
         except LineError:
             other = None
         if other is not None:
