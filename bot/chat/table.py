@@ -161,7 +161,7 @@ async def table_lines(store: Store, session: Session, t: Translator, lang: str) 
 
 def seats_rows(t: Translator, session: Session) -> list[list[Button]]:
     """/table's button to the seats screen (bot/commands/seats.py)."""
-    return [[Button("🪑 " + t("Seats"), encode(Act.SEATS_SHOW, (session.id,)))]]
+    return [[Button("🪑 " + t("Seating"), encode(Act.SEATS_SHOW, (session.id,)))]]
 
 
 async def left_lines(store: Store, session: Session, t: Translator, lang: str) -> list[str]:

@@ -57,7 +57,7 @@ async def seats_screen(context: Context, sc: ChatScope, session: Session,
     base = await table_state(store, session)
     u = unit(get_variant(session.variant), sc.lang)
     lines = [headline, ""] if headline else []
-    lines.append("🪑 <b>" + esc(t("Seats")) + "</b> · " + esc(t("session {n}", n=session.number))
+    lines.append("🪑 <b>" + esc(t("Seating")) + "</b> · " + esc(t("session {n}", n=session.number))
                  + " · " + esc(t("next: hand {n}", n=await standing_hands(store, session) + 1)))
     lines.append("")
     lines += totals_block(t, names, await session_totals(store, session), session.stake_cents,
