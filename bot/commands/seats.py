@@ -37,7 +37,8 @@ SWAPS = ((0, 1), (1, 2), (2, 3), (0, 2), (1, 3), (3, 0))
 FREE = ("-", "—", "–", "空", "empty", "none")
 USAGE = N_("Usage: /seat SEAT NAME puts a guest (or an @member) in a seat from the next hand on; "
            "/seat SEAT SEAT swaps two seats (by wind or number); /seat SEAT - gives a seat up; "
-           "/seat SEAT sits you there. SEAT is a wind (东 南 西 北 or E S W N), 0–3 or a seated player's name.")
+           "/seat SEAT sits you there. SEAT is a wind (东 南 西 北 or E S W N), 0–3 or a seated "
+           "player's name.")
 
 
 # -- what the chat sees ----------------------------------------------------------------------------
