@@ -96,7 +96,9 @@ class MoneyMixin(StoreCore):
         # Per person, over every seat they held (the stints): a substitute's points are theirs.
         stmt = (select(M.Session.id, M.Session.stake_cents, M.Stint.person_id, M.Stint.points)
                 .outerjoin(M.Stint, M.Stint.session_id == M.Session.id)
-                .where(M.Session.chat_id == chat_id))
+                .where(M.Session.chat_id == chat_id)
+                # in the order the seats' totals were read before 0008 (ties keep it on /settle)
+                .order_by(M.Session.id, M.Stint.first_seq, M.Stint.seat))
         pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
         if session_ids is None:
             stmt = stmt.where(M.Session.settled_at.is_(None))
