@@ -277,6 +277,7 @@ class SessionView(Session):
     last_outcome: dict[str, Any] | None = None
     last_live_seq: int = 0  # the seq of that hand (0 before the first)
     standing_hands: int = 0  # hands not undone
+    someone_left: bool = False  # someone played a hand and sits in no seat now
 
 
 @dataclass(frozen=True)

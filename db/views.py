@@ -50,6 +50,7 @@ def _statement() -> Any:
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
                # what the person in each seat won or lost in this session, in whichever seats
                *(_own_points(s, i).label(f"points{i}") for i in range(4)),
+               _someone_left(s).label("someone_left"),
                last_live(HANDS.c.outcome).label("last_outcome"),
                last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing"),
                *(c.label(f"d_{c.name}") for c in DRAFTS.c)]
@@ -69,6 +70,14 @@ def _own_points(s: Any, seat: int) -> Any:
     return (select(func.sum(STINTS.c.points))
             .where(STINTS.c.session_id == s.c.id, STINTS.c.person_id == s.c[f"seat{seat}"])
             .scalar_subquery())
+
+
+def _someone_left(s: Any) -> Any:
+    """Whether someone played a hand of the session and sits in none of its seats now."""
+    seated = [func.coalesce(s.c[f"seat{i}"], -1) for i in range(4)]
+    return (select(STINTS.c.person_id).where(STINTS.c.session_id == s.c.id,
+                                             STINTS.c.person_id.not_in(seated))
+            .limit(1).exists())
 
 
 _STATEMENT = _statement()
@@ -99,7 +108,7 @@ async def chat_context(s: AsyncSession, chat_id: int, telegram_id: int | None,
             totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                     int(row.points3 or 0)),
             last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
-            standing_hands=int(row.standing or 0))
+            standing_hands=int(row.standing or 0), someone_left=bool(row.someone_left))
     draft = None
     if row.d_chat_id is not None:
         draft = Draft(row.d_chat_id, row.d_message_id, row.d_session_id, row.d_data, row.d_version,

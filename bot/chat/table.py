@@ -167,6 +167,8 @@ def seats_rows(t: Translator, session: Session) -> list[list[Button]]:
 async def left_lines(store: Store, session: Session, t: Translator, lang: str) -> list[str]:
     """Under the seats' totals: whoever played hands of this session and sits no more (their
     seat changed hands), with what they won or lost, which stays theirs. None: no lines."""
+    if isinstance(session, SessionView) and not session.someone_left:
+        return []  # known from the update's first read: nothing more to read
     gone = [r for r in await store.person_results([session.id])
             if r.person_id not in session.seats and (r.points or r.hands)]
     if not gone:
