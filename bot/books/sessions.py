@@ -175,7 +175,14 @@ async def import_session(store: Store, chat_id: int, imported: ImportedSession,
     `key` names this import (the same when it is delivered again): `AlreadyImported`; the
     store's refusals pass through."""
     players: list[int | str] = [members.get(seat, name) for seat, name in enumerate(imported.players)]
-    hands = [HandToImport(h.record, h.outcome.to_dict(), h.voided, h.void_reason)
+    # a hand played after seats changed hands names its own players: the file's names, the
+    # members given for them where they are the same people
+    member = {imported.players[seat].casefold(): pid for seat, pid in members.items()}
+
+    def who(names: tuple[str, ...] | None) -> tuple[int | str, ...] | None:
+        return tuple(member.get(n.casefold(), n) for n in names) if names is not None else None
+
+    hands = [HandToImport(h.record, h.outcome.to_dict(), h.voided, h.void_reason, who(h.players))
              for h in imported.hands]
     try:
         return await store.import_session(

@@ -4,12 +4,15 @@ against /table, /end and /settle), and the refusals around keepers and seats."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from db import Store
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
+from .test_books import upload
+from .test_export import export
 
 WINS = ("/hu 1 zimo pure", "/hu 2 from 3 all_pungs", "/hu 0 zimo", "/hu 3 from 1 pure")
 
@@ -154,6 +157,23 @@ async def test_a_substitute_at_hand_5_and_a_swap_at_hand_9(bot: object, table: T
         if own[person]:
             assert any(name in x and cents(own[person] * 50) in x for x in settle.text.splitlines()), \
                 (name, settle.text)
+    # /export names who sat where for each hand; /import in another group gives everyone theirs
+    rows, doc = await export(table, tg, carol)
+    bob_name = "<b>&Bob"
+    assert doc["players"] == [bob_name, "Alice", "Carol", "Eve"]  # as they sit at the end
+    sat_names = [["Alice", bob_name, "Carol", "Dan"]] * 4 + [["Alice", bob_name, "Carol", "Eve"]] * 4
+    assert [h.get("players") for h in doc["hands"]] == [*sat_names, None, None]
+    assert [r[3] for r in rows[1:] if r[0] == "1"] == sat_names[0]  # the CSV's player column
+    other = Table(tg, tg.group("Friday mahjong"), table.players)
+    tg.set_admins(other.chat_id, [alice])
+    text = await upload(tg, other, alice, json.dumps(doc).encode())
+    assert "Imported 10 hands" in text, text
+    imported = (await store.chat_sessions(other.chat_id, include_settled=True))[0]
+    results = await store.person_results([imported.id])
+    people = await store.get_people(r.person_id for r in results)
+    assert {people[r.person_id].name: r.points for r in results} == {
+        name: own[p] for name, p in ((bob_name, b), ("Alice", a), ("Carol", c), ("Dan", d),
+                                     ("Eve", e))}
 
 
 async def test_seat_refusals_change_nothing(bot: object, table: Table, store: Store,
