@@ -84,7 +84,9 @@ def telegram_authorize(store: Store, bot_token: str, is_admin: IsAdmin) -> Autho
         chat = await store.ensure_chat(chat_id)
         lang = request_lang(request, chat.language or lang_from_code(user.get("language_code")))
         session = await store.running_session(chat_id)
-        seated = session is not None and person.id in session.seats
+        # at the table: seated, or keeping its score (whoever started it, whom it named)
+        seated = session is not None and (person.id in session.seats
+                                          or session.keeps_score(person.id))
         private = chat_id == user_id  # the bot's private chat with this user
         admin: bool | None = True if private else None
 

@@ -49,6 +49,9 @@ PAGE_STRINGS = (
     N_("Won so far: {names}"), N_("Also in this hand"), N_("Remove"),
     N_("What the tiles cannot show"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
+    N_("Seating"), N_("Guest's name"), N_("Sit"),
+    N_("Changes count from the next hand on; nothing booked changes. 🙋 sits you in an empty seat, "
+       "🚪 gives a seat up, ⇅ swaps two seats."),
 )
 
 

@@ -142,10 +142,40 @@ function tableScreen() {
   });
   const out = [h("h2", {}, session.title), h("div.players", {}, players),
     h("div.card.chat", { id: "table-html", html: session.table_html })];
-  if (S.state.local) {
+  if (S.state.local || S.state.may_book) {
+    out.push(seatingCard(session));
     out.push(h("div.row", {}, h("button", { id: "end", onclick: endSession }, T("End the session"))));
   }
   return out;
+}
+
+// seats that change hands from the next hand on (/seat in the chat): give up, swap, a guest in
+const SWAPS = [[0, 1], [1, 2], [2, 3], [0, 2], [1, 3], [3, 0]];
+
+function seatingCard(session) {
+  const winds = S.state.winds;
+  const change = async (body) => {
+    const { status, data } = await api("seat", body);
+    if (status !== 200) { note(data.error); return; }
+    S.state = data;
+    draw();
+  };
+  const seats = [0, 1, 2, 3].map((seat) => session.names[seat]
+    ? h("button", { id: "leave-" + seat, onclick: () => change({ op: "leave", seat }) },
+        "🚪 " + winds[seat] + " " + session.names[seat])
+    : h("button", { id: "sit-" + seat, disabled: S.state.local,
+        onclick: () => change({ op: "sit", seat }) }, "🙋 " + winds[seat]));
+  const swaps = SWAPS.map(([a, b]) => h("button", { id: "swap-" + a + "-" + b,
+    onclick: () => change({ op: "swap", seat: a, other: b }) }, "⇅ " + winds[a] + "↔" + winds[b]));
+  const name = h("input", { id: "guest-name", maxlength: 64, autocomplete: "off",
+    placeholder: T("Guest's name"), "aria-label": T("Guest's name") });
+  const where = h("select", { id: "guest-seat", "aria-label": T("Seating") },
+    winds.map((w, seat) => h("option", { value: seat }, w)));
+  const sit = h("button.primary", { id: "guest-sit", onclick: () =>
+    change({ op: "guest", seat: Number(where.value), name: name.value.trim() }) }, T("Sit"));
+  return h("div.card", { id: "seating" }, h("h3", {}, T("Seating")),
+    h("p.hint", {}, T("Changes count from the next hand on; nothing booked changes. 🙋 sits you in an empty seat, 🚪 gives a seat up, ⇅ swaps two seats.")),
+    h("div.seats", {}, seats), h("div.seats", {}, swaps), h("div.row.guest", {}, name, where, sit));
 }
 
 function historyScreen() {
