@@ -82,9 +82,25 @@ async def cmd_settle(update: Update, context: Context) -> None:
     await reply(update, context, text, rows)
 
 
-async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int) -> bool:
-    """Only the payee says money arrived; a chat admin may say it for them (a guest payee)."""
-    return sc.person_id == payee or sc.is_private or await is_admin(context, sc.chat_id, user_id)
+async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int,
+                       payer: int | None = None) -> bool:
+    """Only the payee says money arrived; a chat admin may say it for them (a guest payee), and
+    so may the scorekeeper of the chat's latest session when both are guests (no phone)."""
+    if sc.person_id == payee or sc.is_private:
+        return True
+    if payer is not None and await _between_guests_kept_by_me(context, sc, payer, payee):
+        return True
+    return await is_admin(context, sc.chat_id, user_id)
+
+
+async def _between_guests_kept_by_me(context: Context, sc: ChatScope, payer: int,
+                                     payee: int) -> bool:
+    store = store_of(context)
+    people = await store.get_people((payer, payee))
+    if not all(p in people and people[p].is_guest for p in (payer, payee)):
+        return False
+    session = await last_session(store, sc.chat_id)
+    return session is not None and session.keeps_score(sc.person_id)
 
 
 async def on_paid_button(update: Update, context: Context) -> None:
@@ -99,7 +115,7 @@ async def on_paid_button(update: Update, context: Context) -> None:
         return
     payer, payee, cents, session_id = (tap.number("payer"), tap.number("payee"),
                                        tap.number("cents"), tap.get("session"))
-    confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
+    confirmed = await _may_confirm(context, sc, payee, query.from_user.id, payer)
     if sc.person_id != payer and not confirmed:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
                              "paid."), show_alert=True)
@@ -143,7 +159,8 @@ async def on_received_button(update: Update, context: Context) -> None:
     if payment is None or payment.chat_id != sc.chat_id:
         await stale_button(query, t)
         return
-    if not await _may_confirm(context, sc, payment.to_person, query.from_user.id):
+    if not await _may_confirm(context, sc, payment.to_person, query.from_user.id,
+                              payment.from_person):
         await query.answer(t("Only the payee, or a chat admin, can confirm a payment."),
                            show_alert=True)
         return

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from db import Store
+from scoring.settlement import settle
 from tests.fake_telegram import FakeTelegram
 
 from .table import Table
@@ -44,10 +45,11 @@ def cents(amount: int) -> str:
 
 async def test_a_scorekeeper_plays_an_evening_for_four_guests(bot: object, table: Table,
                                                               store: Store, tg: FakeTelegram) -> None:
-    alice, bob, carol, _ = table.players
+    alice, bob, carol, dan = table.players
     await table.say(alice, "/new luzhou")
     for name in ("Wang", "Li", "Zhang", "Zhao"):
         await table.say(alice, f"/guest {name}")
+    await table.say(alice, "/stake 1")
     # Bob is neither seated nor keeping score: refused, and nothing is opened
     refused = await table.say(bob, WINS[0])
     assert "the scorekeeper" in refused.text
@@ -79,10 +81,22 @@ async def test_a_scorekeeper_plays_an_evening_for_four_guests(bot: object, table
     for seat, (name, points) in enumerate(zip(("Wang", "Li", "Zhang", "Zhao"), expected,
                                               strict=True)):
         assert f"{('East', 'South', 'West', 'North')[seat]} {name}: {signed(points)}" in ended.text
-    settle = await table.say(bob, "/settle")
-    assert "settles in points" in settle.text
     results = {r.person_id: r.points for r in await store.person_results([session.id])}
     assert [results[p] for p in session.seats] == expected
+    # money between two guests: the payer's word waits, the scorekeeper's counts (no phones)
+    shown = await table.say(bob, "/settle")
+    assert "Fewest transfers" in shown.text
+    answer = await table.tap(dan, shown, "✓ 1 paid")
+    assert answer.get("show_alert")  # neither of the two, nor keeping score
+    answer = await table.tap(carol, shown, "✓ 1 paid")
+    assert not answer.get("show_alert") and answer["text"] == "Recorded."
+    assert not await store.pending_payments(table.chat_id)
+    owed = {p: e * 100 for p, e in zip(session.seats, expected, strict=True) if e}
+    first = settle(owed)[0]  # what /settle listed as transfer 1, now made
+    owed[first.payer] += first.cents
+    owed[first.payee] -= first.cents
+    assert {p: c for p, c in (await store.money_balances(table.chat_id)).items() if c} == {
+        p: c for p, c in owed.items() if c}
 
 
 async def test_a_keeper_must_be_a_member_of_the_chat(bot: object, table: Table, store: Store,
