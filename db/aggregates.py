@@ -295,16 +295,26 @@ async def chart_series(s: AsyncSession, session_id: int, hand_count: int,
                        max_points: int = MAX_CHART_POINTS) -> ChartSeries:
     """Running totals after each live hand, or, for a long session, after each run of hands
     (at most `max_points` points); level ends as hand numbers when there are few enough."""
+    people: dict[int, list[int]] | None = None  # each person's running total, where read
     if hand_count <= max_points:
-        stmt = (select(M.Hand.seq, M.LedgerEntry.seat, M.LedgerEntry.points)
+        stmt = (select(M.Hand.seq, M.LedgerEntry.seat, M.LedgerEntry.points, M.LedgerEntry.person_id)
                 .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id)
                 .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
                 .order_by(M.Hand.seq, M.LedgerEntry.seat))
         steps: list[tuple[int, int, list[int]]] = []  # (last seq, hands, deltas)
-        for seq, seat, points in (await s.execute(stmt)).all():
+        per_hand: list[dict[int, int]] = []  # each hand's points by person
+        for seq, seat, points, person in (await s.execute(stmt)).all():
             if not steps or steps[-1][0] != seq:
                 steps.append((seq, 1, [0, 0, 0, 0]))
+                per_hand.append({})
             steps[-1][2][seat] += points
+            per_hand[-1][person] = per_hand[-1].get(person, 0) + points
+        people = {}
+        for person in dict.fromkeys(p for hand in per_hand for p in hand):  # first played first
+            line = [0]
+            for hand in per_hand:
+                line.append(line[-1] + hand.get(person, 0))
+            people[person] = line
     else:
         per = -(-(hand_count // BUCKET_SIZE + 1) // max_points)  # buckets per point
         group = BUCKETS.c.bucket / per if per > 1 else BUCKETS.c.bucket
@@ -334,4 +344,4 @@ async def chart_series(s: AsyncSession, session_id: int, hand_count: int,
                 i += 1
             if i < len(ends_at):
                 breaks.append(x[i + 1])
-    return ChartSeries(x, totals, breaks, played)
+    return ChartSeries(x, totals, breaks, played, people)

@@ -264,6 +264,8 @@ class ChartSeries:
     totals: list[Points]
     level_breaks: list[int]
     hands: int  # live hands in all
+    # person id → their running total at each x, when every hand was read (not buckets)
+    people: dict[int, list[int]] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import Person, Session, StoreError, without_bidi_controls
+from db import Person, Session, Store, StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
@@ -276,10 +276,18 @@ async def cmd_chart(update: Update, context: Context) -> None:
     if session is None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
-    names = [n or "?" for n in await seat_names(store_of(context), session)]
+    store = store_of(context)
+    names = [n or "?" for n in await seat_names(store, session)]
     # Running totals from the aggregates: every hand, or a few thousand points of a long session.
-    chart = await store_of(context).chart_series(session.id)
+    chart = await store.chart_series(session.id)
     series = {without_bidi_controls(names[s]): [totals[s] for totals in chart.totals] for s in range(4)}
+    if chart.people is not None and await _seats_changed(store, session):
+        # a line per person across the seats they held (seated ones first, in seat order)
+        people = await store.get_people(chart.people)
+        order = sorted(chart.people, key=lambda p: (session.seats.index(p) if p in session.seats
+                                                    else 4))
+        series = {without_bidi_controls(people[p].name if p in people else "?"): chart.people[p]
+                  for p in order}
     title = in_lang(get_variant(session.variant).title, sc.lang)
     from ..view.charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
@@ -289,6 +297,12 @@ async def cmd_chart(update: Update, context: Context) -> None:
     caption = esc(t("Running totals over {n} hands", n=chart.hands))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)
+
+
+async def _seats_changed(store: Store, session: Session) -> bool:
+    """Whether anyone played in another seat than the one they hold now (or holds none)."""
+    return any(r.person_id not in session.seats or r.seats != (session.seats.index(r.person_id),)
+               for r in await store.person_results([session.id]))
 
 
 # A session with more hands than this takes a second or more to export: /export says so first

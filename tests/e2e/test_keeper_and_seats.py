@@ -158,6 +158,13 @@ async def test_a_substitute_at_hand_5_and_a_swap_at_hand_9(bot: object, table: T
         assert name in line and f": {signed(own[person])} ke" in line, (line, own[person])
     assert "Played earlier, now not seated:" in shown.text
     assert any(x.startswith("Dan") and cents(own[d] * 50) in x for x in lines), shown.text
+    # /chart draws a line per person: five people, Dan's flat after hand 4
+    chart = await table.say(alice, "/chart", method="sendPhoto")
+    assert chart.file is not None and chart.file.upload.data.startswith(b"\x89PNG")
+    series = await store.chart_series(session.id)
+    assert series.people is not None and set(series.people) == {a, b, c, d, e}
+    assert series.people[d][4:] == [own[d]] * 7 and series.people[e][:5] == [0] * 5
+    assert {p: line[-1] for p, line in series.people.items()} == own
     # /history names who played each hand; /end keeps Dan's result
     history = await table.say(dan, "/history")
     assert "Eve" in history.text
