@@ -56,7 +56,11 @@ class SeatTaken(StoreError):
 
 
 class AlreadySeated(StoreError):
-    pass
+    """One person, one seat: `person` (where known) already sits in `seat`."""
+
+    def __init__(self, message: str, person: int | None = None, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.person, self.seat = person, seat
 
 
 class InvalidHand(StoreError):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from db import AlreadyHandled, HandToImport, Session, SessionAlreadyRunning, Store
+from db import AlreadyHandled, AlreadySeated, HandToImport, Session, SessionAlreadyRunning, Store
 from scoring import all_variants, get_variant
 
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
@@ -137,8 +137,12 @@ async def sit(store: Store, session: Session, seat: int, person_id: int, *,
 async def sit_guest(store: Store, chat_id: int, session: Session, seat: int, name: str) -> Session:
     """A player without Telegram, by name (the chat's guest of that name, else a new one), in
     `seat` from the next hand on, replacing whoever sits there: `BadName`, `TwoSeats`."""
-    guest = await store.add_guest(chat_id, guest_name(name))
-    return await sit(store, session, seat, guest.id, replace=True)
+    try:  # found or made, and seated, in one transaction
+        return await store.replace_player(session.id, seat, guest_name(name))
+    except AlreadySeated as exc:
+        if exc.person is None or exc.seat is None:
+            raise
+        raise TwoSeats(exc.person, exc.seat) from None
 
 
 async def swap(store: Store, session: Session, a: int, b: int) -> Session:

@@ -9,11 +9,11 @@ from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
-from db import Person, Session, StoreError
+from db import Person, Session, SessionView, StoreError
 from scoring import get_variant
 
 from ..books.refusals import BadName, NotAMember, SeatTakenBy, TwoSeats
-from ..books.sessions import leave, sit, sit_guest, swap
+from ..books.sessions import guest_name, leave, sit, sit_guest, swap
 from ..chat.scope import (
     NOT_AT_TABLE,
     ChatScope,
@@ -45,15 +45,23 @@ USAGE = N_("Usage: /seat SEAT NAME puts a guest (or an @member) in a seat from t
 
 async def keeper_names(context: Context, session: Session) -> list[str]:
     ids = [p for p in (session.started_by, *session.keepers) if p is not None]
-    people = await store_of(context).get_people(ids)
-    return [people[p].name for p in ids if p in people]
+    known: dict[int, str] = {}
+    if isinstance(session, SessionView):  # the seated ones' names came with the session
+        known = {p: n for p, n in zip(session.seats, session.names, strict=True)
+                 if p is not None and n is not None}
+    missing = [p for p in ids if p not in known]
+    if missing:
+        known |= {p: person.name for p, person in (await store_of(context).get_people(missing)).items()}
+    return [known[p] for p in ids if p in known]
 
 
 async def seats_screen(context: Context, sc: ChatScope, session: Session,
                        headline: str = "") -> tuple[str, list[list[Button]]]:
     """The seats, who sits where with their own totals, who played and left, who keeps score,
-    and a button for each change."""
+    and a button for each change. A session just changed is read again whole, in one read."""
     t, store = sc.t, store_of(context)
+    if not isinstance(session, SessionView):
+        session = (await store.chat_context(sc.chat_id)).session or session
     names = await seat_names(store, session)
     base = await table_state(store, session)
     u = unit(get_variant(session.variant), sc.lang)
@@ -168,11 +176,13 @@ async def _sit_self(context: Context, sc: ChatScope, session: Session, seat: int
     """The sender sits in `seat`: an empty one (moving from theirs, if seated)."""
     t, store = sc.t, store_of(context)
     assert sc.person_id is not None
+    name = (session.names[session.seats.index(sc.person_id)]
+            if isinstance(session, SessionView) and sc.person_id in session.seats else None)
+    name = name or await _name_of(context, sc.person_id)
     if session.seats[seat] is None and sc.person_id in session.seats:
         session = await swap(store, session, session.seats.index(sc.person_id), seat)
     else:
         session = await sit(store, session, seat, sc.person_id)
-    name = await _name_of(context, sc.person_id)
     return session, t("{name} sits {seat} from the next hand on.", name=name, seat=wind(t, seat))
 
 
@@ -195,9 +205,8 @@ async def _seat_someone(context: Context, sc: ChatScope, session: Session, seat:
         session = await sit(store, session, seat, person.id, replace=True)
         name = person.name
     else:
-        name = " ".join(words)
+        name = guest_name(" ".join(words))
         session = await sit_guest(store, sc.chat_id, session, seat, name)
-        name = (await seat_names(store, session))[seat] or name
     return session, t("{name} sits {seat} from the next hand on.", name=name, seat=wind(t, seat))
 
 

@@ -173,19 +173,24 @@ class SessionsMixin(StoreCore):
 
         return await self._change_seating(session_id, change)
 
-    async def replace_player(self, session_id: int, seat: int, person_id: int) -> Session:
-        """`person_id` takes seat `seat` from whoever sits there, from the next hand on (a
-        substitute): what the one leaving won stays theirs. `AlreadySeated` (elsewhere in
-        this session), `SessionEnded`."""
+    async def replace_player(self, session_id: int, seat: int, person: int | str) -> Session:
+        """`person` (an id, or a name: the chat's guest of that name, made if new) takes seat
+        `seat` from whoever sits there, from the next hand on (a substitute): what the one
+        leaving won stays theirs. One transaction. `AlreadySeated` (elsewhere in this session,
+        with `person` and `seat`), `SessionEnded`."""
         check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
-            await self._person_row(s, person_id)
+            if isinstance(person, str):
+                person_id = await self._guest_id(s, row.chat_id, person)
+            else:
+                person_id = (await self._person_row(s, person)).id
             seats = seats_of(row)
             if seats[seat] == person_id:
                 return
             if person_id in seats:
-                raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}")
+                raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}",
+                                    person_id, seats.index(person_id))
             setattr(row, M.SEAT_COLUMNS[seat], person_id)
 
         return await self._change_seating(session_id, change)
