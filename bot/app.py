@@ -37,7 +37,7 @@ from .chat.scope import (
     stale_button,
     table_line,
 )
-from .commands import greeting, hands, ledger, sessions, standings
+from .commands import greeting, hands, ledger, seats, sessions, standings
 from .entry.hu.examples import help_lines
 from .entry.hu.words import features_help
 from .photo.detect import MAX_PIXELS
@@ -60,6 +60,8 @@ COMMANDS = [
     ("history", N_("Recent hands")),
     ("undo", N_("Undo the last hand")),
     ("guest", N_("Seat a player without Telegram: /guest NAME")),
+    ("seat", N_("Change seats: take, swap, give up, a substitute")),
+    ("keeper", N_("Name a scorekeeper: /keeper @name")),
     ("stake", N_("Money per point: /stake 0.5")),
     ("rules", N_("House rules")),
     ("lang", N_("Language of this chat")),
@@ -381,8 +383,8 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    handlers = [*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                *greeting.HANDLERS]
+    handlers = [*sessions.HANDLERS, *seats.HANDLERS, *hands.HANDLERS, *standings.HANDLERS,
+                *ledger.HANDLERS, *greeting.HANDLERS]
     for handler in handlers:
         app.add_handler(handler)
     app.bot_data[TABLE_COMMANDS] = _table_commands(handlers)
