@@ -37,7 +37,7 @@ from .chat.scope import (
     stale_button,
     table_line,
 )
-from .commands import greeting, hands, ledger, season, sessions, standings
+from .commands import greeting, hands, ledger, season, seats, sessions, standings
 from .entry.hu.examples import help_lines
 from .entry.hu.points import points_event
 from .entry.hu.words import features_help
@@ -61,6 +61,8 @@ COMMANDS = [
     ("history", N_("Recent hands")),
     ("undo", N_("Undo the last hand")),
     ("guest", N_("Seat a player without Telegram: /guest NAME")),
+    ("seat", N_("Change seats: take, swap, give up, a substitute")),
+    ("keeper", N_("Name a scorekeeper: /keeper @name")),
     ("stake", N_("Money per point: /stake 0.5")),
     ("rules", N_("House rules")),
     ("lang", N_("Language of this chat")),
@@ -392,8 +394,8 @@ def build_application(settings: Settings, store: Store | None = None) -> Applica
     app.add_handler(TypeHandler(Update, guard), group=-2)  # first: what to ignore
     app.add_handler(TypeHandler(Update, until_database_ready), group=-1)
     app.add_handler(CommandHandler(["start", "help"], cmd_help))
-    handlers = [*sessions.HANDLERS, *hands.HANDLERS, *standings.HANDLERS, *ledger.HANDLERS,
-                *season.HANDLERS, *greeting.HANDLERS]
+    handlers = [*sessions.HANDLERS, *seats.HANDLERS, *hands.HANDLERS, *standings.HANDLERS,
+                *ledger.HANDLERS, *season.HANDLERS, *greeting.HANDLERS]
     for handler in handlers:
         app.add_handler(handler)
     app.bot_data[TABLE_COMMANDS] = _table_commands(handlers)

@@ -24,6 +24,8 @@ from . import models as M
 from .domain import ChartSeries, LevelStanding, LevelSummary, Points, SeatStatsRow
 
 STATS = M.SeatStats.__table__
+STINTS = M.Stint.__table__
+STINT_PATTERNS = M.StintPattern.__table__
 PATTERNS = M.SeatPattern.__table__
 LEVELS = M.LevelTotal.__table__
 BUCKETS = M.HandBucket.__table__
@@ -88,14 +90,14 @@ async def add_hand(s: AsyncSession, session_id: int, hand_id: int, seq: int, lev
     facts = seat_facts(record, outcome)
     won = _leaders(outcome)
     rows = [_effect("seat", session_id, seat=seat, hand_id=hand_id, person_id=seats[seat],
-                    points=deltas[seat], hands=1, wins=f.wins, self_draws=f.self_draws,
+                    last_seq=seq, points=deltas[seat], hands=1, wins=f.wins, self_draws=f.self_draws,
                     dealt_in=f.dealt_in, levels_won=won[seat], gain=f.points)
             for seat, f in enumerate(facts)]
     counts: dict[tuple[int, str], int] = {}
     for seat, f in enumerate(facts):
         for term in f.patterns:
             counts[seat, term[:64]] = counts.get((seat, term[:64]), 0) + 1
-    rows += [_effect("pattern", session_id, seat=seat, term=term, n=n)
+    rows += [_effect("pattern", session_id, seat=seat, person_id=seats[seat], term=term, n=n)
              for (seat, term), n in counts.items()]
     four = {"d0": deltas[0], "d1": deltas[1], "d2": deltas[2], "d3": deltas[3]}
     if level is not None:
@@ -110,7 +112,7 @@ async def add_hand(s: AsyncSession, session_id: int, hand_id: int, seq: int, lev
 
 
 async def _add_patterns(s: AsyncSession, insert: Any, session_id: int, facts: Sequence[Any],
-                        sign: int) -> None:
+                        sign: int, people: Sequence[int | None]) -> None:
     counts: dict[tuple[int, str], int] = {}
     for seat, f in enumerate(facts):
         for term in f.patterns:
@@ -123,15 +125,26 @@ async def _add_patterns(s: AsyncSession, insert: Any, session_id: int, facts: Se
         set_={"count": PATTERNS.c.count + stmt.excluded.count}),
         [{"session_id": session_id, "seat": seat, "term": term[:64], "count": n}
          for (seat, term), n in counts.items()])
+    mine = [{"session_id": session_id, "seat": seat, "person_id": people[seat], "term": term[:64],
+             "count": n} for (seat, term), n in counts.items() if people[seat] is not None]
+    if mine:
+        stmt = insert(STINT_PATTERNS)
+        await s.execute(stmt.on_conflict_do_update(
+            index_elements=[STINT_PATTERNS.c.session_id, STINT_PATTERNS.c.seat,
+                            STINT_PATTERNS.c.person_id, STINT_PATTERNS.c.term],
+            set_={"count": STINT_PATTERNS.c.count + stmt.excluded.count}), mine)
 
 
-async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequence[int]) -> None:
-    """Take a hand that was just marked voided (flushed or not) out of every aggregate."""
+async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequence[int],
+                      people: Sequence[int | None]) -> None:
+    """Take a hand that was just marked voided (flushed or not) out of every aggregate;
+    `people`: who sat in each seat for it (its ledger entries)."""
     session_id, seq = hand.session_id, hand.seq
     facts = seat_facts(hand.record, hand.outcome)
     won = _leaders(hand.outcome)
     await add_to_totals(s, session_id, [-d for d in deltas])
     await s.flush()  # the hand is voided before the biggest gain is looked up again
+    await _remove_from_stints(s, session_id, facts, won, deltas, people)
     gains = dict((await s.execute(select(STATS.c.seat, STATS.c.biggest_gain)
                                   .where(STATS.c.session_id == session_id))).all())
     params = []
@@ -149,7 +162,7 @@ async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequen
                                             STATS.c.seat == bindparam("b_seat"))
                         .values(biggest_gain=bindparam("b_gain")), lowered)
     await s.execute(_ADD_SEATS, params)
-    await _add_patterns(s, insert, session_id, facts, -1)
+    await _add_patterns(s, insert, session_id, facts, -1, people)
     if hand.level is not None:
         await _remove_from_level(s, session_id, hand.level, seq, deltas)
     await s.execute(update(BUCKETS).where(BUCKETS.c.session_id == session_id,
@@ -159,13 +172,45 @@ async def remove_hand(s: AsyncSession, insert: Any, hand: M.Hand, deltas: Sequen
                             d3=BUCKETS.c.d3 - deltas[3]))
 
 
-async def _biggest_gain(s: AsyncSession, session_id: int, seat: int) -> int:
+async def _remove_from_stints(s: AsyncSession, session_id: int, facts: Sequence[Any],
+                              won: Sequence[int], deltas: Sequence[int],
+                              people: Sequence[int | None]) -> None:
+    """The voided hand out of the stints of the people who played it (seat by seat)."""
+    key = (STINTS.c.session_id == session_id, STINTS.c.seat == bindparam("b_seat"),
+           STINTS.c.person_id == bindparam("b_person"))
+    gains = {(seat, person): gain for seat, person, gain in (await s.execute(
+        select(STINTS.c.seat, STINTS.c.person_id, STINTS.c.biggest_gain)
+        .where(STINTS.c.session_id == session_id))).all()}
+    params = []
+    for seat, f in enumerate(facts):
+        person = people[seat]
+        if person is None:
+            continue
+        gain = gains.get((seat, person), 0)
+        if f.points > 0 and f.points >= gain:  # it was the biggest: find the next biggest
+            gain = await _biggest_gain(s, session_id, seat, person)
+        params.append({"b_seat": seat, "b_person": person, "b_points": deltas[seat],
+                       "b_wins": f.wins, "b_self_draws": f.self_draws, "b_dealt_in": f.dealt_in,
+                       "b_levels_won": won[seat], "b_gain": gain})
+    if params:
+        await s.execute(update(STINTS).where(*key).values(
+            points=STINTS.c.points - bindparam("b_points"), hands=STINTS.c.hands - 1,
+            wins=STINTS.c.wins - bindparam("b_wins"),
+            self_draws=STINTS.c.self_draws - bindparam("b_self_draws"),
+            dealt_in=STINTS.c.dealt_in - bindparam("b_dealt_in"),
+            levels_won=STINTS.c.levels_won - bindparam("b_levels_won"),
+            biggest_gain=bindparam("b_gain")), params)
+
+
+async def _biggest_gain(s: AsyncSession, session_id: int, seat: int,
+                        person: int | None = None) -> int:
     """The seat's biggest gain over the session's live hands (only after voiding the biggest)."""
     # Down the (session_id, seat, points) index to the first entry of a live hand.
     best = await s.scalar(select(M.LedgerEntry.points)
                           .join(M.Hand, M.Hand.id == M.LedgerEntry.hand_id)
                           .where(M.LedgerEntry.session_id == session_id, M.LedgerEntry.seat == seat,
-                                 M.Hand.voided.is_(False))
+                                 M.Hand.voided.is_(False),
+                                 *([M.LedgerEntry.person_id == person] if person is not None else []))
                           .order_by(M.LedgerEntry.points.desc()).limit(1))
     return max(int(best or 0), 0)
 
@@ -202,28 +247,24 @@ async def _remove_from_level(s: AsyncSession, session_id: int, level: int, seq: 
 # -- reads ---------------------------------------------------------------------------------------
 
 async def chat_seat_stats(s: AsyncSession, chat_id: int) -> list[SeatStatsRow]:
-    """Every seat of every session of the chat that played a hand, with its patterns."""
-    stmt = (select(M.Session.id, M.Session.variant, M.Session.seat0, M.Session.seat1, M.Session.seat2,
-                   M.Session.seat3, STATS, TOTALS.c.points)
-            .join(STATS, STATS.c.session_id == M.Session.id)
-            .join(TOTALS, (TOTALS.c.session_id == STATS.c.session_id) & (TOTALS.c.seat == STATS.c.seat))
-            .where(M.Session.chat_id == chat_id, STATS.c.hands > 0))
+    """Every stint (a person in a seat) of every session of the chat that played a hand,
+    with its patterns: a person's numbers stay theirs when seats change hands."""
+    stmt = (select(M.Session.id, M.Session.variant, STINTS)
+            .join(STINTS, STINTS.c.session_id == M.Session.id)
+            .where(M.Session.chat_id == chat_id, STINTS.c.hands > 0))
     rows = (await s.execute(stmt)).all()
-    patterns: dict[tuple[int, int], dict[str, int]] = {}
+    patterns: dict[tuple[int, int, int], dict[str, int]] = {}
     if rows:
-        pstmt = (select(PATTERNS.c.session_id, PATTERNS.c.seat, PATTERNS.c.term, PATTERNS.c.count)
-                 .join(M.Session, M.Session.id == PATTERNS.c.session_id)
-                 .where(M.Session.chat_id == chat_id, PATTERNS.c.count > 0))
-        for sid, seat, term, count in (await s.execute(pstmt)).all():
-            patterns.setdefault((sid, seat), {})[term] = count
-    out = []
-    for r in rows:
-        person = (r.seat0, r.seat1, r.seat2, r.seat3)[r.seat]
-        if person is None:
-            continue
-        out.append(SeatStatsRow(r.id, r.seat, person, r.variant, r.hands, r.wins, r.self_draws, r.dealt_in,
-                                int(r.points), int(r.biggest_gain), patterns.get((r.id, r.seat), {})))
-    return out
+        pstmt = (select(STINT_PATTERNS.c.session_id, STINT_PATTERNS.c.seat,
+                        STINT_PATTERNS.c.person_id, STINT_PATTERNS.c.term, STINT_PATTERNS.c.count)
+                 .join(M.Session, M.Session.id == STINT_PATTERNS.c.session_id)
+                 .where(M.Session.chat_id == chat_id, STINT_PATTERNS.c.count > 0))
+        for sid, seat, person, term, count in (await s.execute(pstmt)).all():
+            patterns.setdefault((sid, seat, person), {})[term] = count
+    return [SeatStatsRow(r.id, r.seat, r.person_id, r.variant, r.hands, r.wins, r.self_draws,
+                         r.dealt_in, int(r.points), int(r.biggest_gain),
+                         patterns.get((r.id, r.seat, r.person_id), {}))
+            for r in sorted(rows, key=lambda r: (r.id, r.first_seq, r.seat))]
 
 
 def _four(values: Sequence[Any]) -> Points:
@@ -254,16 +295,26 @@ async def chart_series(s: AsyncSession, session_id: int, hand_count: int,
                        max_points: int = MAX_CHART_POINTS) -> ChartSeries:
     """Running totals after each live hand, or, for a long session, after each run of hands
     (at most `max_points` points); level ends as hand numbers when there are few enough."""
+    people: dict[int, list[int]] | None = None  # each person's running total, where read
     if hand_count <= max_points:
-        stmt = (select(M.Hand.seq, M.LedgerEntry.seat, M.LedgerEntry.points)
+        stmt = (select(M.Hand.seq, M.LedgerEntry.seat, M.LedgerEntry.points, M.LedgerEntry.person_id)
                 .join(M.LedgerEntry, M.LedgerEntry.hand_id == M.Hand.id)
                 .where(M.Hand.session_id == session_id, M.Hand.voided.is_(False))
                 .order_by(M.Hand.seq, M.LedgerEntry.seat))
         steps: list[tuple[int, int, list[int]]] = []  # (last seq, hands, deltas)
-        for seq, seat, points in (await s.execute(stmt)).all():
+        per_hand: list[dict[int, int]] = []  # each hand's points by person
+        for seq, seat, points, person in (await s.execute(stmt)).all():
             if not steps or steps[-1][0] != seq:
                 steps.append((seq, 1, [0, 0, 0, 0]))
+                per_hand.append({})
             steps[-1][2][seat] += points
+            per_hand[-1][person] = per_hand[-1].get(person, 0) + points
+        people = {}
+        for person in dict.fromkeys(p for hand in per_hand for p in hand):  # first played first
+            line = [0]
+            for hand in per_hand:
+                line.append(line[-1] + hand.get(person, 0))
+            people[person] = line
     else:
         per = -(-(hand_count // BUCKET_SIZE + 1) // max_points)  # buckets per point
         group = BUCKETS.c.bucket / per if per > 1 else BUCKETS.c.bucket
@@ -293,4 +344,4 @@ async def chart_series(s: AsyncSession, session_id: int, hand_count: int,
                 i += 1
             if i < len(ends_at):
                 breaks.append(x[i + 1])
-    return ChartSeries(x, totals, breaks, played)
+    return ChartSeries(x, totals, breaks, played, people)

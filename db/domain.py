@@ -56,7 +56,11 @@ class SeatTaken(StoreError):
 
 
 class AlreadySeated(StoreError):
-    pass
+    """One person, one seat: `person` (where known) already sits in `seat`."""
+
+    def __init__(self, message: str, person: int | None = None, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.person, self.seat = person, seat
 
 
 class SeatedElsewhere(AlreadySeated):
@@ -153,10 +157,27 @@ class Session:
     started_by: int | None = None
     settled_at: datetime | None = None
     number: int = 0  # the chat's how-manieth session (1, 2, …): what the chat calls it
+    keepers: tuple[int, ...] = ()  # named to keep score, besides whoever started it
 
     @property
     def running(self) -> bool:
         return self.ended_at is None
+
+    def keeps_score(self, person_id: int | None) -> bool:
+        """Whoever started the session and whom the table named keep its score."""
+        return person_id is not None and (person_id == self.started_by or person_id in self.keepers)
+
+
+@dataclass(frozen=True)
+class PersonResult:
+    """What one person won or lost in one session, over every seat they held in it."""
+
+    session_id: int
+    person_id: int
+    points: int
+    seats: tuple[int, ...]  # the seats they played in, in the order they first did
+    first_seq: int  # the first hand they played
+    hands: int
 
 
 @dataclass(frozen=True)
@@ -175,6 +196,7 @@ class RecordedHand:
     level: int | None = None
     voided_at: datetime | None = None
     idempotency_key: str = ""
+    people: Seats | None = None  # who sat in each seat for it, where read (history, export)
 
     @property
     def deltas(self) -> Points:
@@ -258,6 +280,8 @@ class ChartSeries:
     totals: list[Points]
     level_breaks: list[int]
     hands: int  # live hands in all
+    # person id → their running total at each x, when every hand was read (not buckets)
+    people: dict[int, list[int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -271,6 +295,7 @@ class SessionView(Session):
     last_outcome: dict[str, Any] | None = None
     last_live_seq: int = 0  # the seq of that hand (0 before the first)
     standing_hands: int = 0  # hands not undone
+    someone_left: bool = False  # someone played a hand and sits in no seat now
 
 
 @dataclass(frozen=True)
@@ -281,3 +306,6 @@ class HandToImport:
     outcome: dict[str, Any]
     voided: bool = False
     void_reason: str | None = None
+    # who sat where for this hand, where it differs from the session's players (a person id,
+    # or a name that becomes a guest of the chat)
+    players: tuple[int | str, ...] | None = None

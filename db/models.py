@@ -120,6 +120,9 @@ class Session(Base):
     settled_at: Mapped[datetime | None] = mapped_column(Timestamp)
     # Every hand recorded, voided ones included: the last sequence number used.
     hand_count: Mapped[int] = mapped_column(Integer, default=0)
+    # Whom the table named to keep score (person ids), besides whoever started the session.
+    # (no Python default: the store gives it, and rows written by older code get the server's)
+    keepers: Mapped[list[int] | None] = mapped_column(Json, server_default=text("'[]'"))
 
 
 class SessionTotal(Base):
@@ -144,6 +147,39 @@ class SeatStats(Base):
     dealt_in: Mapped[int] = mapped_column(Integer, default=0)
     biggest_gain: Mapped[int] = mapped_column(BigInteger, default=0)
     levels_won: Mapped[int] = mapped_column(Integer, default=0)  # a bankroll variant: ended levels it led
+
+
+class Stint(Base):
+    """What one person won or lost in one seat of one session, and the /stats counters of it:
+    seats change hands during a session (a substitute, a swap), so the seat aggregates above
+    follow the seat (the dealer, levels and games go on by seat) and these follow the person.
+    A person's result in a session is the sum of their stints. Kept with the hands by the same
+    trigger (migration 0009); a row appears with the first hand the person plays in the seat."""
+
+    __tablename__ = "stints"
+    __table_args__ = (Index(None, "session_id", "person_id"),)
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    person_id: Mapped[int] = mapped_column(Id, ForeignKey("people.id"), primary_key=True)
+    first_seq: Mapped[int] = mapped_column(Integer)  # the first hand they played there
+    points: Mapped[int] = mapped_column(BigInteger, default=0)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    self_draws: Mapped[int] = mapped_column(Integer, default=0)
+    dealt_in: Mapped[int] = mapped_column(Integer, default=0)
+    biggest_gain: Mapped[int] = mapped_column(BigInteger, default=0)
+    levels_won: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class StintPattern(Base):
+    """How often one person won with one pattern (term key) in one seat of one session."""
+
+    __tablename__ = "stint_patterns"
+    session_id: Mapped[int] = mapped_column(Id, ForeignKey("sessions.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    person_id: Mapped[int] = mapped_column(Id, ForeignKey("people.id"), primary_key=True)
+    term: Mapped[str] = mapped_column(String(64), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class SeatPattern(Base):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, literal, select
+from sqlalchemy import bindparam, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import models as M
@@ -16,7 +16,7 @@ from .domain import Chat, Draft, Person, SessionView
 from .store.rows import as_utc  # one conversion of stored times, shared with the store
 
 CHATS, PEOPLE, SESSIONS = M.Chat.__table__, M.Person.__table__, M.Session.__table__
-TOTALS, HANDS, STATS = M.SessionTotal.__table__, M.Hand.__table__, M.SeatStats.__table__
+STINTS, HANDS, STATS = M.Stint.__table__, M.Hand.__table__, M.SeatStats.__table__
 DRAFTS = M.Draft.__table__
 
 
@@ -32,8 +32,8 @@ class ChatContext:
 def table_of(tables: tuple[SessionView, ...], person_id: int | None,
              draft: Draft | None) -> SessionView | None:
     """The table an update is about: the one the draft on its message belongs to, else the one
-    the sender sits at, else the chat's only one; None when none runs or it is unclear (several
-    run and the sender sits at none)."""
+    the sender sits at (or keeps the score of), else the chat's only one; None when none runs
+    or it is unclear (several run and the sender sits at none)."""
     if draft is not None:
         for table in tables:
             if table.id == draft.session_id:
@@ -41,6 +41,9 @@ def table_of(tables: tuple[SessionView, ...], person_id: int | None,
     if person_id is not None:
         for table in tables:
             if person_id in table.seats:
+                return table
+        for table in tables:  # a scorekeeper, seated nowhere
+            if table.keeps_score(person_id):
                 return table
     return tables[0] if len(tables) == 1 else None
 
@@ -52,7 +55,6 @@ def _statement() -> Any:
     anchor = select(literal(1).label("one")).subquery("k")
     me = PEOPLE.alias("me")
     seats = [PEOPLE.alias(f"p{i}") for i in range(4)]
-    totals = [TOTALS.alias(f"t{i}") for i in range(4)]
     standing = STATS.alias("standing")  # seat 0's live hands: the session's standing hands
     s = SESSIONS
     def last_live(column: Any) -> Any:  # of the newest live hand, along the (session_id, seq) index
@@ -66,7 +68,9 @@ def _statement() -> Any:
                me.c.guest_chat_id.label("me_guest_chat_id"),
                *(c.label(f"s_{c.name}") for c in s.c),
                *(p.c.name.label(f"name{i}") for i, p in enumerate(seats)),
-               *(t.c.points.label(f"points{i}") for i, t in enumerate(totals)),
+               # what the person in each seat won or lost in this session, in whichever seats
+               *(_own_points(s, i).label(f"points{i}") for i in range(4)),
+               _someone_left(s).label("someone_left"),
                last_live(HANDS.c.outcome).label("last_outcome"),
                last_live(HANDS.c.seq).label("last_live_seq"), standing.c.hands.label("standing"),
                *(c.label(f"d_{c.name}") for c in DRAFTS.c)]
@@ -79,8 +83,22 @@ def _statement() -> Any:
     stmt = stmt.outerjoin(standing, (standing.c.session_id == s.c.id) & (standing.c.seat == 0))
     for i in range(4):
         stmt = stmt.outerjoin(seats[i], seats[i].c.id == s.c[f"seat{i}"])
-        stmt = stmt.outerjoin(totals[i], (totals[i].c.session_id == s.c.id) & (totals[i].c.seat == i))
     return stmt
+
+
+def _own_points(s: Any, seat: int) -> Any:
+    """The points of the person in `seat`, over their stints (a few rows, by index)."""
+    return (select(func.sum(STINTS.c.points))
+            .where(STINTS.c.session_id == s.c.id, STINTS.c.person_id == s.c[f"seat{seat}"])
+            .scalar_subquery())
+
+
+def _someone_left(s: Any) -> Any:
+    """Whether someone played a hand of the session and sits in none of its seats now."""
+    seated = [func.coalesce(s.c[f"seat{i}"], -1) for i in range(4)]
+    return (select(STINTS.c.person_id).where(STINTS.c.session_id == s.c.id,
+                                             STINTS.c.person_id.not_in(seated))
+            .limit(1).exists())
 
 
 _STATEMENT = _statement()
@@ -115,8 +133,9 @@ def _session_view(row: Any) -> SessionView:
         row.s_id, row.s_chat_id, row.s_variant, dict(row.s_rules or {}), row.s_stake_cents,
         (row.s_seat0, row.s_seat1, row.s_seat2, row.s_seat3), started_at, as_utc(row.s_ended_at),
         row.s_hand_count, row.s_started_by, as_utc(row.s_settled_at), row.s_number,
+        tuple(row.s_keepers or ()),
         names=(row.name0, row.name1, row.name2, row.name3),
         totals=(int(row.points0 or 0), int(row.points1 or 0), int(row.points2 or 0),
                 int(row.points3 or 0)),
         last_outcome=row.last_outcome, last_live_seq=int(row.last_live_seq or 0),
-        standing_hands=int(row.standing or 0))
+        standing_hands=int(row.standing or 0), someone_left=bool(row.someone_left))

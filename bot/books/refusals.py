@@ -150,3 +150,30 @@ class PaymentWaits(Refusal):
 
 class PaymentConfirmed(Refusal):
     """The payment was confirmed already."""
+
+
+# -- seats and scorekeepers -------------------------------------------------------------------------
+
+class TwoSeats(Refusal):
+    """`person` already sits in seat `seat`: one person, one seat (a swap moves two)."""
+
+    def __init__(self, person: int, seat: int) -> None:
+        super().__init__(person, seat)
+        self.person, self.seat = person, seat
+
+
+class SeatTakenBy(Refusal):
+    """Seat `seat` is `person`'s: take an empty one, or ask someone at the table to seat you."""
+
+    def __init__(self, person: int, seat: int) -> None:
+        super().__init__(person, seat)
+        self.person, self.seat = person, seat
+
+
+class NotAMember(Refusal):
+    """Only a member of the chat the bot knows can keep score: `name` is none (a guest, a
+    username it has not seen here, or someone who left the chat)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from db import AlreadyHandled, HandToImport, SeatedElsewhere, Session, SessionAlreadyRunning, Store
+from db import (
+    AlreadyHandled,
+    AlreadySeated,
+    HandToImport,
+    SeatedElsewhere,
+    Session,
+    SessionAlreadyRunning,
+    Store,
+)
 from scoring import all_variants, get_variant
 
 from ..plumbing.limits import MAX_NAME, MAX_STAKE_CENTS, parse_amount, visible_name
@@ -21,6 +29,8 @@ from .refusals import (
     NoSession,
     NotSeated,
     SeatsTaken,
+    SeatTakenBy,
+    TwoSeats,
     UnknownVariant,
 )
 
@@ -138,6 +148,50 @@ async def seat_guest(store: Store, chat_id: int, session: Session, name: str) ->
     return await store.seat_player(session.id, free[0], guest.id)
 
 
+# -- seats that change hands, from the next hand on (nothing booked is changed) ------------------
+
+async def sit(store: Store, session: Session, seat: int, person_id: int, *,
+              replace: bool = False) -> Session:
+    """`person_id` sits in `seat` from the next hand on: an empty seat, or with `replace` the
+    seat of whoever sits there (a substitute; what they won stays theirs). `TwoSeats` when the
+    person sits elsewhere already, `SeatTakenBy` when the seat is someone else's and not
+    `replace`; `SessionEnded` (the store) after the end."""
+    seats = session.seats
+    if seats[seat] == person_id:
+        return session
+    if person_id in seats:
+        raise TwoSeats(person_id, seats.index(person_id))
+    if seats[seat] is not None and not replace:
+        raise SeatTakenBy(seats[seat], seat)  # type: ignore[arg-type]
+    if seats[seat] is None:
+        return await store.seat_player(session.id, seat, person_id)
+    return await store.replace_player(session.id, seat, person_id)
+
+
+async def sit_guest(store: Store, chat_id: int, session: Session, seat: int, name: str) -> Session:
+    """A player without Telegram, by name (the chat's guest of that name, else a new one), in
+    `seat` from the next hand on, replacing whoever sits there: `BadName`, `TwoSeats`."""
+    try:  # found or made, and seated, in one transaction
+        return await store.replace_player(session.id, seat, guest_name(name))
+    except AlreadySeated as exc:
+        if exc.person is None or exc.seat is None:
+            raise
+        raise TwoSeats(exc.person, exc.seat) from None
+
+
+async def swap(store: Store, session: Session, a: int, b: int) -> Session:
+    """Seats `a` and `b` exchange their players (换位; either may be empty: a move), from the
+    next hand on. The dealer's turn, levels and games stay with the seats."""
+    if a == b:
+        return session
+    return await store.swap_seats(session.id, a, b)
+
+
+async def leave(store: Store, session: Session, seat: int) -> Session:
+    """Seat `seat` is given up from the next hand on (no hand until someone takes it)."""
+    return await store.unseat(session.id, seat)
+
+
 async def set_stake(store: Store, session: Session, text: str) -> Session:
     """The session's stake, money per point as typed: `BadStake`."""
     return await store.set_stake(session.id, stake_cents(text))
@@ -159,7 +213,14 @@ async def import_session(store: Store, chat_id: int, imported: ImportedSession,
     `key` names this import (the same when it is delivered again): `AlreadyImported`; the
     store's refusals pass through."""
     players: list[int | str] = [members.get(seat, name) for seat, name in enumerate(imported.players)]
-    hands = [HandToImport(h.record, h.outcome.to_dict(), h.voided, h.void_reason)
+    # a hand played after seats changed hands names its own players: the file's names, the
+    # members given for them where they are the same people
+    member = {imported.players[seat].casefold(): pid for seat, pid in members.items()}
+
+    def who(names: tuple[str, ...] | None) -> tuple[int | str, ...] | None:
+        return tuple(member.get(n.casefold(), n) for n in names) if names is not None else None
+
+    hands = [HandToImport(h.record, h.outcome.to_dict(), h.voided, h.void_reason, who(h.players))
              for h in imported.hands]
     try:
         return await store.import_session(

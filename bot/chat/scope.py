@@ -140,8 +140,11 @@ async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
 
 
 async def may_act(context: Context, sc: ChatScope, session: Session, user_id: int) -> bool:
-    """Seated players and chat admins may press a session's buttons (private chat: its owner)."""
+    """Seated players, the session's scorekeepers (whoever started it and whom the table
+    named) and chat admins may press a session's buttons (private chat: its owner)."""
     if sc.is_private or (sc.person_id is not None and sc.person_id in session.seats):
+        return True
+    if session.keeps_score(sc.person_id):
         return True
     return await is_admin(context, sc.chat_id, user_id)
 
@@ -159,7 +162,7 @@ async def require_session(update: Update, context: Context, sc: ChatScope, *,
         await reply(update, context, esc(sc.t("No session is running. Start one with /new.")))
         return None
     if act and not await may_act(context, sc, session, update.effective_user.id):  # type: ignore[union-attr]
-        await reply(update, context, esc(sc.t("Only seated players and chat admins can do that.")))
+        await reply(update, context, esc(sc.t(NOT_AT_TABLE)))
         return None
     return session
 
@@ -229,6 +232,7 @@ def _carries_a_file(message: Message) -> bool:
     return bool(message.photo or message.document
                 or (answered is not None and (answered.photo or answered.document)))
 
+NOT_AT_TABLE = N_("Only seated players, the scorekeeper and chat admins can do that.")
 
 # What the store's refusals mean to a player; its own messages are English and name ids.
 _REFUSALS: tuple[tuple[type[StoreError], str], ...] = (

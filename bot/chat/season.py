@@ -1,8 +1,9 @@
 """The group's season (/season, and the page): per person across the chat's sessions and tables,
 the sessions they played, hands, wins, net points and money, their best and worst evening, and
 each month's results. A person's result in a session is what the running per-person aggregates
-say (`Store.seat_stats`, as /stats reads them; /settle's money is those points at the session's
-stake), so the season follows people exactly as those do; guests count under their names."""
+say (`Store.seat_stats`: a row per stint, a person in a seat, as /stats reads them; /settle's
+money is those points at the session's stake), so the season follows people across seat
+changes exactly as those do; guests count under their names."""
 
 from __future__ import annotations
 

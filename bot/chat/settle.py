@@ -32,13 +32,12 @@ class Settlement:
 
 
 async def people_of(store: Store, chat_id: int) -> dict[int, Person]:
-    """Everyone who sat at this chat's tables, by person id."""
-    people: dict[int, Person] = {}
-    for session in await store.chat_sessions(chat_id, include_settled=True):
-        for pid in session.seats:
-            if pid is not None and pid not in people:
-                people[pid] = await store.get_person(pid)
-    return people
+    """Everyone who sat at this chat's tables, by person id: in a seat now, or for a hand
+    before their seat changed hands."""
+    sessions = await store.chat_sessions(chat_id, include_settled=True)
+    ids = {pid for session in sessions for pid in session.seats if pid is not None}
+    ids |= {r.person_id for r in await store.person_results([s.id for s in sessions])}
+    return await store.get_people(ids) if ids else {}
 
 
 async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
@@ -104,14 +103,12 @@ async def _points_lines(store: Store, chat_id: int, t: Translator, lang: str, se
     set a stake (nothing is marked settled: no money has changed hands)."""
     points: dict[int, int] = {}
     units = set()
-    for session in await store.chat_sessions(chat_id):
-        if session.stake_cents or (session_id is not None and session.id != session_id):
-            continue
-        for seat, pts in enumerate(await store.totals(session.id)):
-            pid = session.seats[seat]
-            if pid is not None and pts:
-                points[pid] = points.get(pid, 0) + pts
-                units.add(unit(get_variant(session.variant), lang))
+    unstaked = {s.id: s for s in await store.chat_sessions(chat_id)
+                if not s.stake_cents and (session_id is None or s.id == session_id)}
+    for result in await store.person_results(list(unstaked)):  # each person over their seats
+        if result.points:
+            points[result.person_id] = points.get(result.person_id, 0) + result.points
+            units.add(unit(get_variant(unstaked[result.session_id].variant), lang))
     owed = {pid: n for pid, n in points.items() if n}
     if not owed:
         return []

@@ -12,17 +12,23 @@ from scoring import Outcome, get_variant
 from scoring.variant import Variant, in_lang
 
 from ..entry.ctx import Ctx
+from ..plumbing.callbacks import Act, encode
+from ..plumbing.messages import Button
 from ..view.i18n import Translator
 from ..view.render import (
     colon,
     deltas_text,
     esc,
     hands_count,
+    money,
+    name_html,
     outcome_lines,
     seat_label,
+    signed,
     totals_block,
     unit,
     wind,
+    with_unit,
 )
 
 
@@ -138,6 +144,7 @@ async def table_lines(store: Store, session: Session, t: Translator, lang: str, 
              + esc(hands_count(t, await standing_hands(store, session))), ""]
     lines += totals_block(t, names, totals, session.stake_cents, base["dealer"],
                           unit(variant, lang))
+    lines += await left_lines(store, session, t, lang)
     lines.append("")
     streak = base["dealer_streak"]
     lines.append(esc(t("Dealer: ")) + seat_label(t, base["dealer"], names)
@@ -155,6 +162,31 @@ async def table_lines(store: Store, session: Session, t: Translator, lang: str, 
         if standing.finished:
             lines.append(esc(t("Levels won: ")) + " · ".join(
                 f"{wind(t, s)} {n}" for s, n in enumerate(standing.levels_won)))
+    return lines
+
+
+def seats_rows(t: Translator, session: Session) -> list[list[Button]]:
+    """/table's button to the seats screen (bot/commands/seats.py)."""
+    return [[Button("🪑 " + t("Seating"), encode(Act.SEATS_SHOW, (session.id,)))]]
+
+
+async def left_lines(store: Store, session: Session, t: Translator, lang: str) -> list[str]:
+    """Under the seats' totals: whoever played hands of this session and sits no more (their
+    seat changed hands), with what they won or lost, which stays theirs. None: no lines."""
+    if isinstance(session, SessionView) and not session.someone_left:
+        return []  # known from the update's first read: nothing more to read
+    gone = [r for r in await store.person_results([session.id])
+            if r.person_id not in session.seats and (r.points or r.hands)]
+    if not gone:
+        return []
+    people = await store.get_people(r.person_id for r in gone)
+    u = unit(get_variant(session.variant), lang)
+    lines = [esc(t("Played earlier, now not seated:"))]
+    for r in gone:
+        name = people[r.person_id].name if r.person_id in people else "?"
+        cash = f"  ({money(r.points * session.stake_cents)})" if session.stake_cents else ""
+        lines.append(f"{name_html(name)}{colon(t)}<b>{esc(with_unit(t, signed(r.points), u))}</b>"
+                     f"{cash}")
     return lines
 
 
@@ -189,17 +221,20 @@ async def game_lines(store: Store, session: Session, variant: Variant, t: Transl
 async def history_blocks(store: Store, session: Session, t: Translator, lang: str, limit: int) -> list[str]:
     """/history's HTML, a block per hand, newest first: its number and payment lines (an
     undone hand struck through, with its reason)."""
-    hands = await store.history(session.id, limit=limit)
+    hands = await store.history(session.id, limit=limit, people=True)
     if not hands:
         return []
     names = await seat_names(store, session)
+    # each hand names who sat where when it was played (seats change hands)
+    people = await store.get_people({p for h in hands for p in (h.people or ()) if p is not None}
+                                    - set(session.seats))
     variant = get_variant(session.variant)
     number = hand_numbers(hands, await store.standing_hands(session.id))
     blocks = []
     for hand in hands:
         head = "<b>" + esc(t("Hand {n}", n=number[hand.seq])) + "</b>"
-        body = outcome_lines(t, lang, variant, names, Outcome.from_dict(hand.outcome),
-                             hand.record["events"])
+        body = outcome_lines(t, lang, variant, hand_names(hand, session, names, people),
+                             Outcome.from_dict(hand.outcome), hand.record["events"])
         if hand.voided:
             why = hand.void_reason if hand.void_reason not in ("", "undo") else None
             note = t("(undone: {reason})", reason=why) if why else t("(undone)")
@@ -207,6 +242,23 @@ async def history_blocks(store: Store, session: Session, t: Translator, lang: st
             body = [f"<s>{line}</s>" for line in body]
         blocks.append("\n".join([head, *body]))
     return blocks
+
+
+def hand_names(hand: RecordedHand, session: Session, names: Sequence[str | None],
+               people: dict[int, Any]) -> list[str | None]:
+    """Who sat in each seat for `hand`: the seat's name now where the same person sits, else
+    the name of whoever played it (`people` by id)."""
+    if hand.people is None:
+        return list(names)
+    out: list[str | None] = []
+    for seat, pid in enumerate(hand.people):
+        if pid == session.seats[seat]:
+            out.append(names[seat])
+        elif pid in session.seats:
+            out.append(names[session.seats.index(pid)])
+        else:
+            out.append(people[pid].name if pid in people else names[seat])
+    return out
 
 
 def recorded_lines(ctx: Ctx, events: list[dict[str, Any]], outcome: Outcome, totals: Sequence[int],

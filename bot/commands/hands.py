@@ -33,7 +33,16 @@ from ..books.hands import book_entry, undo_last
 from ..books.refusals import AlreadyBooked, HandRefused, NothingToUndo, NotSeated, NotYours, TableMoved
 from ..books.sessions import seated
 from ..chat.miniapp import mini_app_rows
-from ..chat.scope import ChatScope, is_admin, may_act, refusal, require_session, scope, stale_button
+from ..chat.scope import (
+    NOT_AT_TABLE,
+    ChatScope,
+    is_admin,
+    may_act,
+    refusal,
+    require_session,
+    scope,
+    stale_button,
+)
 from ..chat.table import hand_number, recorded_lines, seat_names, wizard_ctx
 from ..entry.controls import FormError
 from ..entry.ctx import Ctx
@@ -275,7 +284,7 @@ async def _open_entry(query: CallbackQuery, context: Context, sc: ChatScope,
         await query.answer(sc.t("This session is over."), show_alert=True)
         return None
     if not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(sc.t("Only seated players and chat admins can do that."),
+        await query.answer(sc.t(NOT_AT_TABLE),
                            show_alert=True)
         return None
     # the mark before the reads the preview is computed on (a snapshot: read with them)
@@ -450,8 +459,8 @@ async def _confirm(query: CallbackQuery, context: Context, sc: ChatScope, opened
         else:
             draft.step = Step.PREVIEW
         await _save_and_show(query, context, sc, opened, moved.mark, t(
-            "The table changed since this preview (a hand was added or undone). "
-            "Check the new numbers and confirm again."))
+            "The table changed since this preview (a hand was added or undone, or a seat "
+            "changed hands). Check the new names and numbers and confirm again."))
         return
     except (HandRefused, DraftClosed, StaleDraft, NotFound, AlreadyBooked) as exc:
         await _not_booked(query, context, sc, opened.ctx, exc)
@@ -500,8 +509,9 @@ async def cmd_undo(update: Update, context: Context) -> None:
     if session is None:
         return
 
-    async def anyone() -> bool:  # a chat admin (a private chat: its owner) undoes any hand
-        return sc.is_private or await is_admin(context, sc.chat_id, update.effective_user.id)
+    async def anyone() -> bool:  # the scorekeeper, a chat admin (a private chat: its owner)
+        return (sc.is_private or session.keeps_score(sc.person_id)
+                or await is_admin(context, sc.chat_id, update.effective_user.id))
 
     try:
         undone = await undo_last(store, session, by=sc.person_id, anyone=anyone,
@@ -510,8 +520,8 @@ async def cmd_undo(update: Update, context: Context) -> None:
         await reply(update, context, esc(t("There is no hand to undo.")))
         return
     except NotYours:
-        await reply(update, context, esc(t("Only whoever entered the hand, or a chat admin, can "
-                                           "undo it.")))
+        await reply(update, context, esc(t("Only whoever entered the hand, the scorekeeper or a "
+                                           "chat admin can undo it.")))
         return
     except StoreError as exc:
         await reply(update, context, esc(refusal(t, exc)))

@@ -11,7 +11,7 @@ from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from db import Person, Session, StoreError, without_bidi_controls
+from db import Person, Session, Store, StoreError, without_bidi_controls
 from scoring import get_variant
 from scoring.settlement import Transfer, format_cents
 from scoring.stats import PlayerStats, merge
@@ -102,9 +102,25 @@ async def cmd_settle(update: Update, context: Context) -> None:
     await reply(update, context, text, rows)
 
 
-async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int) -> bool:
-    """Only the payee says money arrived; a chat admin may say it for them (a guest payee)."""
-    return sc.person_id == payee or sc.is_private or await is_admin(context, sc.chat_id, user_id)
+async def _may_confirm(context: Context, sc: ChatScope, payee: int, user_id: int,
+                       payer: int | None = None) -> bool:
+    """Only the payee says money arrived; a chat admin may say it for them (a guest payee), and
+    so may the scorekeeper of the chat's latest session when both are guests (no phone)."""
+    if sc.person_id == payee or sc.is_private:
+        return True
+    if payer is not None and await _between_guests_kept_by_me(context, sc, payer, payee):
+        return True
+    return await is_admin(context, sc.chat_id, user_id)
+
+
+async def _between_guests_kept_by_me(context: Context, sc: ChatScope, payer: int,
+                                     payee: int) -> bool:
+    store = store_of(context)
+    people = await store.get_people((payer, payee))
+    if not all(p in people and people[p].is_guest for p in (payer, payee)):
+        return False
+    session = await last_session(store, sc.chat_id)
+    return session is not None and session.keeps_score(sc.person_id)
 
 
 async def on_paid_button(update: Update, context: Context) -> None:
@@ -119,7 +135,7 @@ async def on_paid_button(update: Update, context: Context) -> None:
         return
     payer, payee, cents, session_id = (tap.number("payer"), tap.number("payee"),
                                        tap.number("cents"), tap.get("session"))
-    confirmed = await _may_confirm(context, sc, payee, query.from_user.id)
+    confirmed = await _may_confirm(context, sc, payee, query.from_user.id, payer)
     if sc.person_id != payer and not confirmed:
         await query.answer(t("Only the two people of a transfer, or a chat admin, can mark it "
                              "paid."), show_alert=True)
@@ -163,7 +179,8 @@ async def on_received_button(update: Update, context: Context) -> None:
     if payment is None or payment.chat_id != sc.chat_id:
         await stale_button(query, t)
         return
-    if not await _may_confirm(context, sc, payment.to_person, query.from_user.id):
+    if not await _may_confirm(context, sc, payment.to_person, query.from_user.id,
+                              payment.from_person):
         await query.answer(t("Only the payee, or a chat admin, can confirm a payment."),
                            show_alert=True)
         return
@@ -290,10 +307,18 @@ async def cmd_chart(update: Update, context: Context) -> None:
     if session is None:
         await reply(update, context, esc(t("No session yet. Start one with /new.")))
         return
-    names = [n or "?" for n in await seat_names(store_of(context), session)]
+    store = store_of(context)
+    names = [n or "?" for n in await seat_names(store, session)]
     # Running totals from the aggregates: every hand, or a few thousand points of a long session.
-    chart = await store_of(context).chart_series(session.id)
+    chart = await store.chart_series(session.id)
     series = {without_bidi_controls(names[s]): [totals[s] for totals in chart.totals] for s in range(4)}
+    if chart.people is not None and await _seats_changed(store, session):
+        # a line per person across the seats they held (seated ones first, in seat order)
+        people = await store.get_people(chart.people)
+        order = sorted(chart.people, key=lambda p: (session.seats.index(p) if p in session.seats
+                                                    else 4))
+        series = {without_bidi_controls(people[p].name if p in people else "?"): chart.people[p]
+                  for p in order}
     title = in_lang(get_variant(session.variant).title, sc.lang)
     from ..view.charts import render_balance_chart  # matplotlib loads with the first chart, not at start
 
@@ -304,6 +329,12 @@ async def cmd_chart(update: Update, context: Context) -> None:
                                           N_("Running totals over {n} hands"))))
     await context.bot.send_photo(sc.chat_id, InputFile(png, filename="chart.png"), caption=caption,
                                  parse_mode=ParseMode.HTML)
+
+
+async def _seats_changed(store: Store, session: Session) -> bool:
+    """Whether anyone played in another seat than the one they hold now (or holds none)."""
+    return any(r.person_id not in session.seats or r.seats != (session.seats.index(r.person_id),)
+               for r in await store.person_results([session.id]))
 
 
 # A session with more hands than this takes a second or more to export: /export says so first

@@ -14,6 +14,7 @@ from scoring.variant import Variant, in_lang, listed, term_name
 from ..books.refusals import AlreadyRunning, BadName, BadStake, SeatsTaken
 from ..books.sessions import end_session, guest_name, seat_guest, set_stake, start_session
 from ..chat.scope import (
+    NOT_AT_TABLE,
     ChatScope,
     is_admin,
     may_act,
@@ -24,7 +25,7 @@ from ..chat.scope import (
     stale_button,
     table_line,
 )
-from ..chat.table import seat_names
+from ..chat.table import left_lines, seat_names
 from ..entry import controls
 from ..entry.controls import Kind
 from ..plumbing.callbacks import Act, Family, decode, encode
@@ -285,7 +286,7 @@ async def on_session_button(update: Update, context: Context) -> None:
         return
     op = tap.act
     if op is not Act.JOIN and not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        await query.answer(t(NOT_AT_TABLE), show_alert=True)
         return
     try:
         if op is Act.JOIN:
@@ -343,7 +344,7 @@ async def on_rule_button(update: Update, context: Context) -> None:
         await query.answer(t("This session is over."), show_alert=True)
         return
     if not await may_act(context, sc, session, query.from_user.id):
-        await query.answer(t("Only seated players and chat admins can do that."), show_alert=True)
+        await query.answer(t(NOT_AT_TABLE), show_alert=True)
         return
     variant = get_variant(session.variant)
     specs = controls.fields_of(variant.Rules)
@@ -388,7 +389,7 @@ async def cmd_guest(update: Update, context: Context) -> None:
         return
     if not await may_act(context, sc, session, update.effective_user.id) and \
             sc.person_id is not None and None not in session.seats:
-        await reply(update, context, esc(t("Only seated players and chat admins can do that.")))
+        await reply(update, context, esc(t(NOT_AT_TABLE)))
         return
     try:
         session = await seat_guest(store_of(context), sc.chat_id, session, name)
@@ -465,6 +466,7 @@ async def cmd_end(update: Update, context: Context) -> None:
              + esc(hands_count(t, ended.hands)), ""]
     lines += totals_block(t, names, ended.totals, ended.session.stake_cents,
                           u=unit(get_variant(ended.session.variant), sc.lang))
+    lines += await left_lines(store, ended.session, t, sc.lang)
     lines += ["", esc(t("/settle says who pays whom."))]
     await send(context, sc.chat_id, "\n".join(lines))
 

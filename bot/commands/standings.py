@@ -7,7 +7,7 @@ from telegram.ext import CommandHandler
 
 from ..chat.miniapp import mini_app_rows
 from ..chat.scope import require_session, scope
-from ..chat.table import history_blocks, table_lines
+from ..chat.table import history_blocks, seats_rows, table_lines
 from ..plumbing.messages import Context, reply, store_of
 from ..view.render import esc
 
@@ -21,7 +21,8 @@ async def cmd_table(update: Update, context: Context) -> None:
         return
     text = "\n".join(await table_lines(store_of(context), session, sc.t, sc.lang,
                                        several=sc.several))
-    await reply(update, context, text, mini_app_rows(context, sc.chat_id, sc.t))
+    await reply(update, context, text,
+                [*seats_rows(sc.t, session), *mini_app_rows(context, sc.chat_id, sc.t)])
 
 
 async def cmd_history(update: Update, context: Context) -> None:

@@ -96,6 +96,7 @@ class Family(enum.Enum):
     KEYS = ("k", (Field("entry", ENTRY),), True)
     LOBBY = ("s", (Field("session", ID),), True)
     RULE = ("r", (Field("session", ID),), False)
+    SEATS = ("t", (Field("session", ID),), True)
     NEW = ("n", (), False)
     ANOTHER = ("na", (), False)
     TABLE = ("tb", (Field("session", ID),), False)
@@ -174,6 +175,15 @@ class Act(enum.Enum):
     RULES = (Family.LOBBY, "r", (), "the house rules' keyboard")
     TO_LOBBY = (Family.LOBBY, "b", (), "back to the lobby")
     RULE = (Family.RULE, "", (Field("rule", INDEX),), "this house rule to its next value")
+    # -- the seats and the scorekeeper (bot/commands/seats.py), head: session --
+    SEATS_SHOW = (Family.SEATS, "o", (), "the seats screen as it is now")
+    SIT = (Family.SEATS, "s", (Field("seat", SEAT),),
+           "the tapper sits in this empty seat (moving from theirs) from the next hand")
+    GIVE_UP = (Family.SEATS, "l", (Field("seat", SEAT),), "this seat is given up from the next hand")
+    SWAP_SEATS = (Family.SEATS, "w", (Field("seat", SEAT), Field("other", SEAT)),
+                  "these two seats swap players (换位) from the next hand")
+    KEEP = (Family.SEATS, "k", (), "the tapper offers to keep score (named at once if at the table)")
+    KEEPER_OK = (Family.SEATS, "a", (Field("person", ID),), "the table names this person scorekeeper")
     NEW_SESSION = (Family.NEW, "", (Field("variant", WORD), Field("after", ID, optional=True)),
                    "start a session of this style (after: a table beside those running, the "
                    "newest of which had this number when asked: a second tap starts none)")

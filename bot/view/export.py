@@ -42,6 +42,8 @@ class ExportedHand:
     outcome: Outcome
     voided: bool = False
     void_reason: str | None = None
+    # who sat in each seat for this hand, where not the session's players (seats changed hands)
+    players: tuple[str, str, str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,18 @@ class ImportError_(ValueError):
         super().__init__(msgid.format(**english) if english else msgid)
 
 
-def exported_hand(hand: ExportedHand | RecordedHand) -> ExportedHand:
-    """A stored hand as the export has it, its outcome read back from the stored JSON."""
+def exported_hand(hand: ExportedHand | RecordedHand, names: dict[int, str] | None = None,
+                  players: Sequence[str] = ()) -> ExportedHand:
+    """A stored hand as the export has it, its outcome read back from the stored JSON; with
+    `names` (person id → name), who sat where for it when that is not `players`."""
     if isinstance(hand, ExportedHand):
         return hand
+    sat = None
+    if names is not None and hand.people is not None:
+        who = tuple(names.get(p, "?") if p is not None else "?" for p in hand.people)
+        sat = (who[0], who[1], who[2], who[3]) if list(who) != list(players) else None
     return ExportedHand(hand.seq, hand.record, Outcome.from_dict(hand.outcome), hand.voided,
-                        hand.void_reason)
+                        hand.void_reason, sat)
 
 
 def header_json(variant: str, rules: dict[str, Any], stake_cents: int,
@@ -79,7 +87,10 @@ def header_json(variant: str, rules: dict[str, Any], stake_cents: int,
 
 
 def hand_json(h: ExportedHand) -> dict[str, Any]:
-    return {"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason, "record": h.record}
+    out = {"seq": h.seq, "voided": h.voided, "void_reason": h.void_reason, "record": h.record}
+    if h.players is not None:
+        out["players"] = list(h.players)
+    return out
 
 
 def to_json(variant: str, rules: dict[str, Any], stake_cents: int, players: Sequence[str],
@@ -113,8 +124,8 @@ class CsvWriter:
             for seat in range(4):
                 points = 0 if hand.voided else hand.outcome.deltas[seat]
                 self.totals[seat] += points
-                self.writer.writerow([hand.seq, seat, WIND_NAMES[seat],
-                                      csv_text(self.players[seat]), points,
+                player = (hand.players or self.players)[seat]
+                self.writer.writerow([hand.seq, seat, WIND_NAMES[seat], csv_text(player), points,
                                       self.totals[seat], self.totals[seat] * self.stake_cents,
                                       int(hand.voided), int(hand.record.get("dealer", 0) == seat)])
 
@@ -149,6 +160,8 @@ class SessionExport:
         self.json = _utf8_buffer()
         self.json.write(head[:-1] + ', "hands": [\n')
         self.hands = 0
+        # person id → name, for hands read with who sat where (set when seats changed hands)
+        self.names: dict[int, str] | None = None
 
     def write(self, hands: Sequence[ExportedHand | RecordedHand]) -> None:
         for start in range(0, len(hands), YIELD_EVERY):
@@ -156,7 +169,8 @@ class SessionExport:
                 # let the event loop's thread (and the driver's) take the GIL now, not after
                 # the interpreter's switch interval: another chat's reply waits that long per step
                 time.sleep(0)
-            piece = [exported_hand(h) for h in hands[start:start + YIELD_EVERY]]
+            piece = [exported_hand(h, self.names, self.rows.players)
+                     for h in hands[start:start + YIELD_EVERY]]
             self.rows.write(piece)
             for hand in piece:
                 if self.hands:
@@ -190,7 +204,14 @@ async def session_files(store: Store, session: Session, players: Sequence[str]) 
     each batch formatted in a worker thread (the event loop, and every other chat, is held up
     only while a batch is read); nothing is written to disk."""
     export = SessionExport(session.variant, session.rules, session.stake_cents, players)
-    async with aclosing(store.iter_hands(session.id)) as batches:
+    # who played: the seats now, and anyone whose seat changed hands (a hand then names them)
+    results = await store.person_results([session.id])
+    played = {r.person_id for r in results}
+    changed = any(r.person_id not in session.seats
+                  or r.seats != (session.seats.index(r.person_id),) for r in results)
+    export.names = ({pid: p.name for pid, p in (await store.get_people(
+        played | {p for p in session.seats if p is not None})).items()} if changed else None)
+    async with aclosing(store.iter_hands(session.id, people=changed)) as batches:
         async for batch in batches:
             await asyncio.to_thread(export.write, batch)
     return await asyncio.to_thread(export.files, f"mjledger-{session.variant}-{session.number}")
@@ -304,7 +325,14 @@ def _hand(n: int, item: Any, variant: Any, players: Sequence[str], seen: set[int
                            value=max(outcome.deltas, key=abs))
     reason = item.get("void_reason")
     reason = str(reason)[:200] if reason is not None else None
-    return ExportedHand(seq, record, outcome, bool(item.get("voided")), reason)
+    sat = None
+    if item.get("players") is not None:  # seats changed hands: who sat where for this hand
+        try:
+            names = _players(item["players"])
+        except ImportError_:
+            raise ImportError_("hand {n}: its players must be four different names", n=n) from None
+        sat = (names[0], names[1], names[2], names[3])
+    return ExportedHand(seq, record, outcome, bool(item.get("voided")), reason, sat)
 
 
 def _out_of_range(value: Any) -> Any:

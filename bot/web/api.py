@@ -30,7 +30,8 @@ from scoring.variant import in_lang, listed
 from ..books import sessions
 from ..books.hands import Hand, book_hand, check_hand
 from ..books.payments import confirm_received, mark_paid
-from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, TableMoved
+from ..books.refusals import NotWhole, PaymentNotOpen, Refusal, SeatTakenBy, TableMoved, TwoSeats
+from ..chat.scope import NOT_AT_TABLE
 from ..chat.season import season, season_chart, season_lines
 from ..chat.settle import people_of, settlement
 from ..chat.table import (
@@ -101,8 +102,7 @@ def refused(exc: Refusal | StoreError, caller: Caller, ctx: Ctx | None = None,
 
 
 def not_allowed(caller: Caller) -> Refused:
-    return Refused(403, translator(caller.lang)("Only seated players and chat admins can do that."),
-                   code="not_allowed")
+    return Refused(403, translator(caller.lang)(NOT_AT_TABLE), code="not_allowed")
 
 
 Authorize = Callable[[web.Request, dict[str, Any]], Awaitable[Caller]]
@@ -272,11 +272,55 @@ async def start_session(request: web.Request) -> web.Response:
 
 
 async def end_session(request: web.Request) -> web.Response:
-    """End the running session (the page without Telegram; /end in a chat)."""
+    """End the running session, as /end does: the page without Telegram, or in the Mini App
+    whoever may book its hands (seated players, the scorekeeper, chat admins)."""
     caller, _ = await caller_and_body(request)
-    if not caller.local:
+    if not (caller.local or caller.may_book):
         raise not_allowed(caller)
     await sessions.end_session(request.app[STORE_KEY], await running(request, caller))
+    return await state(request)
+
+
+# -- seats that change hands ---------------------------------------------------------------------
+
+SEAT_OPS = ("swap", "leave", "guest", "sit")
+
+
+async def seat(request: web.Request) -> web.Response:
+    """A seat changes hands from the next hand on, as /seat does: {"op": "swap", "seat", "other"}
+    (换位), {"op": "leave", "seat"}, {"op": "guest", "seat", "name"} (a substitute by name, or a
+    late arrival in an empty seat), {"op": "sit", "seat"} (the Mini App's user sits there).
+    Nothing booked changes; refused (409) with nothing changed for a person given two seats."""
+    caller, body = await caller_and_body(request)
+    store, t = request.app[STORE_KEY], translator(caller.lang)
+    session = await running(request, caller)
+    if not (caller.local or caller.may_book):
+        raise not_allowed(caller)
+    op, where, other = body.get("op"), body.get("seat"), body.get("other", 0)
+    if op not in SEAT_OPS or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 3
+                                     for n in (where, other)):
+        raise Refused(422, t("That could not be saved; nothing was changed."), code="not_a_seat")
+    try:
+        if op == "swap":
+            await sessions.swap(store, session, where, other)
+        elif op == "leave":
+            await sessions.leave(store, session, where)
+        elif op == "guest":
+            await sessions.sit_guest(store, caller.chat_id, session, where, str(body.get("name") or ""))
+        elif caller.person_id is None:  # sit: the local user is nobody at the table
+            raise Refused(422, t("That could not be saved; nothing was changed."), code="not_a_seat")
+        else:
+            await sessions.sit(store, session, where, caller.person_id)
+    except (TwoSeats, SeatTakenBy) as exc:
+        name = (await store.get_person(exc.person)).name
+        msgid = ("{name} already sits {seat}: one person, one seat. ⇅ swaps two seats; 🚪 frees "
+                 "one first." if isinstance(exc, TwoSeats) else
+                 "{seat} is {name}'s seat. Sit in an empty one, or ask someone at the table to "
+                 "seat you (/seat).")
+        raise Refused(409, t(msgid, name=name, seat=wind(t, exc.seat)),
+                      code=refusal_code(exc)) from None
+    except (Refusal, StoreError) as exc:
+        raise refused(exc, caller) from None
     return await state(request)
 
 
@@ -491,7 +535,8 @@ def add_routes(app: web.Application, store: Store, authorize: Authorize,
         app[ANNOUNCE_KEY] = announce
     app.router.add_get("/app/api/state", state)
     for path, handler in (("state", state), ("session", start_session), ("end", end_session),
-                          ("preview", preview), ("tiles", tiles), ("confirm", confirm),
+                          ("seat", seat), ("preview", preview), ("tiles", tiles),
+                          ("confirm", confirm),
                           ("settle", settle_up), ("received", received),
                           ("season", season_view)):
         app.router.add_post(f"/app/api/{path}", handler)

@@ -39,7 +39,7 @@ NOT_IN_CHAT = N_("You are not a member of this chat (any more), so its table is 
 UNCHECKED = N_("Telegram did not answer who is in this chat; nothing was changed. Try again in a "
                "moment.")
 # the API's requests that change the books: who asks is checked with Telegram every time
-CHANGES = frozenset({"confirm", "received", "session", "end"})
+CHANGES = frozenset({"confirm", "received", "session", "end", "seat"})
 FRESH_FOR = 60.0  # seconds a reading request may trust "still in the chat"
 KEPT = 10_000  # answers kept at most (the oldest go first)
 
@@ -139,8 +139,10 @@ def telegram_authorize(store: Store, bot_token: str, member_of: MemberOf) -> Aut
                                          language_code=user.get("language_code") or None)
         chat = await store.ensure_chat(chat_id)
         lang = request_lang(request, chat.language or lang_from_code(user.get("language_code")))
-        # seated at any of the chat's running tables (the page then shows theirs)
-        seated = any(person.id in s.seats for s in await store.running_sessions(chat_id))
+        # at one of the chat's running tables: seated, or keeping its score (whoever started
+        # it, whom it named); the page then shows theirs
+        seated = any(person.id in s.seats or s.keeps_score(person.id)
+                     for s in await store.running_sessions(chat_id))
         if chat_id == user_id:  # the bot's private chat with this user: theirs alone
             membership = Membership(member=True, admin=True)
         else:

@@ -53,6 +53,9 @@ PAGE_STRINGS = (
     N_("The season"),
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
     N_("Start another table"), N_("Tables"),
+    N_("Seating"), N_("Guest's name"), N_("Sit"),
+    N_("Changes count from the next hand on; nothing booked changes. 🙋 sits you in an empty seat, "
+       "🚪 gives a seat up, ⇅ swaps two seats."),
 )
 
 
@@ -76,8 +79,8 @@ REFUSALS: tuple[tuple[type[Refusal], str], ...] = (
     (BadStake, N_("A stake is money per point, such as 0.5, at most {most}.")),
     (NotAHand, N_("That could not be saved; nothing was changed.")),
     (NotWhole, N_("Anything else to add? Else preview the hand.")),
-    (TableMoved, N_("The table changed since this preview (a hand was added or undone). "
-                    "Check the new numbers and confirm again.")),
+    (TableMoved, N_("The table changed since this preview (a hand was added or undone, or a seat "
+                    "changed hands). Check the new names and numbers and confirm again.")),
     (PaymentNotOpen, N_("This payment is no longer open.")),
     (PaymentWaits, N_("This payment already waits for the payee to confirm it.")),
     (PaymentConfirmed, N_("This payment is already confirmed.")),

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Integer, bindparam, case, delete, false, func, select, update
@@ -21,6 +22,7 @@ from ..domain import (
     LevelStanding,
     LevelSummary,
     NotFound,
+    PersonResult,
     Points,
     RecordedHand,
     Seats,
@@ -202,8 +204,9 @@ class HandsMixin(StoreCore):
                 M.SeatStats.session_id == session_id, M.SeatStats.seat == 0)) or 0)
 
     async def history(self, session_id: int, *, limit: int = 10, before_seq: int | None = None,
-                      include_voided: bool = True) -> list[RecordedHand]:
-        """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`."""
+                      include_voided: bool = True, people: bool = False) -> list[RecordedHand]:
+        """A page of the session's hands, newest first: `limit` hands with seq < `before_seq`;
+        with `people`, who sat in each seat for each hand (its ledger entries)."""
         stmt = (select(M.Hand, M.HandVoid).outerjoin(M.HandVoid, M.HandVoid.hand_id == M.Hand.id)
                 .where(M.Hand.session_id == session_id))
         if before_seq is not None:
@@ -212,18 +215,51 @@ class HandsMixin(StoreCore):
             stmt = stmt.where(M.Hand.voided.is_(False))
         async with self._read() as s:
             rows = (await s.execute(stmt.order_by(M.Hand.seq.desc()).limit(limit))).all()
-            return [hand_of(hand, void) for hand, void in rows]
+            hands = [hand_of(hand, void) for hand, void in rows]
+            if people and hands:
+                seated = await _people_of(s, [h.id for h in hands])
+                hands = [replace(h, people=seated.get(h.id)) for h in hands]
+            return hands
 
     async def totals(self, session_id: int) -> Points:
-        """Points per seat over the session's non-voided hands, read from the running totals
-        (four rows by primary key; no replay of the history)."""
+        """Points of the person now in each seat over the session's non-voided hands, in
+        whichever seats they played them (0 for an empty seat); read from the running stints,
+        no replay of the history. Until a seat changes hands these are the seats' totals."""
+        async with self._read() as s:  # survives a restart like every other read
+            row = await s.get(M.Session, session_id)
+            if row is None:
+                raise NotFound(f"there is no session {session_id}")
+            seats = seats_of(row)
+            own = dict((await s.execute(
+                select(M.Stint.person_id, func.sum(M.Stint.points))
+                .where(M.Stint.session_id == session_id).group_by(M.Stint.person_id))).all())
+        a, b, c, d = (int(own.get(p, 0)) if p is not None else 0 for p in seats)
+        return (a, b, c, d)
+
+    async def seat_totals(self, session_id: int) -> Points:
+        """Points per seat over the session's non-voided hands, whoever sat there."""
         stmt = (select(M.SessionTotal.points).where(M.SessionTotal.session_id == session_id)
                 .order_by(M.SessionTotal.seat))
-        async with self._read() as s:  # survives a restart like every other read
+        async with self._read() as s:
             points = (await s.execute(stmt)).scalars().all()
         if len(points) != 4:
             raise NotFound(f"there is no session {session_id}")
         return (points[0], points[1], points[2], points[3])
+
+    async def person_results(self, session_ids: Sequence[int]) -> list[PersonResult]:
+        """Per session and person: what they won or lost over every seat they held, and in
+        which seats (the one place that follows people across seat changes: /table, /settle,
+        /stats and the season read it). Only people who played a hand there."""
+        if not session_ids:
+            return []
+        async with self._read() as s:
+            rows = (await s.execute(
+                select(M.Stint.session_id, M.Stint.person_id, M.Stint.seat, M.Stint.points,
+                       M.Stint.first_seq, M.Stint.hands)
+                .where(M.Stint.session_id.in_(list(session_ids)))
+                .order_by(M.Stint.session_id, M.Stint.first_seq, M.Stint.seat))).all()
+        place = {sid: i for i, sid in enumerate(session_ids)}  # in the order asked
+        return person_results_of(sorted(rows, key=lambda r: place[r[0]]))
 
     async def level_standings(self, session_id: int) -> list[LevelStanding]:
         """A bankroll variant: per level (in order), each seat's summed deltas over its
@@ -254,8 +290,8 @@ class HandsMixin(StoreCore):
                 raise NotFound(f"there is no session {session_id}")
             return await aggregates.chart_series(s, session_id, row.hand_count, max_points)
 
-    async def iter_hands(self, session_id: int, *, batch: int = 200,
-                         include_voided: bool = True) -> AsyncIterator[list[RecordedHand]]:
+    async def iter_hands(self, session_id: int, *, batch: int = 200, include_voided: bool = True,
+                         people: bool = False) -> AsyncIterator[list[RecordedHand]]:
         """Every hand of the session in order, `batch` at a time, never all of them in memory
         (an export of any length). PostgreSQL: one query read through a server-side cursor (one
         snapshot). SQLite: pages by seq, each its own short read (its in-memory database has one
@@ -273,7 +309,7 @@ class HandsMixin(StoreCore):
             async with self.engine.connect() as conn:
                 result = await conn.stream(stmt.execution_options(yield_per=batch))
                 async for rows in result.partitions():
-                    yield [_listed_hand(r) for r in rows]
+                    yield await self._with_people([_listed_hand(r) for r in rows], people)
             return
         after = 0
         while True:
@@ -281,8 +317,15 @@ class HandsMixin(StoreCore):
                 rows = (await conn.execute(stmt.where(hand.c.seq > after).limit(batch))).all()
             if not rows:
                 return
-            yield [_listed_hand(r) for r in rows]
+            yield await self._with_people([_listed_hand(r) for r in rows], people)
             after = rows[-1].seq
+
+    async def _with_people(self, hands: list[RecordedHand], people: bool) -> list[RecordedHand]:
+        if not people or not hands:
+            return hands
+        async with self._read() as s:
+            seated = await _people_of(s, [h.id for h in hands])
+        return [replace(h, people=seated.get(h.id)) for h in hands]
 
     async def _hand_by_key(self, s: AsyncSession, key: str, session_id: int) -> RecordedHand | None:
         row = (await s.execute(select(M.Hand, M.HandVoid)
@@ -352,12 +395,13 @@ class HandsMixin(StoreCore):
         hand.voided = True
         void = M.HandVoid(hand_id=hand.id, voided_by=by, reason=reason, voided_at=M.utcnow())
         s.add(void)
-        entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points)
+        entries = (await s.execute(select(M.LedgerEntry.seat, M.LedgerEntry.points,
+                                          M.LedgerEntry.person_id)
                                    .where(M.LedgerEntry.hand_id == hand.id))).all()
-        deltas = [0, 0, 0, 0]
-        for seat, points in entries:
-            deltas[seat] = points
-        await aggregates.remove_hand(s, self._insert, hand, deltas)
+        deltas, people = [0, 0, 0, 0], [None, None, None, None]
+        for seat, points, person in entries:
+            deltas[seat], people[seat] = points, person
+        await aggregates.remove_hand(s, self._insert, hand, deltas, people)
         return hand_of(hand, void)
 
     async def _table_mark(self, s: AsyncSession, row: M.Session) -> str:
@@ -407,6 +451,30 @@ def _insert_hand(*only_if: Any) -> Any:
 _INSERT_HAND = _insert_hand()
 _INSERT_HAND_IF_LAST = _insert_hand(
     func.coalesce(_last_live(_HANDS.c.seq), 0) == bindparam("b_last_live", type_=Integer))
+
+
+async def _people_of(s: AsyncSession, hand_ids: Sequence[int]) -> dict[int, Seats]:
+    """Who sat in each seat for each of these hands (their ledger entries)."""
+    seated: dict[int, list[int | None]] = {}
+    rows = await s.execute(select(M.LedgerEntry.hand_id, M.LedgerEntry.seat, M.LedgerEntry.person_id)
+                           .where(M.LedgerEntry.hand_id.in_(list(hand_ids))))
+    for hand_id, seat, person in rows.all():
+        seated.setdefault(hand_id, [None, None, None, None])[seat] = person
+    return {h: (p[0], p[1], p[2], p[3]) for h, p in seated.items()}
+
+
+def person_results_of(rows: Sequence[Any]) -> list[PersonResult]:
+    """Stint rows (session, person, seat, points, first seq, hands; by session and first
+    seq) summed per session and person."""
+    found: dict[tuple[int, int], PersonResult] = {}
+    for sid, person, seat, points, first, hands in rows:
+        had = found.get((sid, person))
+        if had is None:
+            found[sid, person] = PersonResult(sid, person, int(points), (seat,), first, int(hands))
+        else:
+            found[sid, person] = replace(had, points=had.points + int(points),
+                                         seats=(*had.seats, seat), hands=had.hands + int(hands))
+    return list(found.values())
 
 
 def _listed_hand(r: Any) -> RecordedHand:

@@ -23,7 +23,6 @@ from .core import (
 from .rows import (
     check_cents,
     payment_of,
-    seats_of,
     session_of,
 )
 
@@ -133,9 +132,12 @@ class MoneyMixin(StoreCore):
 
 async def _balances(s: AsyncSession, chat_id: int, session_ids: list[int] | None) -> dict[int, int]:
     """`money_balances`, read in the session `s` (a reader's, or a writer's transaction)."""
-    stmt = (select(M.Session, M.SessionTotal.seat, M.SessionTotal.points)
-            .join(M.SessionTotal, M.SessionTotal.session_id == M.Session.id)
-            .where(M.Session.chat_id == chat_id))
+    # Per person, over every seat they held (the stints): a substitute's points are theirs.
+    stmt = (select(M.Session.id, M.Session.stake_cents, M.Stint.person_id, M.Stint.points)
+            .outerjoin(M.Stint, M.Stint.session_id == M.Session.id)
+            .where(M.Session.chat_id == chat_id)
+            # in the order the seats' totals were read before 0009 (ties keep it on /settle)
+            .order_by(M.Session.id, M.Stint.first_seq, M.Stint.seat))
     pay = select(M.Payment).where(M.Payment.chat_id == chat_id, M.Payment.confirmed.is_(True))
     if session_ids is None:
         stmt = stmt.where(M.Session.settled_at.is_(None))
@@ -145,11 +147,10 @@ async def _balances(s: AsyncSession, chat_id: int, session_ids: list[int] | None
         pay = pay.where(M.Payment.session_id.in_(session_ids))
     balances: dict[int, int] = {}
     found = set()
-    for session, seat, points in (await s.execute(stmt)).all():
-        found.add(session.id)
-        person = seats_of(session)[seat]
+    for sid, stake, person, points in (await s.execute(stmt)).all():
+        found.add(sid)
         if person is not None:
-            balances[person] = balances.get(person, 0) + points * session.stake_cents
+            balances[person] = balances.get(person, 0) + points * stake
     if session_ids is not None and set(session_ids) - found:
         raise NotFound(f"this chat has no session {sorted(set(session_ids) - found)}")
     for p in (await s.execute(pay)).scalars():

@@ -77,7 +77,7 @@ def session_of(row: M.Session) -> Session:
     assert started_at is not None
     return Session(row.id, row.chat_id, row.variant, dict(row.rules or {}), row.stake_cents,
                    seats_of(row), started_at, as_utc(row.ended_at), row.hand_count, row.started_by,
-                   as_utc(row.settled_at), row.number)
+                   as_utc(row.settled_at), row.number, tuple(row.keepers or ()))
 
 
 def hand_of(row: M.Hand, void: M.HandVoid | None, *, created: bool = True) -> RecordedHand:

@@ -19,7 +19,6 @@ from ..domain import (
     SeatTaken,
     Session,
     SessionAlreadyRunning,
-    SessionLocked,
     SessionSettled,
     StoreError,
 )
@@ -59,7 +58,7 @@ class SessionsMixin(StoreCore):
                 await self._person_row(s, started_by)
             row = M.Session(chat_id=chat_id, number=await self._next_number(s, chat_id),
                             variant=variant, rules=rules, stake_cents=stake_cents,
-                            started_by=started_by, started_at=M.utcnow(), hand_count=0)
+                            started_by=started_by, started_at=M.utcnow(), hand_count=0, keepers=[])
             s.add(row)
             await s.flush()
             s.add_all(M.SessionTotal(session_id=row.id, seat=seat, points=0) for seat in range(4))
@@ -88,17 +87,24 @@ class SessionsMixin(StoreCore):
         async def write(s: AsyncSession) -> Session:
             await self._ensure_chat_row(s, chat_id)
             await self._locked_chat(s, chat_id)
-            seats: list[int] = []
-            for player in players:
-                if isinstance(player, str):
-                    seats.append(await self._guest_id(s, chat_id, player))
-                else:
-                    seats.append((await self._person_row(s, player)).id)
-            if len(set(seats)) != 4:
-                raise AlreadySeated("one person cannot take two seats")
+            known: dict[int | str, int] = {}
+
+            async def four(given: Sequence[int | str]) -> list[int]:
+                seats = []
+                for player in given:
+                    if player not in known:
+                        known[player] = (await self._guest_id(s, chat_id, player)
+                                         if isinstance(player, str)
+                                         else (await self._person_row(s, player)).id)
+                    seats.append(known[player])
+                if len(seats) != 4 or len(set(seats)) != 4:
+                    raise AlreadySeated("one person cannot take two seats")
+                return seats
+
+            seats = await four(players)
             row = M.Session(chat_id=chat_id, number=await self._next_number(s, chat_id),
                             variant=variant, rules=rules, stake_cents=stake_cents,
-                            started_by=imported_by, started_at=M.utcnow(), hand_count=0,
+                            started_by=imported_by, started_at=M.utcnow(), hand_count=0, keepers=[],
                             **dict(zip(M.SEAT_COLUMNS, seats, strict=True)))
             s.add(row)
             await s.flush()
@@ -106,6 +112,9 @@ class SessionsMixin(StoreCore):
             s.add_all(aggregates.new_session_rows(row.id))
             await s.flush()
             for i, (record, outcome, deltas, h) in enumerate(prepared):
+                for column, person in zip(M.SEAT_COLUMNS, await four(h.players or players),
+                                          strict=True):
+                    setattr(row, column, person)  # who sat where for this hand
                 stored = await self._insert_hand(s, row, record, outcome, deltas,
                                                  entered_by=imported_by, key=f"{key_prefix}:{i + 1}")
                 if h.voided:
@@ -159,9 +168,9 @@ class SessionsMixin(StoreCore):
             return session_of(row)
 
     async def seat_player(self, session_id: int, seat: int, person_id: int) -> Session:
-        """Put a person in an empty seat (0-3) before the first hand. `SeatTaken`,
+        """Put a person in an empty seat (0-3), from the next hand on. `SeatTaken`,
         `AlreadySeated` (elsewhere in this session), `SeatedElsewhere` (at another running
-        table of the chat), `SessionLocked`, `SessionEnded`."""
+        table of the chat), `SessionEnded`."""
         check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
@@ -178,8 +187,47 @@ class SessionsMixin(StoreCore):
 
         return await self._change_seating(session_id, change)
 
+    async def replace_player(self, session_id: int, seat: int, person: int | str) -> Session:
+        """`person` (an id, or a name: the chat's guest of that name, made if new) takes seat
+        `seat` from whoever sits there, from the next hand on (a substitute): what the one
+        leaving won stays theirs. One transaction. `AlreadySeated` (elsewhere in this session,
+        with `person` and `seat`), `SeatedElsewhere` (at another running table of the chat),
+        `SessionEnded`."""
+        check_seat(seat)
+
+        async def change(s: AsyncSession, row: M.Session) -> None:
+            if isinstance(person, str):
+                person_id = await self._guest_id(s, row.chat_id, person)
+            else:
+                person_id = (await self._person_row(s, person)).id
+            seats = seats_of(row)
+            if seats[seat] == person_id:
+                return
+            if person_id in seats:
+                raise AlreadySeated(f"that player already sits in seat {seats.index(person_id)}",
+                                    person_id, seats.index(person_id))
+            await self._check_not_seated_elsewhere(s, row, person_id)
+            setattr(row, M.SEAT_COLUMNS[seat], person_id)
+
+        return await self._change_seating(session_id, change)
+
+    async def name_keeper(self, session_id: int, person_id: int) -> Session:
+        """Name a person to keep the running session's score (enter, confirm and undo hands,
+        end it for every seat). Naming someone twice changes nothing; `SessionEnded`."""
+
+        async def write(s: AsyncSession) -> Session:
+            row = await self._locked_session(s, session_id)
+            check_running(row)
+            await self._person_row(s, person_id)
+            keepers = list(row.keepers or ())
+            if person_id not in keepers and person_id != row.started_by:
+                row.keepers = [*keepers, person_id]
+            return session_of(row)
+
+        return await self._write(write, once=True)
+
     async def unseat(self, session_id: int, seat: int) -> Session:
-        """Empty a seat before the first hand (no-op when empty)."""
+        """Empty a seat, from the next hand on (no-op when empty)."""
         check_seat(seat)
 
         async def change(s: AsyncSession, row: M.Session) -> None:
@@ -188,7 +236,8 @@ class SessionsMixin(StoreCore):
         return await self._change_seating(session_id, change)
 
     async def swap_seats(self, session_id: int, a: int, b: int) -> Session:
-        """Exchange who sits in seats `a` and `b` (either may be empty) before the first hand."""
+        """Exchange who sits in seats `a` and `b` (either may be empty), from the next hand on
+        (换位): the seats' dealer turn, levels and games go on by seat."""
         check_seat(a)
         check_seat(b)
 
@@ -260,11 +309,11 @@ class SessionsMixin(StoreCore):
 
     async def _change_seating(self, session_id: int,
                               change: Callable[[AsyncSession, M.Session], Awaitable[None]]) -> Session:
+        """Who sits where from the next hand on. Books nothing: each hand's ledger entries
+        keep who sat where when it was played, and the stints what each person won."""
         async def write(s: AsyncSession) -> Session:
             row = await self._locked_session(s, session_id)
             check_running(row)
-            if row.hand_count > 0:
-                raise SessionLocked("seats are fixed once the first hand is recorded")
             await change(s, row)
             return session_of(row)
 

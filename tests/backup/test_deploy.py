@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from db.models import Base
+
 from .conftest import ROOT, books, mjledger, run
 from .test_drill import libpq_env, restore_env
 from .test_refused import tables_in
@@ -105,7 +107,8 @@ async def test_the_first_copy_comes_at_once_and_the_newest_are_kept(new_database
     full = await new_database("postgres")
     await books(full)
     ran = await run("sh", str(SCRIPT), "restore", str(copy), env=restore_env(full))
-    assert ran.code == 2 and "already holds 15 tables" in ran.err, ran
+    tables = len(Base.metadata.tables) + 1  # and alembic_version
+    assert ran.code == 2 and f"already holds {tables} tables" in ran.err, ran
     damaged = tmp_path / "damaged.dump"
     data = bytearray(copy.read_bytes())
     data[len(data) * 3 // 4] ^= 0x5A

@@ -111,3 +111,37 @@ async def test_common_updates_run_at_most_five_statements(backend: str, tables: 
     if asked_too:  # not a common path: held near it
         assert max(asked_too) <= TARGET + 2, asked_too
     assert set(counter.turn_counts) == {2 if backend == "postgres" else 0}, counter.turn_counts
+
+
+# A seat changing hands, or a scorekeeper named, is a rare update (a few an evening), not one
+# of the common paths above: it answers with the whole seats screen, which reads the names, each
+# person's own total, who left and who keeps score. Held to its own bound, and printed.
+SEATS_TARGET = 12
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_seat_changes_and_keepers_cost(backend: str, tmp_path: Path) -> None:
+    async with fresh_database(backend, tmp_path) as url, FakeTelegram() as tg:
+        store = await Store.open(url)
+        try:
+            counter = Counter(store)
+            async with serve(settings_for(tg, url), store, poll_timeout=1):
+                d = make_chat(tg, 2)
+                await d.seat_everyone()
+                who = d.players[0]
+                preview = await d.say(who, "/hu 1 zimo")
+                await d.tap(who, preview.message_id, "Confirm")
+                counts: dict[str, int] = {}
+                for kind, line in (("swap", "/seat E S"), ("substitute", "/seat N Eve"),
+                                   ("give up", "/seat W -"),
+                                   ("keeper", f"/keeper @{d.players[1]['username']}"),
+                                   ("seats screen", "/seat"), ("table after", "/table")):
+                    counts[kind], answer = await counter.measure(d.say(who, line))
+                    assert "Usage" not in answer.text, answer.text
+            session = await store.running_session(d.chat_id)
+            assert session is not None and session.seats[2] is None and len(session.keepers) == 1
+        finally:
+            await store.close()
+    print(backend, counts)
+    assert counts["table after"] <= TARGET, counts
+    assert max(counts.values()) <= SEATS_TARGET, counts

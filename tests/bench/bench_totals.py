@@ -95,6 +95,11 @@ async def build_history(store: Store, hands: int, seed: int = 1) -> tuple[int, t
             await conn.execute(update(M.SessionTotal).where(M.SessionTotal.session_id == session.id,
                                                             M.SessionTotal.seat == seat)
                                .values(points=points))
+        # each person's stint in their seat (migration 0009), as the store keeps it
+        await conn.execute(insert(M.Stint), [
+            {"session_id": session.id, "seat": seat, "person_id": people[seat].id, "first_seq": 1,
+             "points": points, "hands": hands, "wins": 0, "self_draws": 0, "dealt_in": 0,
+             "biggest_gain": 0, "levels_won": 0} for seat, points in enumerate(totals)])
         await conn.execute(update(M.Session).where(M.Session.id == session.id).values(hand_count=hands))
         await conn.execute(text("ANALYZE"))  # fresh planner statistics, as autovacuum would give
     # One more through the store itself: it carries on from the bulk history.

@@ -17,7 +17,6 @@ from db import (
     SeatTaken,
     SessionAlreadyRunning,
     SessionEnded,
-    SessionLocked,
     SessionNotEnded,
     SessionNotReady,
     SessionSettled,
@@ -188,15 +187,23 @@ async def test_seating(store: Store) -> None:
     assert (await store.get_session(s.id)).seats == s.seats
 
 
-async def test_seats_are_fixed_once_a_hand_is_recorded(store: Store) -> None:
+async def test_seats_change_hands_after_a_hand_and_book_nothing(store: Store) -> None:
     s = await seated_session(store)
-    await add_hand(store, s.id, "k", 1, -1, 0, 0)
+    await add_hand(store, s.id, "k", 3, -1, -1, -1)
     guest = await store.add_guest(s.chat_id, "Eve")
-    for change in (store.unseat(s.id, 0), store.swap_seats(s.id, 0, 1),
-                   store.seat_player(s.id, 0, guest.id)):
-        with pytest.raises(SessionLocked):
-            await change
-    assert (await store.get_session(s.id)).seats == s.seats
+    ann = s.seats[0]
+    s2 = await store.replace_player(s.id, 0, guest.id)  # Eve takes Ann's seat
+    assert s2.seats == (guest.id, *s.seats[1:])
+    assert await store.seat_totals(s.id) == (3, -1, -1, -1)  # nothing booked by the change
+    assert await store.totals(s.id) == (0, -1, -1, -1)  # Eve has won nothing yet
+    with pytest.raises(AlreadySeated):  # one person, two seats
+        await store.replace_player(s.id, 1, guest.id)
+    await add_hand(store, s.id, "k2", -3, 1, 1, 1)
+    results = {r.person_id: r.points for r in await store.person_results([s.id])}
+    assert results == {ann: 3, guest.id: -3, s.seats[1]: 0, s.seats[2]: 0, s.seats[3]: 0}
+    await store.end_session(s.id)
+    with pytest.raises(SessionEnded):
+        await store.swap_seats(s.id, 0, 1)
 
 
 async def test_no_hand_without_four_players(store: Store) -> None:

@@ -233,3 +233,53 @@ async def test_the_mini_app_opens_on_the_callers_table(tg: FakeTelegram, db_url:
                                                                      table.chat_id))
             await alice_page.wait_for_selector("#table-html")
             assert await alice_page.get_attribute("#tables button.on", "data-table") == str(one.id)
+
+
+async def test_a_scorekeeper_of_four_guests_books_and_ends_in_the_mini_app(
+        tg: FakeTelegram, db_url: str) -> None:
+    """Alice seats four guests and sits nowhere: as the session's scorekeeper the Mini App lets
+    her book a hand, change a seat and end the session; Dan, who neither sits nor keeps score,
+    is refused."""
+    table = players(tg)
+    alice, dan = table.players[0], table.players[3]
+    port = free_port()
+    settings = settings_for(tg, db_url, port=port, listen="127.0.0.1",
+                            public_url="https://mj.example", mini_app="table")
+    async for browser in launch():
+        async with serve(settings, poll_timeout=1):
+            await table.say(alice, "/new guiyang")
+            for name in ("Wang", "Li", "Zhang", "Zhao"):
+                await table.say(alice, f"/guest {name}")
+            await table.say(dan, "/table")  # Dan is known to the bot, but not at this table
+            url = f"http://127.0.0.1:{port}/app/"
+            outsider = await telegram_page(browser, url, init_data(tg, dan, table.chat_id))
+            await outsider.wait_for_selector("#main .error")
+            assert await outsider.locator("#table-html").count() == 0
+            page = await telegram_page(browser, url, init_data(tg, alice, table.chat_id))
+            await page.wait_for_selector("#table-html")
+            await page.click("nav button[data-screen=hand]")
+            await page.click("[data-row=winner] [data-seat='2']")
+            await page.click("[data-field=form][data-value=seven_pairs]")
+            await page.click("#preview")
+            await page.click("#confirm")
+            await page.wait_for_selector("#table-html")
+            await page.fill("#guest-name", "Qian")  # a substitute for Zhao from hand 2 on
+            await page.select_option("#guest-seat", "3")
+            await page.click("#guest-sit")
+            await page.wait_for_selector("#leave-3:has-text('Qian')")
+            await shot(page, "14-miniapp-scorekeeper")
+            await no_sideways_scroll(page)
+            page.on("dialog", lambda dialog: dialog.accept())
+            await page.click("#end")
+            await page.wait_for_selector("#main .hint")
+            store = await Store.open(db_url)
+            try:
+                sessions = await store.chat_sessions(table.chat_id, include_settled=True)
+                assert sessions[0].ended_at is not None
+                assert await store.standing_hands(sessions[0].id) == 1
+                results = await store.person_results([sessions[0].id])
+                people = await store.get_people(r.person_id for r in results)
+                assert {people[r.person_id].name for r in results} == {"Wang", "Li", "Zhang", "Zhao"}
+                assert sum(r.points for r in results) == 0
+            finally:
+                await store.close()

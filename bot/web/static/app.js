@@ -27,7 +27,7 @@ const webApp = () => (window.Telegram && window.Telegram.WebApp) || null;
 function T(msgid, params) {
   let text = S.strings[msgid] || msgid;
   for (const key in params || {}) text = text.split("{" + key + "}").join(String(params[key]));
-  return text;
+  return plain(text);
 }
 
 // h("button.on", {onclick}, "text", child…): a small element builder
@@ -70,17 +70,24 @@ const TILE_CHARS = ["1z", "2z", "3z", "4z", "7z", "6z", "5z",
   ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => n + "p"), ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => n + "f")];
 const EMOJI = /[\u{1F300}-\u{1FAFF}\u{2600}-\u{26FF}\u{23E9}-\u{23FA}\u{2B50}\u{2705}\u{274C}\u{2728}]\u{FE0F}?\s?/gu;
 
+// the chat's seat symbols, as every font draws them (the chat's own emoji need an emoji font)
+const SYMBOLS = { "🙋": "＋", "🚪": "✕" };
+
+function plain(text) {
+  return String(text).replace(/🙋|🚪/gu, (ch) => SYMBOLS[ch]).replace(EMOJI, "");
+}
+
 function glyphs(html) {
   return String(html).replace(/[\u{1F000}-\u{1F02B}]\u{FE0F}?/gu, (ch) => {
     const code = TILE_CHARS[ch.codePointAt(0) - 0x1F000];
     return code ? '<img class="glyph" alt="' + ch + '" src="faces/' + code + '.svg">' : "";
-  }).replace(EMOJI, "");
+  }).replace(/🙋|🚪/gu, (ch) => SYMBOLS[ch]).replace(EMOJI, "");
 }
 
 // a refusal or a question after an action: shown beside the buttons until the next tap (never
 // over the title and tabs); `hint`: it asks for more rather than refuses
 function problem(text, hint) {
-  S.problem = text ? { text, hint: !!hint } : null;
+  S.problem = text ? { text: plain(text), hint: !!hint } : null;
   draw();
   const box = document.getElementById("problem");
   if (box && box.scrollIntoView) box.scrollIntoView({ block: "nearest" });
@@ -209,11 +216,41 @@ function tableScreen() {
   });
   const out = [h("h2", {}, session.title), h("div.players", {}, players),
     h("div.card.chat", { id: "table-html", html: session.table_html })];
-  if (S.state.local) {
+  if (S.state.local || S.state.may_book) {
+    out.push(seatingCard(session));
     out.push(h("div.row", {}, h("button", { id: "end", onclick: endSession }, T("End the session")),
-      h("button", { id: "another", onclick: () => go("new") }, T("Start another table"))));
+      S.state.local ? h("button", { id: "another", onclick: () => go("new") }, T("Start another table")) : null));
   }
   return out;
+}
+
+// seats that change hands from the next hand on (/seat in the chat): give up, swap, a guest in
+const SWAPS = [[0, 1], [1, 2], [2, 3], [0, 2], [1, 3], [3, 0]];
+
+function seatingCard(session) {
+  const winds = S.state.winds;
+  const change = async (body) => {
+    const { status, data } = await api("seat", body);
+    if (status !== 200) { problem(data.error); return; }
+    S.state = data;
+    draw();
+  };
+  const seats = [0, 1, 2, 3].map((seat) => session.names[seat]
+    ? h("button", { id: "leave-" + seat, onclick: () => change({ op: "leave", seat }) },
+        "✕ " + winds[seat] + " " + session.names[seat])
+    : h("button", { id: "sit-" + seat, disabled: S.state.local,
+        onclick: () => change({ op: "sit", seat }) }, "＋ " + winds[seat]));
+  const swaps = SWAPS.map(([a, b]) => h("button", { id: "swap-" + a + "-" + b,
+    onclick: () => change({ op: "swap", seat: a, other: b }) }, "⇅ " + winds[a] + "↔" + winds[b]));
+  const name = h("input", { id: "guest-name", maxlength: 64, autocomplete: "off",
+    placeholder: T("Guest's name"), "aria-label": T("Guest's name") });
+  const where = h("select", { id: "guest-seat", "aria-label": T("Seating") },
+    winds.map((w, seat) => h("option", { value: seat }, w)));
+  const sit = h("button.primary", { id: "guest-sit", onclick: () =>
+    change({ op: "guest", seat: Number(where.value), name: name.value.trim() }) }, T("Sit"));
+  return h("div.card", { id: "seating" }, h("h3", {}, T("Seating")),
+    h("p.hint", {}, T("Changes count from the next hand on; nothing booked changes. 🙋 sits you in an empty seat, 🚪 gives a seat up, ⇅ swaps two seats.")),
+    h("div.seats", {}, seats), h("div.seats", {}, swaps), h("div.row.guest", {}, name, where, sit));
 }
 
 function historyScreen() {
