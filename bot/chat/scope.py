@@ -30,7 +30,7 @@ from db import (
 from ..plumbing.callbacks import Act, decode, encode
 from ..plumbing.messages import Button, Context, reply, store_of
 from ..view.i18n import N_, Translator, lang_from_code, translator
-from ..view.render import comma, esc, hands_count, name_html, shown_name
+from ..view.render import colon, comma, esc, hands_count, name_html, shown_name
 
 
 def display_name(user: User) -> str:
@@ -180,7 +180,7 @@ def table_button_label(t: Translator, table: SessionView) -> str:
 def table_line(t: Translator, table: SessionView) -> str:
     """A running table in one line of HTML: its number, who sits there, its hands."""
     names = comma(t).join(name_html(n) for n in table.names if n) or "—"
-    return ("<b>" + esc(t("Table {n}", n=table.number)) + "</b>: " + names + " · "
+    return ("<b>" + esc(t("Table {n}", n=table.number)) + "</b>" + colon(t) + names + " · "
             + esc(hands_count(t, table.standing_hands)))
 
 
