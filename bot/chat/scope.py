@@ -139,6 +139,17 @@ async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
+async def is_member(context: Context, sc: ChatScope, telegram_id: int) -> bool:
+    """Whether this Telegram user is in the chat now (the private chat: its user alone)."""
+    if sc.is_private:
+        return telegram_id == sc.chat_id
+    try:
+        member = await context.bot.get_chat_member(sc.chat_id, telegram_id)
+    except BadRequest:
+        return False
+    return member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
+
+
 async def may_act(context: Context, sc: ChatScope, session: Session, user_id: int) -> bool:
     """Seated players, the session's scorekeepers (whoever started it and whom the table
     named) and chat admins may press a session's buttons (private chat: its owner)."""

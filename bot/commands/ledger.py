@@ -7,8 +7,7 @@ import asyncio
 import re
 
 from telegram import InputFile, Message, Update
-from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import BadRequest
+from telegram.constants import ParseMode
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from db import Person, Session, Store, StoreError, without_bidi_controls
@@ -27,7 +26,7 @@ from ..books.refusals import (
     StaleTransfer,
 )
 from ..books.sessions import import_session
-from ..chat.scope import ChatScope, ask_table, is_admin, refusal, scope, stale_button
+from ..chat.scope import ChatScope, ask_table, is_admin, is_member, refusal, scope, stale_button
 from ..chat.settle import people_of, settlement
 from ..chat.table import last_session, seat_names
 from ..entry.hu.words import parse_seat
@@ -385,7 +384,7 @@ async def _import_mapping(context: Context, sc: ChatScope, tokens: list[str]) ->
             raise ImportError_("“{token}” is not SEAT=@username (e.g. E=@alice)", token=clip(token))
         seat = parse_seat(m.group(1))
         person = await store.person_by_username(m.group(2))
-        if person is None or person.telegram_id is None or not await _is_member(
+        if person is None or person.telegram_id is None or not await is_member(
                 context, sc, person.telegram_id):
             raise ImportError_("@{name} is not a member of this chat that I know",
                                name=m.group(2))
@@ -393,16 +392,6 @@ async def _import_mapping(context: Context, sc: ChatScope, tokens: list[str]) ->
             raise ImportError_("“{token}” maps a seat or a member twice", token=clip(token))
         mapping[seat] = person.id
     return mapping
-
-
-async def _is_member(context: Context, sc: ChatScope, telegram_id: int) -> bool:
-    if sc.is_private:
-        return telegram_id == sc.chat_id
-    try:
-        member = await context.bot.get_chat_member(sc.chat_id, telegram_id)
-    except BadRequest:
-        return False
-    return member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
 
 
 def _import_args(message: Message, context: Context) -> list[str]:

@@ -5,8 +5,6 @@ nothing: each hand keeps who sat where, and what a person won stays theirs."""
 from __future__ import annotations
 
 from telegram import Message, Update, User
-from telegram.constants import ChatMemberStatus
-from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from db import Person, Session, SessionView, StoreError
@@ -18,6 +16,7 @@ from ..chat.scope import (
     NOT_AT_TABLE,
     ChatScope,
     display_name,
+    is_member,
     may_act,
     refusal,
     require_session,
@@ -214,20 +213,10 @@ async def _member(context: Context, sc: ChatScope, word: str) -> Person:
     """The chat member @word, as far as the bot knows them: `NotAMember`."""
     store = store_of(context)
     person = await store.person_by_username(word.lstrip("@"))
-    if person is None or person.telegram_id is None or not await _in_chat(
+    if person is None or person.telegram_id is None or not await is_member(
             context, sc, person.telegram_id):
         raise NotAMember(clip(word))
     return person
-
-
-async def _in_chat(context: Context, sc: ChatScope, telegram_id: int) -> bool:
-    if sc.is_private:
-        return telegram_id == sc.chat_id
-    try:
-        member = await context.bot.get_chat_member(sc.chat_id, telegram_id)
-    except BadRequest:
-        return False
-    return member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
 
 
 # -- /keeper -------------------------------------------------------------------------------------
