@@ -98,6 +98,10 @@ HELP_SEASON = N_("/season — the group's season: everyone across all sessions a
 HELP_TABLES = N_("Two tables in one group: /new while one runs offers another beside it. Your "
                  "commands go to the table you sit at; anyone else is asked which table. One "
                  "person sits at one table at a time; /settle covers every table.")
+HELP_SEATS = N_("Seats change from the next hand on: /seat gives a seat to a substitute, swaps two "
+                "seats or gives one up, and what each person won stays theirs. Whoever started the "
+                "session keeps its score (enters hands for every seat, guests too); /keeper @name "
+                "names another scorekeeper.")
 HELP_BOOKS = N_(
     "Who may book what:\n"
     "/import — chat admins only (in a private chat, its owner): an exported .json file of at most "
@@ -133,8 +137,9 @@ async def cmd_help(update: Update, context: Context) -> None:
     if points_event(variant) is not None:  # a style that books each seat's points: how to type them
         books_points = styles_named(t, [v for v in listed() if points_event(v) is not None])
         text += esc(t(HELP_POINTS, points_styles=books_points)) + "\n"
-    text += esc(t(HELP_SEASON)) + "\n" + esc(t(
-        HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000)) + "\n" + esc(t(HELP_TABLES)) + "\n\n" + esc(t(
+    text += "\n".join(esc(part) for part in (
+        t(HELP_SEASON), t(HELP_PHOTO, megapixels=MAX_PIXELS // 1_000_000), t(HELP_TABLES),
+        t(HELP_SEATS))) + "\n\n" + esc(t(
         HELP_BOOKS, size="1 MB", hands=f"{MAX_IMPORT_HANDS:,}",
         stake=format_cents(MAX_STAKE_CENTS), payment=format_cents(MAX_PAYMENT_CENTS)))
     if session is not None:
