@@ -57,11 +57,12 @@ async def running(store: Store, chat_id: int, table: int | None = None,
 def table_of(tables: Sequence[Session], table: int | None,
              person_id: int | None) -> Session | None:
     """Of the chat's running tables: the one with the id `table` (None when it is not one of
-    them), else the one `person_id` sits at, else the first."""
+    them), else the one `person_id` sits at (or keeps the score of), else the first."""
     if table is not None:
         return next((s for s in tables if s.id == table), None)
     mine = next((s for s in tables if person_id is not None and person_id in s.seats), None)
-    return mine or (tables[0] if tables else None)
+    keeps = next((s for s in tables if s.keeps_score(person_id)), None)  # seated nowhere
+    return mine or keeps or (tables[0] if tables else None)
 
 
 def seated(session: Session) -> None:

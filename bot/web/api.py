@@ -192,6 +192,13 @@ def table_asked(request: web.Request) -> int | None:
     return int(raw)
 
 
+async def at_table(caller: Caller, session: Session) -> bool:
+    """Books at this table: the local user, someone seated there, its scorekeepers, or an admin
+    of the chat."""
+    return (caller.local or caller.person_id in session.seats
+            or session.keeps_score(caller.person_id) or await caller.admin())
+
+
 async def running(request: web.Request, caller: Caller, *, book: bool = False) -> Session:
     """The chat's running session (of several tables, the one asked for, else the caller's);
     with `book`, one the caller may book hands in (seated there, or an admin)."""
@@ -200,8 +207,7 @@ async def running(request: web.Request, caller: Caller, *, book: bool = False) -
                                          table_asked(request), caller.person_id)
         if book and not caller.may_book:
             raise not_allowed(caller)
-        if book and caller.person_id not in session.seats and not caller.local \
-                and not await caller.admin():  # seated at another table of the chat
+        if book and not await at_table(caller, session):  # seated at another table of the chat
             raise not_allowed(caller)
         if book:
             sessions.seated(session)
@@ -235,9 +241,7 @@ async def state(request: web.Request, table: int | None = None) -> web.Response:
                                   "label": t("Table {n}", n=table.number),
                                   "names": [n for n in names if n]})
     if session is not None:
-        # books here: the local user, someone seated at this table, or an admin of the chat
-        out["may_book"] = caller.may_book and (caller.local or caller.person_id in session.seats
-                                               or await caller.admin())
+        out["may_book"] = caller.may_book and await at_table(caller, session)
         ctx = await wizard_ctx(store, session, lang, several=several)
         out["session"] = {
             "id": session.id, "number": session.number, "variant": session.variant,

@@ -46,6 +46,7 @@ PERSON_REFS = [
     (M.Session, "started_by"), (M.Hand, "entered_by"), (M.HandVoid, "voided_by"),
     (M.LedgerEntry, "person_id"), (M.Payment, "from_person"), (M.Payment, "to_person"),
     (M.Payment, "recorded_by"), (M.Payment, "confirmed_by"),
+    (M.Stint, "person_id"), (M.StintPattern, "person_id"),
 ]
 
 

@@ -271,7 +271,7 @@ async def test_a_scorekeeper_of_four_guests_books_and_ends_in_the_mini_app(
             await no_sideways_scroll(page)
             page.on("dialog", lambda dialog: dialog.accept())
             await page.click("#end")
-            await page.wait_for_selector("#main .hint")
+            await page.wait_for_selector("#table-html", state="detached")  # no session now
             store = await Store.open(db_url)
             try:
                 sessions = await store.chat_sessions(table.chat_id, include_settled=True)

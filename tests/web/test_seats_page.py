@@ -46,7 +46,7 @@ async def test_a_substitute_and_a_swap_on_a_phone(browser: Any, site: str, store
     await page.fill("#guest-name", "Eve")
     await page.select_option("#guest-seat", "0")
     await page.click("#guest-sit")
-    await page.wait_for_selector("#note:has-text('Eve already sits North')")
+    await page.wait_for_selector("#problem:has-text('Eve already sits North')")
     now = await store.running_session(LOCAL_CHAT_ID)
     assert now is not None and now.seats[0] == alice
     eve = now.seats[3]
@@ -63,7 +63,8 @@ async def test_a_substitute_and_a_swap_on_a_phone(browser: Any, site: str, store
     own = {alice: d1[0] + d2[0], bob: d1[1] + d2[1], carol: d1[2] + d2[2], dave: d1[3], eve: d2[3]}
     assert {r.person_id: r.points for r in await store.person_results([session.id])} == own
     shown = await page.inner_html("#table-html")
-    assert shown == "\n".join(await table_lines(store, now, translator("en"), "en"))
+    assert shown == await page.evaluate("glyphs", "\n".join(
+        await table_lines(store, now, translator("en"), "en")))  # 🀄 drawn from the page's faces
     assert "Played earlier, now not seated:" in shown and "Dave" in shown
     pts = await page.locator(".player .pts").all_inner_texts()
     assert [int(x.replace("+", "").replace("−", "-")) for x in pts] == [own[p] for p in now.seats]
