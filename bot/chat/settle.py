@@ -65,7 +65,7 @@ async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
     out = Settlement(lines, pending=list(pending), people=people)
     owed = {pid: c for pid, c in balances.items() if c}
     if not owed:
-        in_points = await _points_lines(store, chat_id, t, lang, session_id, name)
+        in_points = await _points_lines(store, chat_id, t, lang, session_id, name, page)
         if in_points:  # no stake yet: points still stand, nothing is settled
             lines += in_points
         else:
@@ -98,9 +98,10 @@ async def settlement(store: Store, chat_id: int, t: Translator, lang: str,
 
 
 async def _points_lines(store: Store, chat_id: int, t: Translator, lang: str, session_id: int | None,
-                        name: dict[int, str]) -> list[str]:
+                        name: dict[int, str], page: bool = False) -> list[str]:
     """Sessions played without a stake still owe points: who pays whom in points, and how to
-    set a stake (nothing is marked settled: no money has changed hands)."""
+    set a stake (nothing is marked settled: no money has changed hands). The page names no
+    command."""
     points: dict[int, int] = {}
     units = set()
     unstaked = {s.id: s for s in await store.chat_sessions(chat_id)
@@ -113,7 +114,8 @@ async def _points_lines(store: Store, chat_id: int, t: Translator, lang: str, se
     if not owed:
         return []
     u = units.pop() if len(units) == 1 else ""
-    lines = [esc(t("No stake is set, so this settles in points. For money, set one first, e.g. "
+    lines = [esc(t("No stake is set, so this settles in points.") if page else
+                 t("No stake is set, so this settles in points. For money, set one first, e.g. "
                    "/stake 0.5 (money per point).")), ""]
     lines += [f"{name.get(pid, pid)}{colon(t)}{_in_unit(t, signed(n), u)}"
               for pid, n in sorted(owed.items(), key=lambda kv: -kv[1])]

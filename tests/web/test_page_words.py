@@ -134,3 +134,16 @@ async def test_the_api_words_a_counted_reading_and_a_blood_battle(client: TestCl
         "The hand goes on: who won next? Or tap “{exhausted}” if the wall ran out.",
         exhausted=heading(ctx, "exhausted"))
     assert zh["error"] != goes_on["error"]
+
+
+async def test_settling_in_points_names_no_command(client: TestClient) -> None:
+    """Without a stake the page settles in points and, being no chat, sends nobody to /stake."""
+    await start(client, "guiyang")
+    hand = [{"type": "win", "by": "self_draw", "winners": [{"seat": 3, "pure": True}]}]
+    shown = await post(client, "preview", {"events": hand})
+    await post(client, "confirm", {"events": hand, "mark": shown["mark"]})
+    settled = await post(client, "settle", {})
+    assert "No stake is set, so this settles in points." in settled["html"]
+    assert "/stake" not in settled["html"] and "/paid" not in settled["html"]
+    zh = await post(client, "settle", {}, lang="zh-Hant")
+    assert "還沒設底注，所以按分數結算。" in zh["html"] and "/stake" not in zh["html"]
