@@ -27,7 +27,7 @@ from db import (
     StoreError,
 )
 
-from ..plumbing.callbacks import Act, decode, encode
+from ..plumbing.callbacks import Act, Tap, decode, encode
 from ..plumbing.messages import Button, Context, reply, store_of
 from ..view.i18n import N_, Translator, lang_from_code, translator
 from ..view.render import colon, comma, esc, hands_count, name_html, shown_name
@@ -276,3 +276,18 @@ STALE_BUTTON = N_("That button is no longer valid.")
 async def stale_button(query: CallbackQuery, t: Translator) -> None:
     """Answer a tap on a button whose screen or offer is gone (the one reply for all of them)."""
     await query.answer(t(STALE_BUTTON), show_alert=True)
+
+
+async def tapped_session(context: Context, sc: ChatScope,
+                         query: CallbackQuery) -> tuple[Tap, Session] | None:
+    """A session's button (its data names the session): the tap and the running session it
+    names, or None when the button is stale or that session is over (the tap answered)."""
+    tap = decode(query.data)
+    if tap is None:
+        await stale_button(query, sc.t)
+        return None
+    session = await running_session(context, sc)
+    if session is None or tap.get("session") != session.id:
+        await query.answer(sc.t("This session is over."), show_alert=True)
+        return None
+    return tap, session

@@ -20,13 +20,13 @@ from ..chat.scope import (
     may_act,
     refusal,
     require_session,
-    running_session,
     scope,
     stale_button,
+    tapped_session,
 )
 from ..chat.table import left_lines, seat_names, session_totals, standing_hands, table_state
 from ..entry.hu.words import LineError, parse_seat
-from ..plumbing.callbacks import Act, Family, decode, encode
+from ..plumbing.callbacks import Act, Family, encode
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, store_of
 from ..view.i18n import N_, Translator
@@ -271,14 +271,10 @@ async def on_seats_button(update: Update, context: Context) -> None:
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    tap = decode(query.data)
-    if tap is None:
-        await stale_button(query, t)
+    tapped = await tapped_session(context, sc, query)
+    if tapped is None:
         return
-    session = await running_session(context, sc)
-    if session is None or tap.get("session") != session.id:
-        await query.answer(t("This session is over."), show_alert=True)
-        return
+    tap, session = tapped
     op = tap.act
     acting = await may_act(context, sc, session, query.from_user.id)
     try:

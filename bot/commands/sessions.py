@@ -24,6 +24,7 @@ from ..chat.scope import (
     scope,
     stale_button,
     table_line,
+    tapped_session,
 )
 from ..chat.table import left_lines, seat_names
 from ..entry import controls
@@ -276,14 +277,10 @@ async def on_session_button(update: Update, context: Context) -> None:
     query = update.callback_query
     sc = await scope(update, context)
     t, store = sc.t, store_of(context)
-    tap = decode(query.data)
-    if tap is None:
-        await stale_button(query, t)
+    tapped = await tapped_session(context, sc, query)
+    if tapped is None:
         return
-    session = await running_session(context, sc)
-    if session is None or tap.get("session") != session.id:
-        await query.answer(t("This session is over."), show_alert=True)
-        return
+    tap, session = tapped
     op = tap.act
     if op is not Act.JOIN and not await may_act(context, sc, session, query.from_user.id):
         await query.answer(t(NOT_AT_TABLE), show_alert=True)
