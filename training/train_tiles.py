@@ -5,9 +5,9 @@
 DATA is the YOLO export of "Chinese Mahjong Detection" (Roboflow Universe, riichimahjongdetection,
 version 4, CC BY 4.0; e.g. the `data/` folder of github.com/alanchoi00/mahjong_detection). Only its
 train/ split is used, and of it only the photos made from a source photo that has no copy in
-valid/ or test/ (Roboflow exported some sources into both), less one source in seven
-(yolo.for_tuning), on which the reader's settings are chosen. Each labelled box gives one crop
-(bot.photo.classify.crop) of its kind or FLOWER; so does each place the locator
+valid/ or test/ (Roboflow exported some sources into both): the reader's settings are chosen on
+valid/, and test/ is read once at the end. Each labelled box gives one crop
+(bot.photo.classify.crop) of its kind (a flower or season its own: 1f…8f); so does each place the locator
 (bot/photo/locator.py, trained first) finds on a labelled box, and its places off every box give
 NONE crops, as does one piece of table of tile size a photo. Training turns every crop by a
 random quarter turn and shifts it a few pixels, with a little brightness and contrast change.
@@ -30,7 +30,7 @@ from torch import nn
 from bot.photo.boxes import Box, iou, same_tile
 from bot.photo.classify import CLASSES, CROP_PX, NONE, crop
 from bot.photo.locator import locate
-from training.yolo import for_tuning, held_out_sources, photos
+from training.yolo import held_out_sources, photos
 
 SEED = 24
 SHIFT = 3  # pixels a crop moves either way in training, as a detector's box does
@@ -46,7 +46,7 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
     ys: list[int] = []
     skipped = 0
     for photo in photos(data / "train"):
-        if photo.source in held_out or for_tuning(photo.source):
+        if photo.source in held_out:
             skipped += 1
             continue
         with Image.open(photo.image) as im:
@@ -56,7 +56,7 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
         pairs = labelled + _places(image, labelled) + _table(image, labelled, rng)
         xs += [crop(image, box) for box, _ in pairs]
         ys += [CLASSES.index(kind) for _, kind in pairs]
-    print(f"{len(xs)} crops; {skipped} train photos left out (their source is held out or kept for tuning)")
+    print(f"{len(xs)} crops; {skipped} train photos left out (their source has a copy in valid/ or test/)")
     return np.stack(xs), np.array(ys, dtype=np.int64)
 
 

@@ -5,8 +5,10 @@ real-photo measure (tests/photo/real.py, tests/bench/photo_accuracy.py) both rea
 
 The 42 classes, checked on crops of the photos: `sc` are the characters (m), `sd` the dots (p),
 `sb` the bamboo (s, sb1 the bird), `hw` the winds (e s w n), `hd` the dragons (w = white,
-g = green, r = red); `bs1-4` and `bf1-4` are the eight flowers and seasons, which the bot does not
-read (the player adds them): they map to FLOWER.
+g = green, r = red). `bs1-4` are the seasons 春夏秋冬 (red number and character on the face) and
+`bf1-4` the flowers 梅兰菊竹 (blue ones: plum, orchid, chrysanthemum, bamboo), checked on the
+largest crops of each (python -m training.flower_sheet DATA draws them): `1f`…`4f` and `5f`…`8f`
+in the project's notation (docs/tiles.md).
 """
 
 from __future__ import annotations
@@ -19,18 +21,23 @@ from pathlib import Path
 
 NAMES = ("bs1 sc1 sd1 sb1 hwe bs2 sc2 sd2 sb2 hws bs3 sc3 sd3 sb3 hww bs4 sc4 sd4 sb4 hwn bf1 sc5 sd5 "
          "sb5 hdw bf2 sc6 sd6 sb6 hdg bf3 sc7 sd7 sb7 hdr bf4 sc8 sd8 sb8 sc9 sd9 sb9").split()
-FLOWER = "flower"
+FLOWERS = tuple(f"{n}f" for n in range(1, 9))  # 春夏秋冬梅兰菊竹
 _SUITS = {"sc": "m", "sd": "p", "sb": "s"}
 _HONOURS = {"hwe": "1z", "hws": "2z", "hww": "3z", "hwn": "4z", "hdw": "5z", "hdg": "6z", "hdr": "7z"}
+_BONUS = {"bs": 0, "bf": 4}  # seasons 1f…4f, flowers 5f…8f
 
 
 def kind_of(name: str) -> str:
-    """A dataset class name in the project's notation ("sc4" → "4m"), or FLOWER."""
+    """A dataset class name in the project's notation ("sc4" → "4m", "bf2" → "6f")."""
     if name in _HONOURS:
         return _HONOURS[name]
     if name[:2] in _SUITS:
         return name[2] + _SUITS[name[:2]]
-    return FLOWER
+    return f"{_BONUS[name[:2]] + int(name[2])}f"
+
+
+def is_flower(kind: str) -> bool:
+    return kind in FLOWERS
 
 
 KINDS: tuple[str, ...] = tuple(kind_of(n) for n in NAMES)
@@ -48,8 +55,13 @@ class Labelled:
 
     @property
     def kinds(self) -> list[str]:
-        """The tiles the bot reads (flowers left out)."""
-        return [k for k, _ in self.tiles if k != FLOWER]
+        """The hand's tiles of the 34 kinds (flowers apart)."""
+        return [k for k, _ in self.tiles if not is_flower(k)]
+
+    @property
+    def flowers(self) -> list[str]:
+        """The flowers and seasons in the photo."""
+        return [k for k, _ in self.tiles if is_flower(k)]
 
 
 def photos(split_dir: Path) -> Iterator[Labelled]:

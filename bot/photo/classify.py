@@ -1,7 +1,7 @@
 """Which tile a box holds: a small CNN trained on crops of real photographs (training/
 train_tiles.py; MODEL_CARD.md says on what), run with onnxruntime. Pure apart from loading the
 model once. Its input is the box's square surroundings in colour, CROP_PX on a side; it knows the
-34 kinds, FLOWER (the eight flowers and seasons, which the player adds) and NONE (no tile).
+34 kinds, the eight flowers and seasons (1f…8f: 春夏秋冬梅兰菊竹) and NONE (no tile).
 It was trained on every box in all four quarter turns and reads each crop in all four (TURNS)."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from PIL import Image
 
 from .models import model
 
-CROP_PX = 40
+CROP_PX = 48  # 40 read the 34 kinds as well, but a season's number and word are a few pixels
 MARGIN = 1.1  # the square crop's side, in the box's longer side: a little of the tile's edge
-FLOWER = "flower"
 NONE = "none"
+FLOWERS: tuple[str, ...] = tuple(f"{n}f" for n in range(1, 9))
 CLASSES: tuple[str, ...] = (*(f"{n}{s}" for s in "mps" for n in range(1, 10)),
-                            *(f"{n}z" for n in range(1, 8)), FLOWER, NONE)
+                            *(f"{n}z" for n in range(1, 8)), *FLOWERS, NONE)
 MODEL_PATH = Path(__file__).with_name("tiles.onnx")
 # Each crop is read in this many quarter turns (1, 2 or 4), the probabilities averaged: with 4 a
 # tile reads the same whichever way up it lies. Tuning split (tests/bench/photo_train.py

@@ -27,15 +27,16 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..view.i18n import N_
 from .boxes import OVERLAP, Box, iou, same_tile
-from .classify import CLASSES, CROP_PX, FLOWER, NONE, classify, crop
+from .classify import CLASSES, CROP_PX, FLOWERS, NONE, classify, crop
 from .locator import locate
 from .row import MAX_TILES, fit_row, propose
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
 
-# The project's tile names (docs/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中.
-SUITS = "mpsz"
+# The project's tile names (docs/tiles.md): 1m…9m, 1p…9p, 1s…9s, 1z…7z = 东南西北白发中, and the
+# flowers and seasons 1f…8f = 春夏秋冬梅兰菊竹 (read apart from the hand: PhotoReading.flowers).
+SUITS = "mpszf"
 TILE_KINDS: tuple[str, ...] = tuple(f"{n}{s}" for s in "mps" for n in range(1, 10)) + tuple(
     f"{n}z" for n in range(1, 8))
 # The detector's class names → ours (its honours carry their Japanese names).
@@ -123,7 +124,18 @@ class PhotoReading:
 
     @property
     def names(self) -> list[str]:
+        """Every tile read, flowers and seasons included (they end in "f")."""
         return [d.tile for d in self.tiles]
+
+    @property
+    def hand(self) -> list[str]:
+        """The tiles of the 34 kinds, flowers apart."""
+        return [d.tile for d in self.tiles if d.tile not in FLOWERS]
+
+    @property
+    def flowers(self) -> list[str]:
+        """The flowers and seasons read (1f…8f), each at most once."""
+        return [d.tile for d in self.tiles if d.tile in FLOWERS]
 
     @property
     def sorted_tiles(self) -> list[DetectedTile]:
@@ -240,10 +252,12 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
     for (box, seen, sure), p in zip(boxes, probs, strict=True):
         read = _tile(p)
         if read is not None:
-            found.append((box, seen, sure) if sure > max(DETECTOR_SURE, read[1]) else (box, *read))
+            # the detector knows no flowers: where the classifier sees one, its reading stands
+            mine = read[1] >= sure or sure <= DETECTOR_SURE or read[0] in FLOWERS
+            found.append((box, *read) if mine else (box, seen, sure))
     found += _fill_row(photo, found)
-    if CAP_HAND:  # a hand holds at most MAX_TILES: past that, the least sure are not of it
-        found = sorted(found, key=lambda f: -f[2])[:MAX_TILES]
+    if CAP_HAND:
+        found = _cap(found)
     scale = max(1.0, shrink)
     tiles = [DetectedTile(tile, round(confidence, 3),
                           (max(0, round(x1 * scale)), max(0, round(y1 * scale)),
@@ -252,11 +266,20 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
     return PhotoReading(tuple(_level_order(tiles)))
 
 
+def _cap(found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]]:
+    """A hand holds at most MAX_TILES tiles and one of each flower: past that, the least sure are
+    not of it."""
+    surest = sorted(found, key=lambda f: -f[2])
+    tiles = [f for f in surest if f[1] not in FLOWERS][:MAX_TILES]
+    flowers = [f for i, f in enumerate(surest) if f[1] in FLOWERS
+               and all(g[1] != f[1] for g in surest[:i])]
+    return tiles + flowers
+
+
 def _tile(p: np.ndarray) -> tuple[str, float] | None:
-    """The classifier's tile and its confidence, or None for a flower (the player's to add) or
-    no tile at all."""
+    """The classifier's tile (a flower too) and its confidence, or None for no tile at all."""
     best = int(p.argmax())
-    return None if CLASSES[best] in (FLOWER, NONE) else (CLASSES[best], float(p[best]))
+    return None if CLASSES[best] == NONE else (CLASSES[best], float(p[best]))
 
 
 def _fill_row(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]]:
