@@ -224,9 +224,9 @@ async def hu_photo(update: Update, context: Context) -> None:
         return
     unsure = [seen.names[i] for i in seen.uncertain]
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
+    # its flowers go in with the tiles where the style plays flowers; elsewhere they are left out
     draft = photo_draft(ctx, wins[:1], seen.names, unsure)
-    note = "📷 " + esc(sc.t("{n} tiles read from the photo: check them, correct any the photo "
-                           "got wrong, then tap Done.", n=len(seen.names)))
+    note = "📷 " + esc(reading.photo_note(sc.t, reading.photo_tiles(ctx.variant, seen.names)))
     if draft.step is Step.MAIN:
         note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
     await _open_wizard(update, context, sc, session, draft, note)

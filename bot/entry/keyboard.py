@@ -244,7 +244,9 @@ def press_key(state: KeyState, spec: KeySpec, act: Act, tile: str = "") -> KeyEx
         state.restore(kept)
         raise
     if state.unsure and sorted(all_tiles(state)) != before and count(state) == spec.want:
-        state.unsure = []  # the photo's reading corrected, its hand whole: the doubts are moot
+        # the photo's reading corrected, its hand whole: the doubts are moot (the flowers'
+        # stay: correcting the hand did not check them)
+        state.unsure = [x for x in state.unsure if x in BONUS]
     return out
 
 
@@ -310,6 +312,9 @@ def _tile(state: KeyState, spec: KeySpec, tile: str) -> None:
         state.indicator, state.mode = tile, Mode.HAND
         return
     if tile in BONUS:
+        if mode is Mode.REMOVE:  # a flower the photo misread goes as a hand tile does
+            _take_out_flower(state, tile)
+            return
         if tile in state.flowers:
             raise KeyRefused(N_("There is only one of each flower."))
         state.flowers.append(tile)
@@ -349,6 +354,16 @@ def _take_out(state: KeyState, tile: str) -> None:
     state.mode = Mode.HAND
     if at == len(state.hand):
         state.win = False  # the winning tile went: the next tap is the winning one
+
+
+def _take_out_flower(state: KeyState, tile: str) -> None:
+    if tile not in state.flowers:
+        raise KeyRefused(N_("{tile} is not in the hand."), tile=tile)
+    state.flowers.remove(tile)
+    _drop_last(state.log, "f")  # the flowers' tags are alike: backspace takes the last one left
+    if tile in state.unsure:
+        state.unsure.remove(tile)
+    state.mode = Mode.HAND
 
 
 # -- the set keys ---------------------------------------------------------------------------------
@@ -479,7 +494,9 @@ def _backspace_one(state: KeyState, tag: str) -> None:
         state.hand.pop()
         state.win = bool(state.hand) and state.win
     elif tag == "f":
-        state.flowers.pop()
+        flower = state.flowers.pop()
+        if flower in state.unsure:  # a doubted flower taken back: nothing left to check
+            state.unsure.remove(flower)
     elif tag == "k":
         state.melds.pop()
     else:  # a meld's tile: that meld opens again without it

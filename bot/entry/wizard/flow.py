@@ -55,9 +55,12 @@ class Finish(StrEnum):
 def photo_draft(ctx: Ctx, events: list[dict[str, Any]], tiles: list[str],
                 unsure: list[str] | None = None) -> HandDraft:
     """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
-    most one), the keyboard opens at once with the tiles; else the wizard asks who won first."""
+    most one), the keyboard opens at once with the tiles; else the wizard asks who won first.
+    The flowers read go in with them where the style plays flowers, else they are left out
+    (reading.photo_tiles)."""
     draft = new_draft()
-    draft.photo, draft.unsure = list(tiles), list(unsure or [])  # unsure: the detector's doubts
+    kept = reading.photo_tiles(ctx.variant, list(tiles))
+    draft.photo, draft.unsure = kept.tiles, list(unsure or [])  # unsure: the detector's doubts
     if not events:
         return draft
     event = events[0]

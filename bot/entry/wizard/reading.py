@@ -6,23 +6,28 @@ What it keeps in the draft (draft.py): `keys` while the keyboard is open for win
 `held` = tiles left with Back (or kept from a win taken back); `reads` once tiles were read;
 `auto_kongs` = how many concealed kong events a seat's tiles added (they go with the win);
 `photo` (and `unsure`) = tiles a photo showed, waiting for the winner's keyboard to open with
-them; `words` = features a photo's caption named (杠上花 …), kept over any reading.
+them (its flowers among them where the style plays flowers: `photo_tiles`); `words` =
+features a photo's caption named (杠上花 …), kept over any reading.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles import analyze
+from scoring.variant import Variant
 
 from ...plumbing.callbacks import Act
 from ...plumbing.messages import Button
+from ...view.i18n import N_, Translator
 from ...view.render import seat_label
 from .. import controls, preview
 from ..ctx import Ctx
 from ..hu.tiles import set_text
 from ..keyboard import (
+    BONUS,
     Cb,
     KeyExit,
     KeyRefused,
@@ -60,11 +65,61 @@ def open_keys(draft: HandDraft, ctx: Ctx, index: int) -> None:
     before = draft.held.get(seat) or (read.state if read else None)
     state = new_state(photo) if photo is not None else (
         before.model_copy(deep=True) if before else new_state())
-    if photo is not None:
-        state.unsure = [x for x in draft.unsure if x in state.hand]
+    if photo is not None:  # the doubts about tiles (flowers too) that made it into the keyboard
+        state.unsure = [x for x in draft.unsure if x in state.hand or x in state.flowers]
         draft.unsure = []
     draft.keys = OpenKeys(w=index, state=state)
     draft.step = Step.KEYS
+
+
+@dataclass(frozen=True)
+class PhotoTiles:
+    """What of a photo's reading goes into the keyboard: the hand's tiles, the flowers taken
+    in (a style that plays them), and the flowers left out (a style that plays none)."""
+
+    hand: list[str]
+    flowers: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+
+    @property
+    def tiles(self) -> list[str]:
+        """The keyboard's tiles: new_state puts the flowers apart from the hand."""
+        return [*self.hand, *self.flowers]
+
+
+def photo_tiles(v: Variant, names: list[str]) -> PhotoTiles:
+    """A photo's tiles (PhotoReading.names) split for style `v`: its flowers (animals too,
+    though the photo reads none) go into the hand where the style plays them, each once, as if
+    tapped on their keys; elsewhere they are left out, so they never become hand tiles nor make
+    the keyboard's Done refused."""
+    tileset = v.tiles
+    hand = [x for x in names if x not in BONUS]
+    bonus = list(dict.fromkeys(x for x in names if x in BONUS))  # one of each, in reading order
+    plays = {"f": bool(tileset and tileset.flowers), "a": bool(tileset and tileset.animals)}
+    return PhotoTiles(hand, [x for x in bonus if plays[x[1]]],
+                      [x for x in bonus if not plays[x[1]]])
+
+
+PHOTO_READ = N_("{n} tiles read from the photo: check them, correct any the photo got wrong, "
+                "then tap Done.")
+PHOTO_READ_FLOWER = N_("{n} tiles and 1 flower read from the photo: check them, correct any the "
+                       "photo got wrong, then tap Done.")
+PHOTO_READ_FLOWERS = N_("{n} tiles and {f} flowers read from the photo: check them, correct any "
+                        "the photo got wrong, then tap Done.")
+FLOWER_LEFT_OUT = N_("1 flower left out: this style plays none.")
+FLOWERS_LEFT_OUT = N_("{f} flowers left out: this style plays none.")
+
+
+def photo_note(t: Translator, kept: PhotoTiles) -> str:
+    """Plain text: what the photo gave the keyboard (the hand's tiles counted apart from the
+    flowers), and the flowers it left out, if any."""
+    n, f = len(kept.hand), len(kept.flowers)
+    note = t(PHOTO_READ if not f else PHOTO_READ_FLOWER if f == 1 else PHOTO_READ_FLOWERS,
+             n=n, f=f)
+    out = len(kept.left_out)
+    if out:
+        note += "\n" + t(FLOWER_LEFT_OUT if out == 1 else FLOWERS_LEFT_OUT, f=out)
+    return note
 
 
 def open_photo(draft: HandDraft, ctx: Ctx) -> None:
