@@ -19,7 +19,8 @@ kong), `TAKE_OUT`, `TURNED` (the next tile is the turned indicator, `state.indic
 `analyze`/`waits`), `KEYS_DONE`, `KEYS_BACK`. `cb(act)`, `cb(Act.KEY_TILE, tile)` make a key's
 callback data.
 `state.unsure`: tiles a photo was unsure of, named above the keys until taken out, or until the
-tiles were changed and the hand is whole again (corrected).
+tiles were changed and the hand is whole again (corrected); a flower's doubt stays until that
+flower is taken out (Take out, or ⌫).
 
 The caller keeps the state in its own draft, routes its keys to `press_key` and shows
 `keys_screen`; many quick taps should go through bot/plumbing/throttle.py (the /hand wizard's
