@@ -27,6 +27,14 @@ from db import Store
 
 from .browser import ARTEFACTS, shot
 from .test_api import NAMES, post
+from .test_auth import (
+    ALICE,
+    EVE,
+    HEADER,
+    init_data,
+    setup,  # noqa: F401  # the Mini App's app, shared
+    telegram,  # noqa: F401
+)
 from .test_page import open_page, scored, start_in_page
 
 # a hand as a photo shows it, in its row's order: Summer and Spring beside it, the 5p unsure
@@ -199,6 +207,26 @@ async def test_the_photo_comes_as_a_picture_never_as_a_form(client: TestClient, 
     assert reader.photos == []
     assert (await send(client, PICTURE, content_type="application/octet-stream"))["tiles"]
     assert (await send(client, PICTURE, content_type="image/png"))["tiles"]
+
+
+async def test_in_the_mini_app_only_who_books_at_the_table_reads_a_photo(
+        setup: Any, store: Store, reader: Reader) -> None:  # noqa: F811
+    client, told = setup
+
+    async def send_as(data: str) -> Any:
+        return await client.post("/app/api/photo", data=PICTURE,
+                                 headers={HEADER: data, "Content-Type": "image/jpeg"})
+
+    # Eve is in the group but at no table; a forged initData is nobody
+    for data in (init_data(EVE), init_data(ALICE).replace("U11", "Mallory")):
+        resp = await send_as(data)
+        assert resp.status == 403, await resp.text()
+    assert reader.photos == []
+    resp = await send_as(init_data(ALICE))  # seated at the group's (Guiyang) table
+    read = await resp.json()
+    assert resp.status == 200, read
+    assert read["hand"] and read["flowers"] == [] and read["left_out"] == ["2f", "1f"]
+    assert reader.photos == [PICTURE] and not told
 
 
 async def test_the_photo_fills_the_winners_tiles_on_the_page(browser: Any, site: str,
