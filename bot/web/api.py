@@ -46,8 +46,22 @@ from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
 from ..entry.record import tiles_request
+from ..photo.chat import MAX_BYTES as PHOTO_MAX_BYTES
+from ..photo.chat import error_text
+from ..photo.detect import (
+    NO_TILES,
+    NOT_AN_IMAGE,
+    TOO_LARGE,
+    TOO_SLOW,
+    UNAVAILABLE,
+    PhotoError,
+    PhotoReading,
+    read_tiles_async,
+    tile_string,
+)
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, unit, wind, with_unit
+from ..view.tiles import tile_label
 from .strings import INVALID, page_strings, refusal_code, refusal_text
 
 log = logging.getLogger(__name__)
@@ -457,6 +471,80 @@ async def confirm(request: web.Request) -> web.Response:
     return web.json_response({"html": "\n".join(lines), "hand_id": booked.hand.id})
 
 
+# -- a photo of the hand ------------------------------------------------------------------------
+
+# A PhotoError's answer: its status and code (its words: the chat's, error_text)
+PHOTO_REFUSALS: dict[str, tuple[int, str]] = {
+    NOT_AN_IMAGE: (422, "not_an_image"), TOO_LARGE: (413, "too_large"),
+    NO_TILES: (422, "no_tiles"), TOO_SLOW: (503, "too_slow"), UNAVAILABLE: (501, "no_photo_reader")}
+
+
+async def _picture(request: web.Request) -> bytes:
+    """The body, at most PHOTO_MAX_BYTES (the chat's limit), however many pieces it comes in;
+    aiohttp's client_max_size (1 MiB) bounds only request.read(), which this does not use."""
+    if (request.content_length or 0) > PHOTO_MAX_BYTES:
+        raise PhotoError(TOO_LARGE)
+    raw = bytearray()
+    while chunk := await request.content.read(min(1 << 20, PHOTO_MAX_BYTES + 1 - len(raw))):
+        raw += chunk
+        if len(raw) > PHOTO_MAX_BYTES:
+            raise PhotoError(TOO_LARGE)
+    if not raw:
+        raise PhotoError(NOT_AN_IMAGE)
+    return bytes(raw)
+
+
+def photo_answer(ctx: Ctx, seen: PhotoReading) -> dict[str, Any]:
+    """What the page fills the winner's tiles with: the hand's tiles and, where the style counts
+    flowers, the flowers (else left out, and said so), in the page's notation, with a note in the
+    reader's words naming the tiles the photo was unsure of."""
+    t = ctx.t
+    assert ctx.variant.tiles is not None
+    counts_flowers = ctx.variant.tiles.flowers
+    kept = [d for d in seen.tiles if counts_flowers or not d.tile.endswith("f")]
+    hand = [d.tile for d in kept if not d.tile.endswith("f")]
+    flowers = [d.tile for d in kept if d.tile.endswith("f")]
+    left_out = [] if counts_flowers else seen.flowers
+    unsure = [d.tile for d in kept if d.uncertain]
+    lines = [t("Tiles read from the photo: {tiles}; flowers: {flowers}. Check them, and correct "
+               "any the photo got wrong, before you book.", tiles=len(hand), flowers=len(flowers))
+             if flowers else
+             t("Tiles read from the photo: {tiles}. Check them, and correct any the photo got "
+               "wrong, before you book.", tiles=len(hand))]
+    if left_out:
+        lines.append(t("Flowers left out: {flowers} ({style} does not count flowers).",
+                       flowers=" ".join(tile_label(t, x) for x in left_out),
+                       style=in_lang(ctx.variant.title, ctx.lang)))
+    if unsure:
+        lines.append(t("The photo was unsure of: {tiles}",
+                       tiles=" ".join(tile_label(t, x) for x in unsure)))
+    return {"tiles": tile_string([*hand, *flowers]), "hand": hand, "flowers": flowers,
+            "left_out": left_out, "unsure": unsure, "note": "\n".join(lines)}
+
+
+async def photo(request: web.Request) -> web.Response:
+    """The tiles in a photo of the winner's hand (the image as the body), read as /hu reads a
+    photo, for the page to fill the tiles with: its answer is photo_answer's. Books nothing,
+    changes nothing. Refused: a style entered by its features alone (422 no_tiles_style), and a
+    photo that cannot be read (PHOTO_REFUSALS, in the chat's words for it)."""
+    caller = await request.app[AUTH_KEY](request, {})  # the body is the picture: no JSON to give
+    store = request.app[STORE_KEY]
+    session = await running(request, caller, book=True)  # reading costs: only those who book
+    ctx = await wizard_ctx(store, session, caller.lang)
+    if ctx.variant.tiles is None:  # as /hu refuses a photo in such a style
+        no_tiles = ScoringError("variant", "{variant} reads no tiles: enter the winner's features",
+                                variant=in_lang(ctx.variant.title, ctx.lang))
+        raise Refused(422, ctx.why(no_tiles), code="no_tiles_style")
+    try:
+        seen = await read_tiles_async(await _picture(request))
+        if not seen.tiles:
+            raise PhotoError(NO_TILES)
+    except PhotoError as exc:
+        status, code = PHOTO_REFUSALS.get(exc.msgid, (422, "photo_refused"))
+        raise Refused(status, error_text(translator(caller.lang), exc), code=code) from None
+    return web.json_response(photo_answer(ctx, seen))
+
+
 # -- settling up ----------------------------------------------------------------------------------
 
 async def _settlement(store: Store, caller: Caller) -> dict[str, Any]:
@@ -540,7 +628,7 @@ def add_routes(app: web.Application, store: Store, authorize: Authorize,
     app.router.add_get("/app/api/state", state)
     for path, handler in (("state", state), ("session", start_session), ("end", end_session),
                           ("seat", seat), ("preview", preview), ("tiles", tiles),
-                          ("confirm", confirm),
+                          ("confirm", confirm), ("photo", photo),
                           ("settle", settle_up), ("received", received),
                           ("season", season_view)):
         app.router.add_post(f"/app/api/{path}", handler)

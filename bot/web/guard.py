@@ -1,11 +1,12 @@
 """What the page's server refuses before a handler reads a request, and the headers every answer
 carries (docs/page.md, "What the page accepts").
 
-- The API (/app/api/) takes only `application/json` bodies and only from the page's own
-  origin: an HTML form on another site can send text/plain, urlencoded or multipart without
-  asking first, and the browser replays basic auth's password with it, so neither the local
-  page nor its password stops such a form; a JSON body makes the browser ask first (CORS),
-  which this server never allows. A foreign `Origin` or `Sec-Fetch-Site` is refused outright.
+- The API (/app/api/) takes only `application/json` bodies (the photo of a hand: a picture's
+  own type, image/…) and only from the page's own origin: an HTML form on another site can
+  send text/plain, urlencoded or multipart without asking first, and the browser replays basic
+  auth's password with it, so neither the local page nor its password stops such a form; a
+  JSON body, or a picture's type, makes the browser ask first (CORS), which this server never
+  allows. A foreign `Origin` or `Sec-Fetch-Site` is refused outright.
 - The local page answers only to the names it is served at (`allowed_hosts`): DNS rebinding
   gives another site's page this machine's address under that site's name, and with it the
   books; an IP address or localhost cannot be rebound.
@@ -116,12 +117,28 @@ def same_origin(public_url: str | None = None) -> Any:
             origin == "null" or _netloc(origin) not in (_netloc(request.headers.get("Host", "")), public))
         if foreign or request.headers.get("Sec-Fetch-Site", "").lower() in CROSS_SITE:
             return refusal(403, "requests from another site are refused", "cross_site")
-        if request.method not in ("GET", "HEAD") and request.content_type != "application/json":
+        if request.method not in ("GET", "HEAD") and not _body_type_ok(request):
             return refusal(415, "the body must be JSON (Content-Type: application/json)",
                            "not_json")
         return await handler(request)
 
     return check
+
+
+# The one API path whose body is no JSON: a photo, sent raw with its own type (image/jpeg …),
+# which a browser also sends only after asking (CORS) when another site's page tries; never
+# multipart, text/plain or urlencoded, which a form on another site sends without asking.
+PICTURE_PATH = API + "photo"
+PICTURE_TYPES = ("image/", "application/octet-stream")
+
+
+def _body_type_ok(request: web.Request) -> bool:
+    """JSON, or for the photo a picture's type given explicitly (aiohttp reads a missing
+    Content-Type as application/octet-stream, and a body without one needs no asking)."""
+    if request.content_type == "application/json":
+        return True
+    return (request.path == PICTURE_PATH and "Content-Type" in request.headers
+            and request.content_type.startswith(PICTURE_TYPES))
 
 
 def allowed_hosts(listen: str, names: Iterable[str] = ()) -> frozenset[str]:

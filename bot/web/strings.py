@@ -54,6 +54,7 @@ PAGE_STRINGS = (
     N_("Preview"), N_("Confirm"), N_("Back"), N_("Pung"), N_("Chow"), N_("Kong"), N_("Concealed kong"),
     N_("Start another table"), N_("Tables"),
     N_("Seating"), N_("Guest's name"), N_("Sit"),
+    N_("Photo"), N_("Reading the photo…"), N_("Tap the winning tile above."),
     N_("Changes count from the next hand on; nothing booked changes. 🙋 sits you in an empty seat, "
        "🚪 gives a seat up, ⇅ swaps two seats."),
 )

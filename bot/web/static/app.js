@@ -44,8 +44,9 @@ function h(tag, attrs, ...kids) {
   return el;
 }
 
-async function api(path, body) {
-  const headers = { "Content-Type": "application/json" };
+// `type`: the body is sent as it is, of that type (a photo); else it is JSON
+async function api(path, body, type) {
+  const headers = { "Content-Type": type || "application/json" };
   const app = webApp();
   if (app && app.initData) headers[INIT_HEADER] = app.initData;
   const params = [];
@@ -54,7 +55,7 @@ async function api(path, body) {
   const query = params.length ? "?" + params.join("&") : "";
   let resp;
   try {
-    resp = await fetch("api/" + path + query, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    resp = await fetch("api/" + path + query, { method: "POST", headers, body: type ? body : JSON.stringify(body || {}) });
   } catch (err) {
     return { status: 0, data: { error: T("This table cannot be reached: {error}", { error: err.message }) } };
   }
@@ -662,6 +663,37 @@ function pickTile(code) {
   if (heldCount(held) === 14 - (held.win ? 0 : 1) && !held.win) hand.target = "win";
 }
 
+// a tile of the hand held becomes its winning tile (the photo does not say which one it was)
+function winFromHand(index) {
+  const hand = S.hand;
+  const held = hand.tiles[hand.active];
+  held.win = held.hand.splice(index, 1)[0];
+  hand.target = "hand";
+}
+
+// a photo of the winner's hand: the API reads it (nothing is booked) and its tiles fill the
+// winner's, flowers included where the style counts them, for the player to check
+async function readPhoto(input) {
+  const file = input.files && input.files[0];
+  input.value = "";  // the same picture may be chosen again
+  const hand = S.hand;
+  if (!file || !hand || hand.active == null) return;
+  const seat = hand.active;
+  hand.photo = { seat, busy: true };
+  S.problem = null;
+  draw();
+  const { status, data } = await api("photo", file, file.type || "application/octet-stream");
+  if (S.hand !== hand) return;  // booked or left meanwhile
+  hand.photo = null;
+  if (status !== 200) { problem(data.error); return; }
+  hand.tiles[seat] = { hand: [...data.hand, ...data.flowers], melds: [], win: null, photo: true };
+  hand.active = seat;
+  hand.target = "hand";
+  hand.photo = { seat, note: data.note, unsure: data.unsure };
+  S.reading = null;
+  tap(() => {});
+}
+
 function unpick(kind, index) {
   const held = S.hand.tiles[S.hand.active];
   if (kind === "hand") held.hand.splice(index, 1);
@@ -676,8 +708,13 @@ function tilesEditor() {
   const wild = jokerSet();
   const mark = (x) => (wild.has(x) ? ".joker" : "");
   const shown = [...held.hand.map((x, i) => [x, i])].sort((a, b) => ORDER(a[0]) - ORDER(b[0]));
+  const photo = hand.photo && hand.photo.seat === hand.active ? hand.photo : null;
+  const unsure = new Set(photo && held.photo ? photo.unsure : []);  // the photo's doubts, marked
+  // a whole hand without its winning tile (a photo's): a tap names the winning tile
+  const naming = hand.target === "win" && !held.win && heldCount(held) === 14;
   const heldRow = h("div.held", { id: "held" },
-    shown.map(([x, i]) => tileFace(x, mark(x), { onclick: () => tap(() => unpick("hand", i)) })),
+    shown.map(([x, i]) => tileFace(x, mark(x) + (unsure.has(x) ? ".unsure" : ""),
+      { onclick: () => tap(() => (naming && !isFlower(x) ? winFromHand(i) : unpick("hand", i))) })),
     held.melds.map((m, i) => h("span.group", { onclick: () => tap(() => unpick("meld", i)) },
       meldTiles(m).map((x) => tileFace(x, mark(x))))),
     held.win ? tileFace(held.win, ".win" + mark(held.win), { onclick: () => tap(() => unpick("win")) }) : null);
@@ -695,9 +732,16 @@ function tilesEditor() {
   const count = T("Tiles: {count} of {want}", { count: heldCount(held), want: 14 });
   // the style's counter is missing here: said at once, not after the fourteenth tile
   const cannot = t.cannot_count ? h("p.counter-missing", { id: "cannot-count", role: "note" }, t.cannot_count) : null;
-  return [cannot, h("div.row", {}, h("span.hint", { id: "count" }, count),
-      h("button", { onclick: () => tap(() => { hand.tiles[hand.active] = { hand: [], melds: [], win: null }; }) }, T("Clear"))),
-    heldRow, h("p.hint", {}, T("Tap a tile above to take it out.")),
+  // the winner's tiles from a photo (on a phone the file input offers the camera)
+  const picture = h("input", { type: "file", accept: "image/*", id: "photo-file", hidden: true,
+    onchange: (e) => readPhoto(e.target) });
+  const busy = photo && photo.busy;
+  return [cannot, h("div.row", {}, h("span.hint", { id: "count", style: "flex:1" }, count),
+      h("button", { id: "photo", disabled: !!busy, onclick: () => picture.click() },
+        busy ? T("Reading the photo…") : T("Photo")), picture,
+      h("button", { onclick: () => tap(() => { hand.tiles[hand.active] = { hand: [], melds: [], win: null }; hand.photo = null; }) }, T("Clear"))),
+    photo && photo.note ? h("p.hint.photo-note", { id: "photo-note", role: "status" }, photo.note) : null,
+    heldRow, h("p.hint", {}, naming ? T("Tap the winning tile above.") : T("Tap a tile above to take it out.")),
     h("div.row", { id: "targets" }, targets), picker,
     h("div.card.reading", { id: "reading" }, readingText()), storyEditor()];
 }
@@ -735,7 +779,7 @@ function readingKey() {
   const hand = S.hand;
   if (!hand || hand.mode !== "tiles" || hand.active == null) return "";
   const held = hand.tiles[hand.active];
-  if (heldCount(held) !== 14 || !held.win) return "";
+  if (heldCount(held) !== 14 || !(held.win || held.photo)) return "";  // a photo names none
   return [hand.active, hand.by, hand.indicator, notation(held), !!hand.event.after_kong,
     JSON.stringify(storyOf(hand.active))].join("|");
 }
