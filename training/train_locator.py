@@ -4,8 +4,8 @@ whatever tile each one is (the classifier, train_tiles.py, reads them).
     python -m training.train_locator DATA [--epochs N] [--out bot/photo/locator.onnx]
 
 DATA as for train_tiles.py: only the train/ split, less the photos whose source photo has a copy
-in valid/ or test/, and less one source in seven (yolo.for_tuning), on which the reader's settings
-are chosen (tests/bench/photo_train.py --tuning). A small CenterNet-style network: the photo as a
+in valid/ or test/ (the reader's settings are chosen on valid/, test/ is read once at the end).
+A small CenterNet-style network: the photo as a
 SIZE×SIZE square (letterboxed), a heat map of tile centres at a quarter of that, and each
 centre's box size and sub-cell offset.
 Training shrinks each batch by a random factor onto a grey square (phone photos are letterboxed,
@@ -28,7 +28,7 @@ from PIL import Image
 from torch import nn
 
 from bot.photo.locator import GREY, SIZE, STRIDE, letterbox
-from training.yolo import for_tuning, held_out_sources, photos
+from training.yolo import held_out_sources, photos
 
 SEED = 24
 Boxes = list[tuple[float, float, float, float]]  # x1, y1, x2, y2, relative to the square
@@ -40,7 +40,7 @@ def load(data: Path) -> tuple[torch.Tensor, list[Boxes]]:
     held_out = held_out_sources(data)
     images, boxes = [], []
     for photo in photos(data / "train"):
-        if photo.source in held_out or for_tuning(photo.source) or not photo.tiles:
+        if photo.source in held_out or not photo.tiles:
             continue
         with Image.open(photo.image) as im:
             square = letterbox(im.convert("RGB"))[0]

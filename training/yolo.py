@@ -14,7 +14,6 @@ in the project's notation (docs/tiles.md).
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,17 +78,29 @@ def photos(split_dir: Path) -> Iterator[Labelled]:
             yield Labelled(images[0], tuple(tiles))
 
 
+SOURCES = {  # the families of source photos, by their file names (docs/photo.md)
+    "tray": "IMG_…: a phone's photos of a set packed in rows in its black tray, shot from above",
+    "messenger": "…_n: photos sent over Messenger, mostly a row of standing tiles on a green mat",
+    "hand": "hand_…: a hand laid in a row on a green mat, shot from the side or above",
+    "screenshot": "Screenshot-…: close-ups from a screen, stretched tall by the export",
+    "other": "the rest (train only): sets and piles on tables, at every angle",
+}
+
+
+def family(source: str) -> str:
+    """The family (a key of SOURCES) of a source photo, by its file name."""
+    if source.startswith("IMG_"):
+        return "tray"
+    if re.match(r"\d+_\d+_\d+_n_", source):
+        return "messenger"
+    if source.startswith("hand_"):
+        return "hand"
+    if source.startswith("Screenshot"):
+        return "screenshot"
+    return "other"
+
+
 def held_out_sources(data: Path) -> set[str]:
     """The source photos of the valid/ and test/ splits: their copies in train/ are never trained
     on (Roboflow exported some sources into both)."""
     return {p.source for s in ("valid", "test") for p in photos(data / s)}
-
-
-TUNE_SHARE = 7  # one train source photo in this many is kept from the models' training
-
-
-def for_tuning(source: str) -> bool:
-    """Whether a train photo's source is kept out of the locator's and the classifier's training,
-    to choose the reader's settings on photos no model has seen (the same few always: a hash of
-    the name)."""
-    return zlib.crc32(source.encode()) % TUNE_SHARE == 0

@@ -220,7 +220,7 @@ def _open_image(data: bytes) -> Any:
         raise PhotoError(NOT_AN_IMAGE) from None
 
 
-def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
+def read_tiles(data: bytes, *, threshold: float = LOCATE, hand: bool = True) -> PhotoReading:
     """The tiles in an image (PNG, JPEG, …). Blocking (0.1–0.4 s of CPU): call it off the event
     loop, as read_tiles_async does. Raises PhotoError.
 
@@ -228,7 +228,8 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
     (classify.py, trained on real photographs in all four orientations) says which tile each
     place holds, in colour, and the hand's row (_fill_row) gives the places both missed. The
     detector alone read a third of the tiles of real photos right: it learned Japanese tiles
-    (tests/bench/photo_accuracy.py --real)."""
+    (tests/bench/photo_accuracy.py --real). `hand`: at most a hand's tiles (MAX_TILES) and one of
+    each flower, the surest; False reads every tile seen (a set laid out, a pile)."""
     model = _model()
     photo = _open_image(data)
     size = photo.size
@@ -256,7 +257,7 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE) -> PhotoReading:
             mine = read[1] >= sure or sure <= DETECTOR_SURE or read[0] in FLOWERS
             found.append((box, *read) if mine else (box, seen, sure))
     found += _fill_row(photo, found)
-    if CAP_HAND:
+    if CAP_HAND and hand:
         found = _cap(found)
     scale = max(1.0, shrink)
     tiles = [DetectedTile(tile, round(confidence, 3),

@@ -1,7 +1,7 @@
-"""The reader's figures on the TRAIN split's photos of a hand, for choosing its settings there
-(the held-out valid/ and test/ photos only report: tests/bench/photo_accuracy.py --real). Left
-out: the train photos whose source photo has a copy in valid/ or test/ (training/train_tiles.py
-leaves them out too). Each variant sets module constants of bot.photo.detect or bot.photo.row;
+"""The reader's figures on the photos of a hand of the valid/ split (`--split valid`), where its
+settings are chosen, or of the train split (less the photos whose source photo has a copy in
+valid/ or test/, as the training leaves them out); test/ is read once at the end
+(tests/bench/photo_sources.py). Each variant sets module constants of bot.photo.detect or bot.photo.row;
 the detector runs once a photo (its boxes are kept for the other variants), so a variant costs
 only the classifier:
 
@@ -22,17 +22,17 @@ from typing import Any
 from bot.photo import classify, detect, locator, row
 from tests.photo.measure import tally
 from tests.photo.real import RealTrial, hands, real_trial
-from training.yolo import Labelled, for_tuning, held_out_sources
+from training.yolo import Labelled, held_out_sources
 
 _MODULES = (detect, row, locator, classify)
 
 
-def train_hands(data: Path, tuning: bool = False) -> list[Labelled]:
-    """The train split's hands, less the held-out sources; `tuning`: only the sources kept out of
-    the models' training (training/yolo.py: for_tuning), which no model has learned."""
+def split_hands(data: Path, split: str = "train") -> list[Labelled]:
+    """The split's hands; of train/, less the sources with a copy in valid/ or test/."""
+    if split != "train":
+        return hands(data, (split,))
     held_out = held_out_sources(data)
-    return [p for p in hands(data, ("train",))
-            if p.source not in held_out and (not tuning or for_tuning(p.source))]
+    return [p for p in hands(data, ("train",)) if p.source not in held_out]
 
 
 class _CachedLocate:
@@ -50,7 +50,7 @@ class _CachedLocate:
         return self.cache[self.photo]
 
 
-def _set(variant: str) -> dict[str, Any]:
+def set_variant(variant: str) -> dict[str, Any]:
     """Set the variant's constants ("NAME=value", or "module.NAME=value" where two modules have
     the name); returns the old values."""
     old: dict[str, Any] = {}
@@ -73,7 +73,7 @@ def _put(name: str, value: Any) -> None:
         setattr(module, name.split(".")[-1], value)
 
 
-def _unset(old: dict[str, Any]) -> None:
+def unset_variant(old: dict[str, Any]) -> None:
     for name, value in old.items():
         _put(name, value)
 
@@ -96,24 +96,23 @@ def report(name: str, trials: list[RealTrial]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="The reader's figures on the train split")
+    parser = argparse.ArgumentParser(description="The reader's figures on a split's photos of a hand")
     parser.add_argument("data", type=Path)
     parser.add_argument("variants", nargs="*", default=[""])
     parser.add_argument("--every", type=int, default=1, help="take every n-th photo (1: all)")
-    parser.add_argument("--tuning", action="store_true",
-                        help="only the sources no model was trained on (choose the settings there)")
+    parser.add_argument("--split", default="valid", choices=("valid", "train"))
     parser.add_argument("--cache", type=Path, help="keep the detector's boxes in this file for the next run")
     args = parser.parse_args()
-    pictures = train_hands(args.data, args.tuning)[::args.every]
-    print(f"{len(pictures)} train photos of a hand")
+    pictures = split_hands(args.data, args.split)[::args.every]
+    print(f"{len(pictures)} {args.split} photos of a hand")
     locate = _CachedLocate()
     if args.cache and args.cache.exists():
         locate.cache = pickle.loads(args.cache.read_bytes())
     setattr(detect, "_locate", locate)  # noqa: B010
     for variant in args.variants:
-        old = _set(variant)
+        old = set_variant(variant)
         report(variant, measure(pictures, locate))
-        _unset(old)
+        unset_variant(old)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(locate.cache))
 

@@ -1,0 +1,175 @@
+"""How well the reader reads real photos, by source: the held-out photos of the "Chinese Mahjong
+Detection" export (training/yolo.py), in the families of their file names (yolo.SOURCES: a set in
+its tray, Messenger photos, hands on a mat, screenshots), each as it is, turned a quarter and
+upside down. Per family:
+
+- tiles: of the labelled tiles of the 34 kinds (the errata of tests/photo/real_errata.csv set
+  right), how many the reader reads (the multiset in common, every tile seen: no hand's cap), and
+  how many of the tiles it reads are right (precision);
+- flowers: of the labelled flowers and seasons, how many it reads as the very one (1f…8f);
+- hands: the photos of a hand (13–18 tiles), read as the chat reads them (at most a hand's tiles
+  and one of each flower): the share that needs no correction at all, flowers included, and the
+  mean corrections (corrections_between: replace, remove or add one tile each);
+- seconds a photo (640×640), and at the end one photo blown up to 12 megapixels, with the
+  process's peak memory (tests/bench/photo_memory.py measures four pictures at once in the bot).
+
+    python -m tests.bench.photo_sources DATA [--split valid|test] [--upright]
+
+The settings are chosen on valid/; test/ is read once, at the end (the model card says when).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import resource
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from bot.photo import PhotoReading, corrections_between, read_tiles
+from tests.photo.real import corrected, errata
+from training.yolo import SOURCES, Labelled, family, photos
+
+HAND = range(13, 19)
+TURNS = {"as is": None, "a quarter": Image.Transpose.ROTATE_90, "upside down": Image.Transpose.ROTATE_180}
+
+
+@dataclass
+class Count:
+    tiles: int = 0
+    tiles_right: int = 0
+    tiles_read: int = 0
+    flowers: int = 0
+    flowers_right: int = 0
+    flowers_read: int = 0
+    hands: int = 0
+    hands_exact: int = 0
+    corrections: int = 0
+    photos: int = 0
+    seconds: float = 0.0
+    confusions: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def add(self, photo: Labelled, seen: PhotoReading, seconds: float) -> None:
+        truth, read = Counter(photo.kinds), Counter(seen.hand)
+        self.photos += 1
+        self.seconds += seconds
+        self.tiles += len(photo.kinds)
+        self.tiles_read += len(seen.hand)
+        self.tiles_right += sum((truth & read).values())
+        missed, invented = truth - read, read - truth
+        for a, b in zip(sorted(missed.elements()), sorted(invented.elements()), strict=False):
+            self.confusions[(a, b)] += 1
+        flowers, read_flowers = Counter(photo.flowers), Counter(seen.flowers)
+        self.flowers += len(photo.flowers)
+        self.flowers_read += len(seen.flowers)
+        self.flowers_right += sum((flowers & read_flowers).values())
+
+    def add_hand(self, photo: Labelled, seen: PhotoReading) -> None:
+        fixes = len(corrections_between(seen.names, photo.kinds + photo.flowers))
+        self.hands += 1
+        self.hands_exact += fixes == 0
+        self.corrections += fixes
+
+
+def _share(a: int, b: int) -> str:
+    return f"{a / b:6.1%}" if b else "     —"
+
+
+def _row(name: str, c: Count) -> str:
+    return (f"{name:<12} {c.photos:>6} {c.tiles:>6} {_share(c.tiles_right, c.tiles)} "
+            f"{_share(c.tiles_right, c.tiles_read)} {c.flowers:>7} {_share(c.flowers_right, c.flowers)} "
+            f"{_share(c.flowers_right, c.flowers_read)} {c.hands:>6} {_share(c.hands_exact, c.hands)} "
+            f"{(c.corrections / c.hands if c.hands else 0):>8.2f} {c.seconds / max(1, c.photos):>7.3f}")
+
+
+HEADER = (f"{'source':<12} {'photos':>6} {'tiles':>6} {'right':>6} {'prec.':>6} {'flowers':>7} "
+          f"{'right':>6} {'prec.':>6} {'hands':>6} {'exact':>6} {'fix/hand':>8} {'s/photo':>7}")
+
+
+def _turned(data: bytes, turn: Image.Transpose | None) -> bytes:
+    if turn is None:
+        return data
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(data)) as im:
+        im.transpose(turn).save(out, "PNG")
+    return out.getvalue()
+
+
+def _timed(read: Callable[[], PhotoReading]) -> tuple[PhotoReading, float]:
+    start = time.perf_counter()
+    seen = read()
+    return seen, time.perf_counter() - start
+
+
+def measure(data: Path, split: str, turns: dict[str, Image.Transpose | None]) -> dict[str, dict[str, Count]]:
+    """turn → family → Count, over the split's photos that hold any tile."""
+    fixes = errata()
+    out: dict[str, dict[str, Count]] = {name: defaultdict(Count) for name in turns}
+    for photo in photos(data / split):
+        if not photo.tiles:
+            continue
+        photo = corrected(photo, fixes)
+        raw = photo.image.read_bytes()
+        for name, turn in turns.items():
+            image = _turned(raw, turn)
+            seen, seconds = _timed(lambda image=image: read_tiles(image, hand=False))
+            count = out[name][family(photo.source)]
+            count.add(photo, seen, seconds)
+            if len(photo.kinds) in HAND:
+                count.add_hand(photo, read_tiles(image))
+    return out
+
+
+def report(results: dict[str, dict[str, Count]]) -> None:
+    for name, by_family in results.items():
+        print(f"\nturned {name}:" if name != "as is" else "\nas it is:")
+        print(HEADER)
+        total = Count()
+        for fam in SOURCES:
+            if fam in by_family:
+                c = by_family[fam]
+                print(_row(fam, c))
+                for key in ("tiles", "tiles_right", "tiles_read", "flowers", "flowers_right", "flowers_read",
+                            "hands", "hands_exact", "corrections", "photos", "seconds"):
+                    setattr(total, key, getattr(total, key) + getattr(c, key))
+                total.confusions += c.confusions
+        print(_row("all", total))
+        print("  most common misreads (labelled → read): "
+              + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in total.confusions.most_common(8)))
+
+
+def twelve_megapixels(data: Path, split: str) -> None:
+    photo = next(p for p in photos(data / split) if len(p.kinds) in HAND)
+    with Image.open(photo.image) as im:
+        big = im.convert("RGB").resize((4000, 3000))
+    out = io.BytesIO()
+    big.save(out, "JPEG", quality=90)
+    read_tiles(out.getvalue())  # warm
+    runs = 5
+    start = time.perf_counter()
+    for _ in range(runs):
+        read_tiles(out.getvalue())
+    seconds = (time.perf_counter() - start) / runs
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\na 12-megapixel JPEG ({len(out.getvalue()) // 1000} KB): {seconds:.3f} s a photo "
+          f"(mean of {runs}); this process's peak memory {peak:.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, help="the export's data/ folder")
+    parser.add_argument("--split", default="valid", choices=("valid", "test"))
+    parser.add_argument("--upright", action="store_true", help="only the photos as they are")
+    args = parser.parse_args()
+    turns = {"as is": None} if args.upright else TURNS
+    report(measure(args.data, args.split, turns))
+    twelve_megapixels(args.data, args.split)
+
+
+if __name__ == "__main__":
+    main()
