@@ -52,6 +52,7 @@ from ..entry.hu.ready import refusal as tiles_refusal
 from ..entry.hu.tiles import read_tiles
 from ..entry.hu.words import TILES, LineError
 from ..entry.keyboard import KeyRefused, ReadRefused, refusal_text
+from ..entry.photo_tiles import photo_tiles
 from ..entry.preview import reads_from
 from ..entry.record import hand_state
 from ..entry.wizard import reading
@@ -226,7 +227,7 @@ async def hu_photo(update: Update, context: Context) -> None:
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
     # its flowers go in with the tiles where the style plays flowers; elsewhere they are left out
     draft = photo_draft(ctx, wins[:1], seen.names, unsure)
-    note = "📷 " + esc(reading.photo_note(sc.t, reading.photo_tiles(ctx.variant, seen.names)))
+    note = "📷 " + esc(reading.photo_note(sc.t, photo_tiles(ctx.variant, seen.names)))
     if draft.step is Step.MAIN:
         note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
     await _open_wizard(update, context, sc, session, draft, note)

@@ -45,6 +45,7 @@ from ..chat.table import (
 from ..entry import preview as drawn
 from ..entry.ctx import Ctx
 from ..entry.hu.words import TILES
+from ..entry.photo_tiles import photo_tiles
 from ..entry.record import tiles_request
 from ..photo.chat import MAX_BYTES as PHOTO_MAX_BYTES
 from ..photo.chat import error_text
@@ -499,12 +500,9 @@ def photo_answer(ctx: Ctx, seen: PhotoReading) -> dict[str, Any]:
     flowers, the flowers (else left out, and said so), in the page's notation, with a note in the
     reader's words naming the tiles the photo was unsure of."""
     t = ctx.t
-    assert ctx.variant.tiles is not None
-    counts_flowers = ctx.variant.tiles.flowers
-    kept = [d for d in seen.tiles if counts_flowers or not d.tile.endswith("f")]
-    hand = [d.tile for d in kept if not d.tile.endswith("f")]
-    flowers = [d.tile for d in kept if d.tile.endswith("f")]
-    left_out = [] if counts_flowers else seen.flowers
+    split = photo_tiles(ctx.variant, seen.names)  # the chat's rule: flowers only where played
+    hand, flowers, left_out = split.hand, split.flowers, split.left_out
+    kept = [d for d in seen.tiles if d.tile not in left_out]
     unsure = [d.tile for d in kept if d.uncertain]
     lines = [t("Tiles read from the photo: {tiles}; flowers: {flowers}. Check them, and correct "
                "any the photo got wrong, before you book.", tiles=len(hand), flowers=len(flowers))

@@ -12,6 +12,7 @@ import pytest
 
 from bot.entry.hu import parse_wins
 from bot.entry.keyboard import KeyRefused, KeySpec, ReadRefused, keys_screen, new_state, notation
+from bot.entry.photo_tiles import photo_tiles
 from bot.entry.wizard import reading
 from bot.entry.wizard.flow import HandDraft, photo_draft
 from bot.photo.detect import UNCERTAIN, DetectedTile, PhotoReading
@@ -68,7 +69,7 @@ def test_every_style_with_flowers_takes_them_and_the_others_leave_them_out() -> 
     for name, v in all_variants().items():
         if v.tiles is None:  # a style entered by its features: hu_photo refuses the photo first
             continue
-        kept = reading.photo_tiles(v, names)
+        kept = photo_tiles(v, names)
         assert kept.hand == HAND, name
         if v.tiles.flowers:
             assert (kept.flowers, kept.left_out) == (["3f", "1f"], []), name
@@ -213,7 +214,7 @@ def test_the_photos_note_counts_the_tiles_and_the_flowers_apart(lang: str, taken
     hainan, guiyang = all_variants()["hainan"], all_variants()["guiyang"]
 
     def note(v: Any, names: list[str]) -> str:
-        return reading.photo_note(t, reading.photo_tiles(v, names))
+        return reading.photo_note(t, photo_tiles(v, names))
 
     assert taken[0] in note(hainan, [*HAND, "1f", "7f"])
     assert taken[1] in note(hainan, [*HAND[:13], "7f"])

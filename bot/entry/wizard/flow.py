@@ -27,6 +27,7 @@ from .. import controls, preview
 from ..controls import FormError, Kind, Spec
 from ..ctx import Ctx
 from ..hu.words import TILES, story_beside_tiles
+from ..photo_tiles import photo_tiles
 from ..record import extras, hand_state, missing, prune, seats_won, skipped
 from ..screens import (
     BY_LABELS,
@@ -57,9 +58,9 @@ def photo_draft(ctx: Ctx, events: list[dict[str, Any]], tiles: list[str],
     """The wizard's draft for a photo's tiles: with the win named by the caption's words (at
     most one), the keyboard opens at once with the tiles; else the wizard asks who won first.
     The flowers read go in with them where the style plays flowers, else they are left out
-    (reading.photo_tiles)."""
+    (bot/entry/photo_tiles.py)."""
     draft = new_draft()
-    kept = reading.photo_tiles(ctx.variant, list(tiles))
+    kept = photo_tiles(ctx.variant, list(tiles))
     draft.photo, draft.unsure = kept.tiles, list(unsure or [])  # unsure: the detector's doubts
     if not events:
         return draft

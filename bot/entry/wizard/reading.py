@@ -6,18 +6,16 @@ What it keeps in the draft (draft.py): `keys` while the keyboard is open for win
 `held` = tiles left with Back (or kept from a win taken back); `reads` once tiles were read;
 `auto_kongs` = how many concealed kong events a seat's tiles added (they go with the win);
 `photo` (and `unsure`) = tiles a photo showed, waiting for the winner's keyboard to open with
-them (its flowers among them where the style plays flowers: `photo_tiles`); `words` =
+them (its flowers among them where the style plays flowers: bot/entry/photo_tiles.py); `words` =
 features a photo's caption named (杠上花 …), kept over any reading.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from scoring import ScoringError
 from scoring.tiles import analyze
-from scoring.variant import Variant
 
 from ...plumbing.callbacks import Act
 from ...plumbing.messages import Button
@@ -27,7 +25,6 @@ from .. import controls, preview
 from ..ctx import Ctx
 from ..hu.tiles import set_text
 from ..keyboard import (
-    BONUS,
     Cb,
     KeyExit,
     KeyRefused,
@@ -39,6 +36,7 @@ from ..keyboard import (
     notation,
     press_key,
 )
+from ..photo_tiles import PhotoTiles
 from ..preview import MAX_READINGS
 from ..record import tiles_request
 from ..screens import Callbacks, Screen
@@ -70,34 +68,6 @@ def open_keys(draft: HandDraft, ctx: Ctx, index: int) -> None:
         draft.unsure = []
     draft.keys = OpenKeys(w=index, state=state)
     draft.step = Step.KEYS
-
-
-@dataclass(frozen=True)
-class PhotoTiles:
-    """What of a photo's reading goes into the keyboard: the hand's tiles, the flowers taken
-    in (a style that plays them), and the flowers left out (a style that plays none)."""
-
-    hand: list[str]
-    flowers: list[str] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
-
-    @property
-    def tiles(self) -> list[str]:
-        """The keyboard's tiles: new_state puts the flowers apart from the hand."""
-        return [*self.hand, *self.flowers]
-
-
-def photo_tiles(v: Variant, names: list[str]) -> PhotoTiles:
-    """A photo's tiles (PhotoReading.names) split for style `v`: its flowers (animals too,
-    though the photo reads none) go into the hand where the style plays them, each once, as if
-    tapped on their keys; elsewhere they are left out, so they never become hand tiles nor make
-    the keyboard's Done refused."""
-    tileset = v.tiles
-    hand = [x for x in names if x not in BONUS]
-    bonus = list(dict.fromkeys(x for x in names if x in BONUS))  # one of each, in reading order
-    plays = {"f": bool(tileset and tileset.flowers), "a": bool(tileset and tileset.animals)}
-    return PhotoTiles(hand, [x for x in bonus if plays[x[1]]],
-                      [x for x in bonus if not plays[x[1]]])
 
 
 PHOTO_READ = N_("{n} tiles read from the photo: check them, correct any the photo got wrong, "
