@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .detect import TILE_KINDS, tile_string
+from .detect import READ_KINDS, tile_string
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def corrections_between(detected: Sequence[str], intended: Iterable[str]) -> lis
             missing[tile] -= 1
         else:
             wrong.append(i)
-    needed = sorted(missing.elements(), key=TILE_KINDS.index)
+    needed = sorted(missing.elements(), key=READ_KINDS.index)
     out: list[Correction] = [Replace(i, t) for i, t in zip(wrong, needed, strict=False)]
     out += [Remove(i) for i in wrong[len(needed):]]
     out += [Add(t) for t in needed[len(wrong):]]
@@ -78,6 +78,6 @@ def corrections_between(detected: Sequence[str], intended: Iterable[str]) -> lis
 
 
 def _known(tile: str) -> str:
-    if tile not in TILE_KINDS:
-        raise ValueError(f"unknown tile {tile!r}: expected one of 1m…9m, 1p…9p, 1s…9s, 1z…7z")
+    if tile not in READ_KINDS:
+        raise ValueError(f"unknown tile {tile!r}: expected one of 1m…9m, 1p…9p, 1s…9s, 1z…7z, 1f…8f")
     return tile

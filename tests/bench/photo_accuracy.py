@@ -83,11 +83,11 @@ def real(data: Path) -> None:
     photos = real_hands(data)
     trials = [real_trial(p) for p in photos]
     print(f"\nheld-out real photos ({data.name}/valid + test, hands of 13–18 tiles): {len(trials)} photos, "
-          f"{sum(len(p.kinds) for p in photos)} tiles")
+          f"{sum(len(p.kinds) for p in photos)} tiles and {sum(len(p.flowers) for p in photos)} flowers")
     print(f"  boxes found (any tile): {sum(r.found for r in trials) / sum(r.boxes for r in trials):.1%}; "
           f"{sum(r.trial.seconds for r in trials) / len(trials):.3f} s a photo")
     fixes = errata()
-    truths = [tuple(corrected(p, fixes).kinds) for p in photos]
+    truths = [tuple((c := corrected(p, fixes)).kinds + c.flowers) for p in photos]
     print("  as labelled:")
     _real_tally([r.trial for r in trials])
     print(f"  with the {len(fixes)} labels of the errata set right:")

@@ -1,6 +1,6 @@
 """How well the reader reads real photographs: the held-out photos of the "Chinese Mahjong
-Detection" set (training/yolo.py), each a hand of 13–18 of the 34 kinds (flowers on the table are
-not counted as tiles, but reading one as a tile is an error). Per photo: the tiles read (as the
+Detection" set (training/yolo.py), each a hand of 13–18 of the 34 kinds, with the flowers and
+seasons beside it (read as the very flower: 1f…8f). Per photo: the tiles read (as the
 measure of tests/photo/measure.py: tiles right = the multiset intersection, corrections =
 corrections_between, i.e. max(read, true) − in common), and localization alone: the labelled
 boxes (flowers too) that some read box overlaps by IoU ≥ 0.5, whatever tile it was read as."""
@@ -81,6 +81,6 @@ def real_trial(photo: Labelled, reader: Callable[[bytes], PhotoReading] = read_t
         w, h = im.size
     boxes = [(d.box[0] / w, d.box[1] / h, d.box[2] / w, d.box[3] / h) for d in read.tiles]
     truth_boxes = [box for _, box in photo.tiles]
-    trial = Trial("real", tuple(photo.kinds), tuple(read.names), seconds, tuple(read.uncertain),
+    trial = Trial("real", tuple(photo.kinds + photo.flowers), tuple(read.names), seconds, tuple(read.uncertain),
                   tuple(d.confidence for d in read.tiles))
     return RealTrial(trial, len(truth_boxes), localized(truth_boxes, boxes))
