@@ -79,7 +79,8 @@ def photos(split_dir: Path) -> Iterator[Labelled]:
 
 
 SOURCES = {  # the families of source photos, by their file names (docs/photo.md)
-    "tray": "IMG_…: a phone's photos of a set packed in rows in its black tray, shot from above",
+    "table": "IMG_2023…: a set packed in rows in its black tray, or on a wooden table, from above",
+    "red mat": "IMG_27…: a riichi set's tiles piled on a red mat, close up, overlapping (valid/ only)",
     "messenger": "…_n: photos sent over Messenger, mostly a row of standing tiles on a green mat",
     "hand": "hand_…: a hand laid in a row on a green mat, shot from the side or above",
     "screenshot": "Screenshot-…: close-ups from a screen, stretched tall by the export",
@@ -89,8 +90,10 @@ SOURCES = {  # the families of source photos, by their file names (docs/photo.md
 
 def family(source: str) -> str:
     """The family (a key of SOURCES) of a source photo, by its file name."""
+    if source.startswith("IMG_2023"):
+        return "table"
     if source.startswith("IMG_"):
-        return "tray"
+        return "red mat"
     if re.match(r"\d+_\d+_\d+_n_", source):
         return "messenger"
     if source.startswith("hand_"):

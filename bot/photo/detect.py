@@ -77,6 +77,11 @@ SQUEEZE_GAIN = 1.5
 # At most MAX_TILES tiles (a hand's most), the surest: on the tuning split 90.6% of the tiles
 # right against 93.6%, but a mean of 2.4 corrections a hand against 3.8 (worst 15 against 41).
 CAP_HAND = True
+# A hand's row of at least HAND_ROW tiles keeps the tiles by it (_by_the_row): NEAR_ROW tile
+# lengths across it, SIZE_RANGE times its tiles' area either way.
+HAND_ROW = 8
+NEAR_ROW = 2.0
+SIZE_RANGE = 2.0
 INPUT_PX = 640  # the model's input is a 640×640 square
 TILE_PX = 22  # tile width (in input pixels) the model reads best: measured, see read_tiles
 MAX_ZOOM_OUT = 4.0  # a tile filling the frame is no hand: do not shrink past this
@@ -267,7 +272,7 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE, hand: bool = True) -> 
     found += _fill_row(photo, found)
     found = _squeezed(photo, found)
     if CAP_HAND and hand:
-        found = _cap(found)
+        found = _cap(_by_the_row(found))
     scale = max(1.0, shrink)
     tiles = [DetectedTile(tile, round(confidence, 3),
                           (max(0, round(x1 * scale)), max(0, round(y1 * scale)),
@@ -297,6 +302,30 @@ def _squeezed(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[t
         if sum(f[2] for f in look) > score:
             best, score = look, sum(f[2] for f in look)
     return best
+
+
+def _by_the_row(found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]]:
+    """Where the hand lies in a row (at least HAND_ROW tiles), the tiles by it: across the row
+    at most NEAR_ROW tiles' lengths from its line (melds and flowers put beside it), and of about
+    its tiles' size (SIZE_RANGE in area); the rest (the wall, loose tiles further off, a white tray
+    read as a white dragon) is no part of the hand."""
+    row = fit_row([f[0] for f in found])
+    if row is None or len(row.members) < HAND_ROW:
+        return found
+    boxes = [found[i][0] for i in row.members]
+    cx = statistics.median((b[0] + b[2]) / 2 for b in boxes)
+    cy = statistics.median((b[1] + b[3]) / 2 for b in boxes)
+    normal = (-row.direction[1], row.direction[0])
+    length = max(row.size)
+    area = row.size[0] * row.size[1]
+
+    def near(box: Box) -> bool:
+        x, y = (box[0] + box[2]) / 2 - cx, (box[1] + box[3]) / 2 - cy
+        ratio = (box[2] - box[0]) * (box[3] - box[1]) / area
+        across = abs(x * normal[0] + y * normal[1])
+        return across <= NEAR_ROW * length and 1 / SIZE_RANGE <= ratio <= SIZE_RANGE
+
+    return [f for f in found if near(f[0])]
 
 
 def _cap(found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]]:

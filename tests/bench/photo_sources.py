@@ -81,13 +81,13 @@ def _share(a: int, b: int) -> str:
 
 
 def _row(name: str, c: Count) -> str:
-    return (f"{name:<12} {c.photos:>6} {c.tiles:>6} {_share(c.tiles_right, c.tiles)} "
+    return (f"{name:<11} {c.photos:>6} {c.tiles:>6} {_share(c.tiles_right, c.tiles)} "
             f"{_share(c.tiles_right, c.tiles_read)} {c.flowers:>7} {_share(c.flowers_right, c.flowers)} "
             f"{_share(c.flowers_right, c.flowers_read)} {c.hands:>6} {_share(c.hands_exact, c.hands)} "
             f"{(c.corrections / c.hands if c.hands else 0):>8.2f} {c.seconds / max(1, c.photos):>7.3f}")
 
 
-HEADER = (f"{'source':<12} {'photos':>6} {'tiles':>6} {'right':>6} {'prec.':>6} {'flowers':>7} "
+HEADER = (f"{'source':<11} {'photos':>6} {'tiles':>6} {'right':>6} {'prec.':>6} {'flowers':>7} "
           f"{'right':>6} {'prec.':>6} {'hands':>6} {'exact':>6} {'fix/hand':>8} {'s/photo':>7}")
 
 

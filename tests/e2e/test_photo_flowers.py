@@ -2,15 +2,16 @@
 style that plays flowers they open among the keyboard's flowers and the booked hand counts them
 as if tapped; in one that plays none they are left out and the note says so.
 
-The photo is STUBBED: `photo_read_as` makes any picture read as the tiles given (the reader's
-model is being retrained). To try a real held-out photo of the same hand instead, replace the
-line marked `REAL PHOTO` in a test with the photo's bytes (and drop the stub's call): the rest of
-the test is what it asserts of any photo read right."""
+The last test reads a real photo with the shipped models (a hand with its flower, booked with no
+correction). The others stub the reader (`photo_read_as` makes any picture read as the tiles
+given), to follow each style's rule whatever the models read; the line marked `REAL PHOTO` is where
+a real photo of the same tiles would go."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -139,4 +140,32 @@ async def test_a_style_without_flowers_leaves_the_photos_flowers_out(
     hand = await stored(store, table)
     [win] = hand.record["events"]
     assert win["winners"][0]["seat"] == 1 and "f" not in win["winners"][0].get("tiles", ""), win
+    assert hand.outcome == cli_score(hand.record)
+
+
+REAL_PHOTO = Path(__file__).parents[1] / "photo" / "real" / "images" / "real5.jpg"
+
+
+async def test_a_real_photo_with_its_flower_is_booked_without_a_correction(
+        bot: object, tg: FakeTelegram, store: Store) -> None:
+    """A held-out real photo (tests/photo/real/ATTRIBUTION.md), read by the shipped models: South's
+    333p 456p 777p 444z 66z laid in a row with 夏 (Summer, South's own flower) beside it. Done and
+    Confirm with no correction; the hand is booked with the flower, as if it had been tapped."""
+    table = Table(tg, tg.group("sg real photo"), players(tg, "en"))
+    bob = table.players[1]
+    await seat(table, "singapore")
+    wiz = await photo_wizard(tg, table, bob, REAL_PHOTO.read_bytes(), "/hu S self-draw")
+    assert "14 tiles and 1 flower read from the photo" in wiz.text, wiz.text
+    assert "<code>333456777p44466z2f</code>" in wiz.raw_text, wiz.raw_text
+    assert "✅Sum" in wiz.button_labels, wiz.button_labels
+    answers = await keys(table, bob, wiz.message_id, ["d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, "Confirm")
+    answer = await table.tap(bob, wiz, "Confirm")
+    assert not answer.get("show_alert"), answer
+    hand = await stored(store, table)
+    [win] = hand.record["events"]
+    assert win["winners"] == [{"seat": 1, "half_flush": True, "summer": True}], win
+    deltas = hand.outcome["deltas"]
+    assert deltas[1] > 0 and all(d < 0 for i, d in enumerate(deltas) if i != 1), deltas
     assert hand.outcome == cli_score(hand.record)

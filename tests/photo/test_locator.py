@@ -22,7 +22,7 @@ MOST_PLACES = 1.5  # places a labelled tile, at the most
 
 def test_the_locator_finds_the_labelled_tiles() -> None:
     found = total = 0
-    for photo in photos(REAL):
+    for photo in photos(REAL):  # real5 too: the locator was not chosen by it
         with Image.open(photo.image) as im:
             image = im.convert("RGB")
         w, h = image.size
@@ -31,7 +31,7 @@ def test_the_locator_finds_the_labelled_tiles() -> None:
         assert len(places) <= len(truth) * MOST_PLACES, (photo.image.name, len(places), len(truth))
         found += localized(truth, places)
         total += len(truth)
-    assert total == 60
+    assert total == 75
     assert found / total >= FLOOR, (found, total)
 
 

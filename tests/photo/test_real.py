@@ -14,10 +14,11 @@ from tests.photo.real import corrected, errata, real_trial
 from training.yolo import FLOWERS, KINDS, NAMES, kind_of, photos
 
 REAL = Path(__file__).with_name("real")
-# Measured with the classifier trained on the locator's places too: 57 of the 59 tiles read right
-# (96.6%), 2 corrections in all (the one before it: 58, 1; before the locator: 57, 2); the
-# detector's own reading got 32% of the held-out real photos' tiles right.
+# Measured with the classifier that reads the eight flowers: 59 of the 60 tiles (a flower among
+# them) read right (98.3%), 1 correction in all (the one before it, flowers aside: 57 of 59, 2);
+# the detector's own reading got 32% of the held-out real photos' tiles right.
 FLOOR = 0.85
+SAMPLED = ("real1", "real2", "real3", "real4")  # taken by their place in the split (real5: chosen)
 
 
 def test_the_data_sets_classes_map_to_our_34_tiles_and_eight_flowers() -> None:
@@ -69,11 +70,11 @@ def test_the_classifier_reads_a_tile_alike_in_all_four_quarter_turns() -> None:
 
 
 def test_real_photos_are_read_above_a_measured_floor() -> None:
-    """Four held-out real photos (59 tiles), read above FLOOR: room for other CPUs' rounding,
+    """Four held-out real photos (60 tiles, a flower among them), read above FLOOR: room for other CPUs' rounding,
     not for a broken model, label map or pipeline."""
-    trials = [real_trial(p) for p in photos(REAL)]
+    trials = [real_trial(p) for p in photos(REAL) if p.image.stem in SAMPLED]
     assert len(trials) == 4
     result = tally(r.trial for r in trials)
-    assert result.tiles == 59
+    assert result.tiles == 60
     assert result.recall >= FLOOR, (result.recall, [r.trial.detected for r in trials])
     assert sum(r.trial.corrections for r in trials) <= 6
