@@ -81,6 +81,6 @@ def real_trial(photo: Labelled, reader: Callable[[bytes], PhotoReading] = read_t
         w, h = im.size
     boxes = [(d.box[0] / w, d.box[1] / h, d.box[2] / w, d.box[3] / h) for d in read.tiles]
     truth_boxes = [box for _, box in photo.tiles]
-    trial = Trial("real", tuple(photo.kinds + photo.flowers), tuple(read.names), seconds, tuple(read.uncertain),
-                  tuple(d.confidence for d in read.tiles))
+    trial = Trial("real", tuple(photo.kinds + photo.flowers), tuple(read.names), seconds,
+                  tuple(read.uncertain), tuple(d.confidence for d in read.tiles))
     return RealTrial(trial, len(truth_boxes), localized(truth_boxes, boxes))

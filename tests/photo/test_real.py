@@ -70,8 +70,8 @@ def test_the_classifier_reads_a_tile_alike_in_all_four_quarter_turns() -> None:
 
 
 def test_real_photos_are_read_above_a_measured_floor() -> None:
-    """Four held-out real photos (60 tiles, a flower among them), read above FLOOR: room for other CPUs' rounding,
-    not for a broken model, label map or pipeline."""
+    """Four held-out real photos (60 tiles, a flower among them), read above FLOOR: room for other
+    CPUs' rounding, not for a broken model, label map or pipeline."""
     trials = [real_trial(p) for p in photos(REAL) if p.image.stem in SAMPLED]
     assert len(trials) == 4
     result = tally(r.trial for r in trials)
