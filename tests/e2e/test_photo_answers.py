@@ -75,8 +75,8 @@ async def test_a_photo_is_fetched_from_the_configured_server_and_its_hint_goes_o
         bot: object, tg: FakeTelegram) -> None:
     table = await seated(tg, "photo")
     alice = table.players[0]
-    # the reader takes both birds (1s) of these Japanese-style faces for 6s, unsure of each (it is
-    # deterministic)
+    # the reader misses both birds (1s) of these Japanese-style faces and is unsure of its 9m (it
+    # is deterministic)
     data = render(Scene(GUIYANG_HAND, tile_width=52, margin=2.0))
     reading = detect.read_tiles(data)
     await tg.send_photo(table.chat, alice, data, caption="/hu S self-draw")
@@ -84,7 +84,7 @@ async def test_a_photo_is_fetched_from_the_configured_server_and_its_hint_goes_o
     assert "Tiles of South Bob" in wiz.text, wiz.text
     [(path, status)] = tg.downloads
     assert status == 200 and path == tg.requests_for("getFile")[0].result["file_path"]
-    # the hint names the tiles read with low confidence only (the two 6s that are 1s)
+    # the hint names the tiles read with low confidence only
     assert reading.uncertain and all(reading.tiles[i].confidence < detect.UNCERTAIN
                                      for i in reading.uncertain)
     hint = "The photo was unsure of: " + " ".join(reading.names[i] for i in reading.uncertain)
@@ -93,7 +93,8 @@ async def test_a_photo_is_fetched_from_the_configured_server_and_its_hint_goes_o
     await keys(table, alice, wiz.message_id, fixes)
     last = fixes[-1].removeprefix("t:")  # the last tile tapped is the winning tile
     corrected = await tg.wait_for(  # the edits go through the throttle: the last one shows it
-        lambda: (m := table.message(wiz.message_id)) and f"+{last}</code>" in m.raw_text and m, TIMEOUT)
+        lambda: (m := table.message(wiz.message_id)) and f"+{last}</code>" in m.raw_text
+        and "14 of 14 tiles" in m.text and m, TIMEOUT)
     assert "14 of 14 tiles" in corrected.text, corrected.text
     assert "unsure" not in corrected.text, corrected.text
 
