@@ -178,17 +178,17 @@ GUIYANG_HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1s", "1s"
 
 
 def correction_keys(detected: list[str], intended: tuple[str, ...]) -> list[str]:
-    """The keys that turn what the photo showed into the hand: take out each wrong tile, tap the
-    right one (the last tapped becomes the winning tile)."""
+    """The keys that turn what the photo showed into the hand: take out each wrong tile, then tap
+    the right ones (a photo may read more than a hand holds, and a full hand takes no tile; the
+    last tapped becomes the winning tile)."""
     from bot.photo import Add, Remove, Replace, corrections_between
 
+    fixes = corrections_between(detected, intended)
     out: list[str] = []
-    for c in corrections_between(detected, intended):
+    for c in fixes:
         if isinstance(c, (Replace, Remove)):
             out += ["r", f"t:{detected[c.index]}"]
-        if isinstance(c, (Replace, Add)):
-            out.append(f"t:{c.tile}")
-    return out
+    return out + [f"t:{c.tile}" for c in fixes if isinstance(c, (Replace, Add))]
 
 
 @pytest.mark.parametrize("by_reply", [False, True])
