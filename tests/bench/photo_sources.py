@@ -1,6 +1,7 @@
 """How well the reader reads real photos, by source: the held-out photos of the "Chinese Mahjong
 Detection" export (training/yolo.py), in the families of their file names (yolo.SOURCES: a set in
-its tray, Messenger photos, hands on a mat, screenshots), each as it is, turned a quarter and
+its tray or on a table, a riichi set piled on a red mat, Messenger photos, hands on a mat,
+screenshots), each as it is, turned a quarter and
 upside down. Per family:
 
 - tiles: of the labelled tiles of the 34 kinds (the errata of tests/photo/real_errata.csv set
