@@ -60,6 +60,7 @@ from ..entry.wizard.draft import HandDraft, Read, Step, new_draft
 from ..entry.wizard.flow import Finish, photo_draft, press, screen
 from ..photo import PhotoError
 from ..photo.chat import error_text, picture_of, read_message_photo
+from ..photo.detect import NO_TILES
 from ..plumbing.callbacks import Act, Family, Tap, Value, decode
 from ..plumbing.limits import clip
 from ..plumbing.messages import Button, Context, edit, reply, send, shows, store_of
@@ -223,11 +224,15 @@ async def hu_photo(update: Update, context: Context) -> None:
     except PhotoError as exc:
         await reply(update, context, "⚠️ " + esc(error_text(sc.t, exc)))
         return
+    kept = photo_tiles(ctx.variant, seen.names)
+    if not kept.tiles:  # flowers alone, in a style that plays none: nothing of a hand was seen
+        await reply(update, context, "⚠️ " + esc(error_text(sc.t, PhotoError(NO_TILES))))
+        return
     unsure = [seen.names[i] for i in seen.uncertain]
     wins = [e for e in events if e.get("type") == "win"]  # a photo shows a win, not 流局
     # its flowers go in with the tiles where the style plays flowers; elsewhere they are left out
     draft = photo_draft(ctx, wins[:1], seen.names, unsure)
-    note = "📷 " + esc(reading.photo_note(sc.t, photo_tiles(ctx.variant, seen.names)))
+    note = "📷 " + esc(reading.photo_note(sc.t, kept))
     if draft.step is Step.MAIN:
         note += "\n" + esc(sc.t("First tap who won; the tiles open next."))
     await _open_wizard(update, context, sc, session, draft, note)

@@ -535,7 +535,7 @@ async def photo(request: web.Request) -> web.Response:
         raise Refused(422, ctx.why(no_tiles), code="no_tiles_style")
     try:
         seen = await read_tiles_async(await _picture(request))
-        if not seen.tiles:
+        if not photo_tiles(ctx.variant, seen.names).tiles:  # none, or flowers the style plays none of
             raise PhotoError(NO_TILES)
     except PhotoError as exc:
         status, code = PHOTO_REFUSALS.get(exc.msgid, (422, "photo_refused"))

@@ -169,3 +169,17 @@ async def test_a_real_photo_with_its_flower_is_booked_without_a_correction(
     deltas = hand.outcome["deltas"]
     assert deltas[1] > 0 and all(d < 0 for i, d in enumerate(deltas) if i != 1), deltas
     assert hand.outcome == cli_score(hand.record)
+
+
+async def test_flowers_alone_where_none_are_played_are_no_tiles_seen(
+        bot: object, tg: FakeTelegram, store: Store,
+        photo_read_as: Callable[[list[str]], bytes]) -> None:
+    """Guiyang plays no flowers: a photo that shows only flowers shows nothing of a hand, and is
+    answered as a photo without tiles (no keyboard opened, nothing booked)."""
+    table = Table(tg, tg.group("guiyang only flowers"), players(tg, "en"))
+    bob = table.players[1]
+    await seat(table, "guiyang")
+    shown = await photo_wizard(tg, table, bob, photo_read_as(["3f", "7f"]), "/hu S self-draw")
+    assert shown.text.startswith("⚠️ I could not see any tiles in this photo"), shown.text
+    assert not shown.button_labels
+    assert await store.history((await store.running_session(table.chat_id)).id, limit=1) == []

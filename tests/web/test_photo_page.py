@@ -193,6 +193,15 @@ async def test_no_tiles_seen_is_said(client: TestClient, store: Store,
     assert refused["code"] == "no_tiles" and "照片" in refused["error"]
 
 
+async def test_flowers_alone_where_none_are_played_are_no_tiles_seen(
+        client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = await post(client, "session", {"variant": "cixi", "names": NAMES})
+    monkeypatch.setattr(bot.web.api, "read_tiles_async", Reader(reading(["2f", "1f"])))
+    refused = await send(client, PICTURE, 422)
+    assert refused["code"] == "no_tiles" and "could not see any tiles" in refused["error"], refused
+    await unchanged(client, store, before)
+
+
 async def test_the_photo_comes_as_a_picture_never_as_a_form(client: TestClient, store: Store,
                                                             reader: Reader) -> None:
     """A form on another site sends multipart or text without asking first: refused unread, as
