@@ -27,7 +27,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..view.i18n import N_
 from .boxes import OVERLAP, Box, iou, same_tile
-from .classify import CLASSES, CROP_PX, FLOWERS, NONE, classify, crop
+from .classify import CLASSES, FLOWERS, NONE, classify, crop
 from .locator import locate
 from .row import MAX_TILES, fit_row, propose
 
@@ -262,8 +262,7 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE, hand: bool = True) -> 
     if USE_LOCATOR:  # our own locator's places that the detector missed (its reading: none)
         boxes = boxes + [(box, "", 0.0) for box, _ in locate(photo)
                          if not any(same_tile(box, b[0]) for b in boxes)]
-    crops = np.stack([crop(photo, b[0]) for b in boxes]) if boxes else np.zeros((0, 3, CROP_PX, CROP_PX))
-    probs = classify(crops)
+    probs = _classify_at(photo, [b[0] for b in boxes])
     found: list[tuple[Box, str, float]] = []  # in the working photo's pixels
     # The classifier's reading, but the detector's where it is very sure (DETECTOR_SURE).
     for (box, seen, sure), p in zip(boxes, probs, strict=True):
@@ -298,12 +297,13 @@ def _squeezed(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[t
         boxes = [box for box, _ in locate(view)]
         if not boxes:
             continue
-        probs = classify(np.stack([crop(view, b) for b in boxes]))
         sx, sy = w / size[0], h / size[1]
         look = [((x1 * sx, y1 * sy, x2 * sx, y2 * sy), *read)
-                for (x1, y1, x2, y2), p in zip(boxes, probs, strict=True) if (read := _tile(p)) is not None]
-        if sum(f[2] for f in look) > score:
-            best, score = look, sum(f[2] for f in look)
+                for (x1, y1, x2, y2), p in zip(boxes, _classify_at(view, boxes), strict=True)
+                if (read := _tile(p)) is not None]
+        total = sum(f[2] for f in look)
+        if total > score:
+            best, score = look, total
     return best
 
 
@@ -336,9 +336,18 @@ def cap_hand(found: list[tuple[Box, str, float]]) -> list[tuple[Box, str, float]
     not of it."""
     surest = sorted(found, key=lambda f: -f[2])
     tiles = [f for f in surest if f[1] not in FLOWERS][:MAX_TILES]
-    flowers = [f for i, f in enumerate(surest) if f[1] in FLOWERS
-               and all(g[1] != f[1] for g in surest[:i])]
-    return tiles + flowers
+    flowers: dict[str, tuple[Box, str, float]] = {}
+    for f in surest:
+        if f[1] in FLOWERS:
+            flowers.setdefault(f[1], f)  # the surest of each
+    return tiles + list(flowers.values())
+
+
+def _classify_at(image: Image.Image, boxes: Sequence[Box]) -> np.ndarray:
+    """The classifier's probabilities for the tile at each box of `image`."""
+    if not boxes:
+        return np.zeros((0, len(CLASSES)), dtype=np.float32)
+    return classify(np.stack([crop(image, b) for b in boxes]))
 
 
 def _tile(p: np.ndarray) -> tuple[str, float] | None:
@@ -359,7 +368,7 @@ def _fill_row(photo: Image.Image, found: list[tuple[Box, str, float]]) -> list[t
     candidates = places.gaps + places.ends[0] + places.ends[1]
     if not candidates:
         return []
-    probs = classify(np.stack([crop(photo, b) for b in candidates]))
+    probs = _classify_at(photo, candidates)
     added: list[tuple[Box, str, float]] = []
 
     def keep(box: Box, p: np.ndarray) -> bool | None:
