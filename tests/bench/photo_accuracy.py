@@ -20,9 +20,7 @@ a 12-megapixel one is timed too).
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from PIL import Image
 from bot.photo import read_tiles
 from bot.photo.detect import UNCERTAIN
 from tests.photo.measure import Tally, Trial, package_as_is, tally, trial
-from tests.photo.real import corrected, errata, real_trial
+from tests.photo.real import corrected, errata, real_trial, turned, twelve_megapixels
 from tests.photo.real import hands as real_hands
 from tests.photo.render import CONDITIONS, scene_for
 
@@ -93,29 +91,13 @@ def real(data: Path) -> None:
     print(f"  with the {len(fixes)} labels of the errata set right:")
     _real_tally([replace(r.trial, truth=truth) for r, truth in zip(trials, truths, strict=True)])
     for turn, name in ((Image.Transpose.ROTATE_90, "a quarter"), (Image.Transpose.ROTATE_180, "upside down")):
-        turned = [replace(real_trial(p, lambda data, t=turn: read_tiles(_turned(data, t))).trial, truth=truth)
-                  for p, truth in zip(photos, truths, strict=True)]
-        t = tally(turned)
+        read_turned = [replace(real_trial(p, lambda data, t=turn: read_tiles(turned(data, t))).trial,
+                               truth=truth) for p, truth in zip(photos, truths, strict=True)]
+        t = tally(read_turned)
         print(f"  every photo turned {name} (errata set right): tiles read right {t.recall:.1%}, "
               f"precision {t.precision:.1%}, corrections per hand mean {t.corrections:.2f}")
-    with Image.open(photos[0].image) as im:
-        big = im.convert("RGB").resize((4000, 3000))
-    out = io.BytesIO()
-    big.save(out, "JPEG", quality=90)
-    read_tiles(out.getvalue())  # warm
-    start = time.perf_counter()
-    for _ in range(3):
-        read_tiles(out.getvalue())
-    seconds = (time.perf_counter() - start) / 3
-    print(f"  a 12-megapixel JPEG ({len(out.getvalue()) // 1000} KB): {seconds:.3f} s")
-
-
-def _turned(data: bytes, turn: Image.Transpose) -> bytes:
-    """The photo turned, as a PNG: every tile in it lies sideways or upside down."""
-    out = io.BytesIO()
-    with Image.open(io.BytesIO(data)) as im:
-        im.transpose(turn).save(out, "PNG")
-    return out.getvalue()
+    size, seconds = twelve_megapixels(photos[0], runs=3)
+    print(f"  a 12-megapixel JPEG ({size // 1000} KB): {seconds:.3f} s")
 
 
 def _real_tally(trials: list[Trial]) -> None:

@@ -22,18 +22,17 @@ The settings are chosen on valid/; test/ is read once, at the end (the model car
 from __future__ import annotations
 
 import argparse
-import io
 import resource
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from PIL import Image
 
 from bot.photo import PhotoReading, corrections_between, read_tiles
-from tests.photo.real import corrected, errata
+from tests.photo.real import corrected, errata, turned, twelve_megapixels
 from training.yolo import SOURCES, Labelled, family, photos
 
 HAND = range(13, 19)
@@ -70,6 +69,11 @@ class Count:
         self.flowers_read += len(seen.flowers)
         self.flowers_right += sum((flowers & read_flowers).values())
 
+    def merge(self, other: Count) -> None:
+        """Add another family's counts to these (the line for all of them)."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
     def add_hand(self, photo: Labelled, seen: PhotoReading) -> None:
         fixes = len(corrections_between(seen.names, photo.kinds + photo.flowers))
         self.hands += 1
@@ -92,15 +96,6 @@ HEADER = (f"{'source':<11} {'photos':>6} {'tiles':>6} {'right':>6} {'prec.':>6} 
           f"{'right':>6} {'prec.':>6} {'hands':>6} {'exact':>6} {'fix/hand':>8} {'s/photo':>7}")
 
 
-def _turned(data: bytes, turn: Image.Transpose | None) -> bytes:
-    if turn is None:
-        return data
-    out = io.BytesIO()
-    with Image.open(io.BytesIO(data)) as im:
-        im.transpose(turn).save(out, "PNG")
-    return out.getvalue()
-
-
 def _timed(read: Callable[[], PhotoReading]) -> tuple[PhotoReading, float]:
     start = time.perf_counter()
     seen = read()
@@ -117,7 +112,7 @@ def measure(data: Path, split: str, turns: dict[str, Image.Transpose | None]) ->
         photo = corrected(photo, fixes)
         raw = photo.image.read_bytes()
         for name, turn in turns.items():
-            image = _turned(raw, turn)
+            image = turned(raw, turn)
             seen, seconds = _timed(lambda image=image: read_tiles(image, hand=False))
             count = out[name][family(photo.source)]
             count.add(photo, seen, seconds)
@@ -135,29 +130,18 @@ def report(results: dict[str, dict[str, Count]]) -> None:
             if fam in by_family:
                 c = by_family[fam]
                 print(_row(fam, c))
-                for key in ("tiles", "tiles_right", "tiles_read", "flowers", "flowers_right", "flowers_read",
-                            "hands", "hands_exact", "corrections", "photos", "seconds"):
-                    setattr(total, key, getattr(total, key) + getattr(c, key))
-                total.confusions += c.confusions
+                total.merge(c)
         print(_row("all", total))
         print("  most common misreads (labelled → read): "
               + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in total.confusions.most_common(8)))
 
 
-def twelve_megapixels(data: Path, split: str) -> None:
+def big_photo(data: Path, split: str) -> None:
     photo = next(p for p in photos(data / split) if len(p.kinds) in HAND)
-    with Image.open(photo.image) as im:
-        big = im.convert("RGB").resize((4000, 3000))
-    out = io.BytesIO()
-    big.save(out, "JPEG", quality=90)
-    read_tiles(out.getvalue())  # warm
     runs = 5
-    start = time.perf_counter()
-    for _ in range(runs):
-        read_tiles(out.getvalue())
-    seconds = (time.perf_counter() - start) / runs
+    size, seconds = twelve_megapixels(photo, runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\na 12-megapixel JPEG ({len(out.getvalue()) // 1000} KB): {seconds:.3f} s a photo "
+    print(f"\na 12-megapixel JPEG ({size // 1000} KB): {seconds:.3f} s a photo "
           f"(mean of {runs}); this process's peak memory {peak:.0f} MB")
 
 
@@ -169,7 +153,7 @@ def main() -> None:
     args = parser.parse_args()
     turns = {"as is": None} if args.upright else TURNS
     report(measure(args.data, args.split, turns))
-    twelve_megapixels(args.data, args.split)
+    big_photo(args.data, args.split)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,13 @@ boxes (flowers too) that some read box overlaps by IoU ≥ 0.5, whatever tile it
 from __future__ import annotations
 
 import csv
+import io
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from PIL import Image
 
 from bot.photo import PhotoReading, read_tiles
 from bot.photo.boxes import iou
@@ -75,8 +78,6 @@ def real_trial(photo: Labelled, reader: Callable[[bytes], PhotoReading] = read_t
     start = time.perf_counter()
     read = reader(data)
     seconds = time.perf_counter() - start
-    from PIL import Image
-
     with Image.open(photo.image) as im:
         w, h = im.size
     boxes = [(d.box[0] / w, d.box[1] / h, d.box[2] / w, d.box[3] / h) for d in read.tiles]
@@ -84,3 +85,28 @@ def real_trial(photo: Labelled, reader: Callable[[bytes], PhotoReading] = read_t
     trial = Trial("real", tuple(photo.kinds + photo.flowers), tuple(read.names), seconds,
                   tuple(read.uncertain), tuple(d.confidence for d in read.tiles))
     return RealTrial(trial, len(truth_boxes), localized(truth_boxes, boxes))
+
+
+def turned(data: bytes, turn: Image.Transpose | None) -> bytes:
+    """The photo turned (None: as it is), as a PNG: every tile in it lies sideways or upside down."""
+    if turn is None:
+        return data
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(data)) as im:
+        im.transpose(turn).save(out, "PNG")
+    return out.getvalue()
+
+
+def twelve_megapixels(photo: Labelled, runs: int) -> tuple[int, float]:
+    """The photo blown up to a 12-megapixel JPEG: its size in bytes and the mean seconds of
+    `runs` readings, after one to warm up."""
+    with Image.open(photo.image) as im:
+        big = im.convert("RGB").resize((4000, 3000))
+    out = io.BytesIO()
+    big.save(out, "JPEG", quality=90)
+    data = out.getvalue()
+    read_tiles(data)  # warm
+    start = time.perf_counter()
+    for _ in range(runs):
+        read_tiles(data)
+    return len(data), (time.perf_counter() - start) / runs
