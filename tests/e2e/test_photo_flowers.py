@@ -61,6 +61,20 @@ async def photo_wizard(tg: FakeTelegram, table: Table, user: dict[str, Any], dat
     return table.message(req.result["message_id"])
 
 
+async def done_and_booked(table: Table, store: Store, user: dict[str, Any], wiz: Any,
+                          confirm: str) -> tuple[Any, dict[str, Any]]:
+    """Done on the keyboard as the photo left it (no key refused), then Confirm: the hand booked
+    and its one event."""
+    answers = await keys(table, user, wiz.message_id, ["d"])
+    assert not any(a.get("text") for a in answers), answers
+    await screen_with(table, wiz.message_id, confirm)
+    answer = await table.tap(user, wiz, confirm)
+    assert not answer.get("show_alert"), answer
+    hand = await stored(store, table)
+    [win] = hand.record["events"]
+    return hand, win
+
+
 async def test_singapore_books_the_flowers_a_photo_read_as_if_tapped(
         bot: object, tg: FakeTelegram, store: Store,
         photo_read_as: Callable[[list[str]], bytes]) -> None:
@@ -77,13 +91,7 @@ async def test_singapore_books_the_flowers_a_photo_read_as_if_tapped(
     assert "<code>111234m555p78999s15f</code>" in wiz.raw_text, wiz.raw_text
     labels = wiz.button_labels
     assert "✅Spr" in labels and "✅Plum" in labels and "Sum" in labels, labels  # as if tapped
-    answers = await keys(table, alice, wiz.message_id, ["d"])
-    assert not any(a.get("text") for a in answers), answers
-    await screen_with(table, wiz.message_id, "Confirm")
-    answer = await table.tap(alice, wiz, "Confirm")
-    assert not answer.get("show_alert"), answer
-    hand = await stored(store, table)
-    [win] = hand.record["events"]
+    hand, win = await done_and_booked(table, store, alice, wiz, "Confirm")
     assert win["winners"] == [{"seat": 0, "spring": True, "plum": True}], win
     assert hand.outcome["deltas"] == [120, -40, -40, -40]
     assert hand.outcome == cli_score(hand.record)
@@ -107,13 +115,7 @@ async def test_hainan_answering_a_photo_keeps_its_flowers_until_the_winner_is_ta
     shown = table.message(wiz.message_id)
     assert "<code>123456789m1155s+5s125f</code>" not in shown.raw_text  # no winning tile yet
     assert "<code>123456789m11555s125f</code>" in shown.raw_text, shown.raw_text
-    answers = await keys(table, alice, wiz.message_id, ["d"])
-    assert not any(a.get("text") for a in answers), answers
-    await screen_with(table, wiz.message_id, "确认")
-    answer = await table.tap(alice, wiz, "确认")
-    assert not answer.get("show_alert"), answer
-    hand = await stored(store, table)
-    [win] = hand.record["events"]
+    hand, win = await done_and_booked(table, store, alice, wiz, "确认")
     assert win["winners"][0]["seat"] == 0 and win["winners"][0]["seat_flower"] == 2, win
     assert any("seat_flower:2" in str(line) for line in hand.outcome["lines"]), hand.outcome
     assert hand.outcome == cli_score(hand.record)
@@ -132,13 +134,7 @@ async def test_a_style_without_flowers_leaves_the_photos_flowers_out(
     assert "從照片裡認出 14 張牌：請核對" in wiz.text, wiz.text
     assert "照片裡的 2 張花牌沒有算進去：這種玩法不用花牌。" in wiz.text, wiz.text
     assert "<code>123456789m11555s</code>" in wiz.raw_text, wiz.raw_text
-    answers = await keys(table, bob, wiz.message_id, ["d"])
-    assert not any(a.get("text") for a in answers), answers
-    await screen_with(table, wiz.message_id, "確認")
-    answer = await table.tap(bob, wiz, "確認")
-    assert not answer.get("show_alert"), answer
-    hand = await stored(store, table)
-    [win] = hand.record["events"]
+    hand, win = await done_and_booked(table, store, bob, wiz, "確認")
     assert win["winners"][0]["seat"] == 1 and "f" not in win["winners"][0].get("tiles", ""), win
     assert hand.outcome == cli_score(hand.record)
 
@@ -158,13 +154,7 @@ async def test_a_real_photo_with_its_flower_is_booked_without_a_correction(
     assert "14 tiles and 1 flower read from the photo" in wiz.text, wiz.text
     assert "<code>333456777p44466z2f</code>" in wiz.raw_text, wiz.raw_text
     assert "✅Sum" in wiz.button_labels, wiz.button_labels
-    answers = await keys(table, bob, wiz.message_id, ["d"])
-    assert not any(a.get("text") for a in answers), answers
-    await screen_with(table, wiz.message_id, "Confirm")
-    answer = await table.tap(bob, wiz, "Confirm")
-    assert not answer.get("show_alert"), answer
-    hand = await stored(store, table)
-    [win] = hand.record["events"]
+    hand, win = await done_and_booked(table, store, bob, wiz, "Confirm")
     assert win["winners"] == [{"seat": 1, "half_flush": True, "summer": True}], win
     deltas = hand.outcome["deltas"]
     assert deltas[1] > 0 and all(d < 0 for i, d in enumerate(deltas) if i != 1), deltas
