@@ -67,6 +67,14 @@ async def test_another_origin_is_refused(client: TestClient, store: Store,
     assert await store.running_session(LOCAL_CHAT_ID) is None
 
 
+@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}])
+async def test_a_photo_from_another_site_is_refused(client: TestClient, headers: dict[str, str]) -> None:
+    """The photo's body is a picture, not JSON, and still only the page's own origin may send it."""
+    resp = await client.post("/app/api/photo", data=b"\xff\xd8\xff",
+                             headers={"Content-Type": "image/jpeg", **headers})
+    assert resp.status == 403 and (await resp.json())["code"] == "cross_site"
+
+
 async def test_the_page_itself_is_answered(client: TestClient, store: Store) -> None:
     """The page's own requests: its origin, Sec-Fetch-Site same-origin, JSON; and a tool
     without Origin (curl) as before."""
