@@ -48,6 +48,7 @@ from .plumbing.limits import MAX_IMPORT_HANDS, MAX_PAYMENT_CENTS, MAX_STAKE_CENT
 from .plumbing.messages import Context, LedgerBot, QueryExpired, edit, reply, send, store_of
 from .plumbing.ratelimit import ChatRateLimiter
 from .plumbing.updates import PerChatProcessor
+from .view.faults import BUSY, DISK_FULL, UNAVAILABLE
 from .view.i18n import LANGS, N_, Translator, lang_from_code, translator
 from .view.render import esc, is_zh, listing, styles_named
 
@@ -260,10 +261,7 @@ async def on_migrate(update: Update, context: Context) -> None:
         await store_of(context).migrate_chat(message.migrate_from_chat_id, message.chat.id)
 
 
-BUSY = N_("The ledger is busy right now; please try again in a moment.")
-UNAVAILABLE = N_("The ledger's database is not available right now; please try again later.")
 FAILED = N_("Something went wrong with that; please try again.")
-DISK_FULL = N_("The server's disk is full, so nothing was saved; please tell whoever runs the bot.")
 FILE_ERROR = N_("The bot could not read or write one of its files; please tell whoever runs the "
                 "bot.")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
-from db import Draft, Session, Store, StoreError
+from db import DatabaseBusy, DatabaseFault, Draft, Session, Store, StoreError
 from scoring import ScoringError
 from scoring.settlement import Transfer
 from scoring.tiles import analyze
@@ -60,6 +60,7 @@ from ..photo.detect import (
     read_tiles_async,
     tile_string,
 )
+from ..view.faults import fault_text
 from ..view.i18n import LANGS, lang_from_code, translator
 from ..view.render import colon, money, shown_name, unit, wind, with_unit
 from ..view.tiles import tile_label
@@ -105,6 +106,19 @@ class Refused(web.HTTPException):
         super().__init__(text=json.dumps({"error": text, "code": code, **extra},
                                          ensure_ascii=False),
                          content_type="application/json")
+
+
+@web.middleware
+async def database_faults(request: web.Request, handler: Any) -> web.StreamResponse:
+    """An API request the database could not serve (busy, down, full) is answered in the
+    caller's words, as the chat answers such an update, rather than as a bare server error."""
+    try:
+        return await handler(request)
+    except DatabaseFault as exc:
+        if not request.path.startswith("/app/api/"):
+            raise
+        code = "database_busy" if isinstance(exc, DatabaseBusy) else "database_unavailable"
+        raise Refused(503, fault_text(translator(request_lang(request)), exc), code=code) from None
 
 
 def refused(exc: Refusal | StoreError, caller: Caller, ctx: Ctx | None = None,
@@ -621,6 +635,7 @@ def add_routes(app: web.Application, store: Store, authorize: Authorize,
     """The API under /app/api/ (the page itself: bot/web/page.py)."""
     app[STORE_KEY] = store
     app[AUTH_KEY] = authorize
+    app.middlewares.append(database_faults)
     if announce is not None:
         app[ANNOUNCE_KEY] = announce
     app.router.add_get("/app/api/state", state)

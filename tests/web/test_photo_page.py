@@ -23,7 +23,7 @@ from bot.photo.detect import (
     photo_support,
 )
 from bot.web.local import LOCAL_CHAT_ID
-from db import Store
+from db import DatabaseBusy, DatabaseUnavailable, Store
 
 from .browser import ARTEFACTS, shot
 from .test_api import NAMES, post
@@ -200,6 +200,28 @@ async def test_flowers_alone_where_none_are_played_are_no_tiles_seen(
     refused = await send(client, PICTURE, 422)
     assert refused["code"] == "no_tiles" and "could not see any tiles" in refused["error"], refused
     await unchanged(client, store, before)
+
+
+@pytest.mark.parametrize(("fault", "lang", "words"), [
+    (DatabaseUnavailable, "en", "The ledger's database is not available right now"),
+    (DatabaseBusy, "zh-Hans", "账本正忙")])
+async def test_with_the_database_failing_the_photo_is_answered_unread(
+        client: TestClient, store: Store, reader: Reader, monkeypatch: pytest.MonkeyPatch,
+        fault: type[Exception], lang: str, words: str) -> None:
+    """The database down or busy: the page is told so in its language (503, as the chat is
+    told), and the picture is not read."""
+    await post(client, "session", {"variant": "hainan", "names": NAMES})
+
+    async def failing(*_: Any, **__: Any) -> Any:
+        raise fault("the database could not answer")
+
+    monkeypatch.setattr(bot.web.api, "running", failing)
+    refused = await send(client, PICTURE, 503, lang=lang)
+    assert refused["code"] == ("database_busy" if fault is DatabaseBusy else "database_unavailable")
+    assert words in refused["error"], refused
+    assert reader.photos == []
+    resp = await client.post(f"/app/api/tiles?lang={lang}", json={"tiles": "123m"})
+    assert resp.status == 503 and (await resp.json())["code"] == refused["code"]  # every API call
 
 
 async def test_the_photo_comes_as_a_picture_never_as_a_form(client: TestClient, store: Store,
