@@ -574,6 +574,12 @@ class FakeTelegram:
     def unanswered_callbacks(self) -> list[str]:
         return list(self._open_callbacks)
 
+    async def wait_until_confirmed(self, timeout: float = 5.0) -> None:
+        """Wait until a polling bot has confirmed every update waiting for getUpdates (its offset
+        is past them): what it handled will not be delivered again. (A webhook's delivered
+        updates need no confirming.)"""
+        await self.wait_for(lambda: not self._updates, timeout)
+
     def expire_callbacks(self, *query_ids: str) -> None:
         """Telegram gives up on queries nobody answered (a bot process that died with them)."""
         for query_id in query_ids:

@@ -32,6 +32,14 @@ def make_table(tg: FakeTelegram) -> Table:
     return Table(tg, tg.group("Kill table"), players)
 
 
+async def settled(tg: FakeTelegram) -> None:
+    """Everything sent so far is handled and confirmed, so the update the process dies on is
+    the only one delivered again after the restart. (A bot that dies within a moment of
+    finishing an update may not have confirmed it yet: Telegram hands that one out again too,
+    as it should, and the restarted process would answer it first.)"""
+    await tg.wait_until_confirmed(RETRY_WAIT)
+
+
 async def redelivered(tg: FakeTelegram, table: Table, method: str = "sendMessage") -> Any:
     """The answer to the dead process's update, which Telegram handed out again."""
     return await tg.wait_for_request(method, RETRY_WAIT, where=table._mine)
@@ -101,6 +109,7 @@ async def test_killed_right_after_the_draft_is_saved(tg: FakeTelegram, bot_proce
         alice, bob = table.players[:2]
         bot = await bot_process(url, crash_at="after_draft_saved", mode=mode)
         await table.seat_everyone("guiyang")
+        await settled(tg)
         await tg.send_message(table.chat, bob, "/hu 1 zimo")
         await bot.killed()
         assert await counts(url, table.chat_id) == {
@@ -131,6 +140,7 @@ async def test_killed_right_after_the_hand_is_stored(tg: FakeTelegram, bot_proce
         bot = await bot_process(url, crash_at="after_hand_stored", mode=mode)
         await table.seat_everyone("guiyang")
         preview = await table.say(bob, "/hu 1 zimo")
+        await settled(tg)
         confirm = preview.callback_data("Confirm")
         lost = await tg.press(table.chat_id, preview.message_id, bob, confirm)
         await bot.killed()
@@ -164,6 +174,7 @@ async def test_killed_in_the_middle_of_an_import(tg: FakeTelegram, bot_process: 
         data = import_file()
         bot = await bot_process(url, crash_at="mid_import", mode=mode)
         await table.say(alice, "/help")
+        await settled(tg)
         await tg.send_document(table.chat, alice, data, "session.json", caption="/import")
         await bot.killed()
         assert await counts(url, table.chat_id) == {
@@ -190,6 +201,7 @@ async def test_killed_after_the_import_committed(tg: FakeTelegram, bot_process: 
         tg.set_admins(table.chat_id, [alice])
         bot = await bot_process(url, crash_at="after_booked", mode=mode)
         await table.say(alice, "/help")
+        await settled(tg)
         await tg.send_document(table.chat, alice, import_file(), "session.json", caption="/import")
         await bot.killed()
         imported = {"sessions": 1, "hands": 3, "entries": 12, "guests": 4, "drafts": 0}
@@ -223,6 +235,7 @@ async def test_killed_after_a_payment_committed(tg: FakeTelegram, bot_process: A
         await table.tap(alice, await table.say(alice, "/hu 0 zimo"), "Confirm")
         await bot.stop()  # seating and the hand are booked too: the crash is for the payment
         bot = await bot_process(url, crash_at="after_booked", mode=mode)
+        await settled(tg)
         await tg.send_message(table.chat, alice, "/paid from @bob 22.15")
         await bot.killed()
         assert await handled(url, table.chat_id) == 7  # /new, four seats, the hand, the payment
