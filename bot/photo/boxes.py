@@ -24,11 +24,19 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
+def holds(outer: Sequence[float], inner: Sequence[float]) -> bool:
+    """`inner`'s centre lies in `outer`."""
+    cx, cy = centre(inner)
+    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
+
+
 def same_tile(a: Sequence[float], b: Sequence[float]) -> bool:
     """Two boxes of one tile: they overlap over OVERLAP, or either's centre lies in the other
     (two models draw a tilted tile's box differently; a large tile may light two centres)."""
-    def holds(outer: Sequence[float], inner: Sequence[float]) -> bool:
-        cx, cy = centre(inner)
-        return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
-
     return iou(a, b) > OVERLAP or holds(a, b) or holds(b, a)
+
+
+def spans_several(box: Sequence[float], tiles: Sequence[Sequence[float]], most: int) -> bool:
+    """`box` holds the centres of more than `most` of `tiles`: it is drawn around several tiles,
+    not one."""
+    return sum(holds(box, t) for t in tiles) > most

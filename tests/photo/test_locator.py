@@ -1,4 +1,4 @@
-"""The tile locator (bot/photo/locator.py) on the four real held-out photos of tests/photo/real
+"""The tile locator (bot/photo/locator.py) on the real held-out photos of tests/photo/real
 (CC BY 4.0): it finds their tiles where the labels put them, and nothing on a bare table."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from training.yolo import photos
 REAL = Path(__file__).with_name("real")
 # Measured with the locator trained 16 epochs: 59 of the 60 labelled tiles (flowers too) found at
 # IoU 0.5, and 67 places in all (8 epochs: 52 and 72; two close-ups of a 4×4 grid light more than
-# one centre on some tiles: the classifier and the hand's cap of 18 sort those out). The floors
+# one centre on some tiles: the classifier and the hand's cap of 18 sort those out); with real5
+# and real6 (a pile close up, tiles askew) 92 of the 93, and 100 places. The floors
 # leave room for another CPU's rounding, not for a broken model or decoding.
 FLOOR = 0.8
 MOST_PLACES = 1.5  # places a labelled tile, at the most
@@ -22,7 +23,7 @@ MOST_PLACES = 1.5  # places a labelled tile, at the most
 
 def test_the_locator_finds_the_labelled_tiles() -> None:
     found = total = 0
-    for photo in photos(REAL):  # real5 too: the locator was not chosen by it
+    for photo in photos(REAL):  # real5 and real6 too: the locator was not chosen by them
         with Image.open(photo.image) as im:
             image = im.convert("RGB")
         w, h = image.size
@@ -31,7 +32,7 @@ def test_the_locator_finds_the_labelled_tiles() -> None:
         assert len(places) <= len(truth) * MOST_PLACES, (photo.image.name, len(places), len(truth))
         found += localized(truth, places)
         total += len(truth)
-    assert total == 75
+    assert total == 93
     assert found / total >= FLOOR, (found, total)
 
 

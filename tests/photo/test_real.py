@@ -34,7 +34,7 @@ def test_the_data_sets_classes_map_to_our_34_tiles_and_eight_flowers() -> None:
 
 def test_the_errata_name_real_tiles_and_change_each_label() -> None:
     fixes = errata()
-    assert len(fixes) == 83
+    assert len(fixes) == 124  # 83 disputed boxes, and one photo (IMG_2779) labelled 1p throughout
     for (split, image, line), (labelled, seen) in fixes.items():
         assert split in ("valid", "test") and image.endswith(".jpg") and line >= 0
         assert labelled in CLASSES[:34] and seen in CLASSES[:34] and seen != labelled

@@ -1,5 +1,6 @@
 """The reader's handling of how a hand lies in a photo: a picture stretched out of shape is read
-through a squeezed look (detect._squeezed), and only the tiles by the hand's row are the hand's
+through a squeezed look (detect._squeezed), a pile close up tile by tile though the detector drew
+one box over all of it (detect.SPANNED), and only the tiles by the hand's row are the hand's
 (detect.by_the_row); flowers apart from the hand, one of each."""
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ from training.yolo import Labelled, photos
 REAL = Path(__file__).with_name("real")
 
 
+def real(stem: str) -> Labelled:
+    """A held-out real photo (real/ATTRIBUTION.md): real5 a hand in a row with a flower beside it,
+    real6 a pile of tiles lying askew, close up."""
+    return next(p for p in photos(REAL) if p.image.stem == stem)
+
+
 def real5() -> Labelled:
-    """A held-out real photo of a hand in a row with a flower beside it (real/ATTRIBUTION.md)."""
-    return next(p for p in photos(REAL) if p.image.stem == "real5")
+    return real("real5")
 
 
 def stretched(photo: Labelled) -> bytes:
@@ -49,6 +55,17 @@ def test_a_stretched_picture_is_read_through_a_squeezed_look(monkeypatch: pytest
     assert right(photo, seen.names) >= 14 and len(seen.names) <= 16, seen.names
     monkeypatch.setattr(D, "SQUEEZES", ())  # without the squeezed looks, the tiles are lost
     assert right(photo, read_tiles(data).names) <= 5
+
+
+def test_a_pile_close_up_is_read_tile_by_tile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The detector draws one box over the whole pile; the locator's boxes inside it are read
+    instead (measured: 14 of the 18 tiles right, nothing read that is not there)."""
+    photo = real("real6")
+    data = photo.image.read_bytes()
+    seen = read_tiles(data, hand=False)
+    assert right(photo, seen.names) >= 12 and len(seen.names) <= 18, seen.names
+    monkeypatch.setattr(D, "SPANNED", 1000)  # the detector's box kept: it hides every tile
+    assert right(photo, read_tiles(data, hand=False).names) <= 2
 
 
 def _box(x: float, y: float, w: float = 40, h: float = 56) -> D.Box:
