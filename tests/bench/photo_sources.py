@@ -14,6 +14,10 @@ upside down. Per family:
 - seconds a photo (640×640), and at the end one photo blown up to 12 megapixels, with the
   process's peak memory (tests/bench/photo_memory.py measures four pictures at once in the bot).
 
+A family that holds photos the export squeezed out of shape (its labelled tiles over STRETCHED
+times longer one way than a tile is: a strip of the photo stretched into the square) is also
+shown split in two, as shot and stretched, under the table; the family's own line counts both.
+
     python -m tests.bench.photo_sources DATA [--split valid|test] [--upright]
 
 The settings are chosen on valid/; test/ is read once, at the end (the model card says when).
@@ -36,6 +40,7 @@ from tests.photo.real import corrected, errata, turned, twelve_megapixels
 from training.yolo import SOURCES, Labelled, family, photos
 
 HAND = range(13, 19)
+STRETCHED = 3.0  # a tile is about 1.3 times taller than wide: past 3× either way, the export's
 TURNS = {"as is": None, "a quarter": Image.Transpose.ROTATE_90, "upside down": Image.Transpose.ROTATE_180}
 
 
@@ -81,6 +86,14 @@ class Count:
         self.corrections += fixes
 
 
+def stretched(photo: Labelled) -> bool:
+    """The export squeezed the photo out of shape: its median tile is over STRETCHED times longer
+    one way than the other."""
+    sides = sorted(max((x2 - x1) / (y2 - y1), (y2 - y1) / (x2 - x1))
+                   for _, (x1, y1, x2, y2) in photo.tiles if x2 > x1 and y2 > y1)
+    return bool(sides) and sides[len(sides) // 2] > STRETCHED
+
+
 def _share(a: int, b: int) -> str:
     return f"{a / b:6.1%}" if b else "     —"
 
@@ -111,13 +124,16 @@ def measure(data: Path, split: str, turns: dict[str, Image.Transpose | None]) ->
             continue
         photo = corrected(photo, fixes)
         raw = photo.image.read_bytes()
+        fam = family(photo.source)
+        shape = f"{fam}, {'stretched' if stretched(photo) else 'as shot'}"
         for name, turn in turns.items():
             image = turned(raw, turn)
             seen, seconds = _timed(lambda image=image: read_tiles(image, hand=False))
-            count = out[name][family(photo.source)]
-            count.add(photo, seen, seconds)
-            if len(photo.kinds) in HAND:
-                count.add_hand(photo, read_tiles(image))
+            hand = read_tiles(image) if len(photo.kinds) in HAND else None
+            for count in (out[name][fam], out[name][shape]):
+                count.add(photo, seen, seconds)
+                if hand is not None:
+                    count.add_hand(photo, hand)
     return out
 
 
@@ -132,6 +148,11 @@ def report(results: dict[str, dict[str, Count]]) -> None:
                 print(_row(fam, c))
                 total.merge(c)
         print(_row("all", total))
+        for fam in SOURCES:
+            if f"{fam}, stretched" in by_family:
+                for shape in ("as shot", "stretched"):
+                    if f"{fam}, {shape}" in by_family:
+                        print(_row(f" {shape}", by_family[f"{fam}, {shape}"]) + f"  ({fam})")
         print("  most common misreads (labelled → read): "
               + ", ".join(f"{a}→{b} ×{n}" for (a, b), n in total.confusions.most_common(8)))
 

@@ -102,6 +102,7 @@ class FakeTelegram:
       message(chat_id, message_id), last_message(chat_id) -> StoredMessage
       callback_answers {query id: params}, unanswered_callbacks(), assert_callbacks_answered()
       expire_callbacks(*query_ids)                     queries a dead bot process never answered
+      await wait_until_confirmed(timeout=5)            a polling bot's offset is past every update
       commands {(scope json, language_code): [BotCommand]}, webhook (setWebhook's params or None)
       internal_errors: the fake's own failures (should stay empty)
       observers: callables given each RecordedRequest as it is recorded (load drivers)
