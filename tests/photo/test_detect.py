@@ -221,8 +221,12 @@ def test_a_photo_turned_by_exif_is_read_upright() -> None:
     out = io.BytesIO()
     stored.save(out, "JPEG", quality=95, exif=exif)
     turned = read_tiles(out.getvalue())
-    assert turned.tile_string == read_tiles(png(upright)).tile_string
+    # the very pixels the JPEG holds, turned by hand: read alike (the upright PNG differs from
+    # them by the JPEG's rounding, which may tip a doubtful tile)
+    by_hand = Image.open(io.BytesIO(out.getvalue())).rotate(-90, expand=True)
+    assert turned.tile_string == read_tiles(png(by_hand)).tile_string
     assert len(turned.tiles) >= 12
+    assert sum((Counter(turned.names) & Counter(read_tiles(png(upright)).names)).values()) >= 12
 
 
 @pytest.fixture
