@@ -104,9 +104,10 @@ MAX_PIXELS = 25_000_000
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # Photos decoded and read at once, whatever the number of chats sending them: each holds up to
 # ~130 MB at MAX_PIXELS while it is read, and the model runs one at a time anyway (_Model.lock).
-# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 474 MB (427
-# before the classifier kept a colour copy beside the detector's grey one), two
-# at 519 MB, and two compete more with the event loop on a two-core machine.
+# Four 25 MP pictures at once (tests/bench/photo_memory.py): one at a time peaks at 465 MB (474
+# before the zoomed-out look was drawn at the model's input size, 427 before the classifier kept
+# a colour copy beside the detector's grey one), two at 519 MB, and two compete more with the
+# event loop on a two-core machine.
 READERS = 1
 INSTALL_HINT = "pip install -e '.[photo]'"
 
@@ -228,15 +229,25 @@ def photo_support() -> bool:
     return True
 
 
-def _open_image(data: bytes) -> Any:
+def _open_image(data: bytes) -> tuple[Image.Image, tuple[int, int]]:
+    """The picture, decoded no larger than it need be, and its full size (width, height, turned
+    as its EXIF says). A JPEG decodes at a half, a quarter or an eighth of its size for a fraction
+    of the work (Pillow's draft): a 12 MP photo at 2000×1500, which still holds WORK_PX."""
     try:
         image = Image.open(io.BytesIO(data))
-        if image.width * image.height > MAX_PIXELS:
+        width, height = image.size
+        if width * height > MAX_PIXELS:
             raise PhotoError(TOO_LARGE)
+        shrink = max(width, height) / WORK_PX
+        if shrink > 1:
+            image.draft("RGB", (math.ceil(width / shrink), math.ceil(height / shrink)))
         image.load()
+        turned = image.size
         # A phone stores "rotate me" in EXIF rather than turning the pixels (in place: no copy).
         ImageOps.exif_transpose(image, in_place=True)
-        return image
+        if image.size != turned:  # a quarter turn: the full size turns too
+            width, height = height, width
+        return image, (width, height)
     except Image.DecompressionBombError:
         raise PhotoError(TOO_LARGE) from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
@@ -254,16 +265,13 @@ def read_tiles(data: bytes, *, threshold: float = LOCATE, hand: bool = True) -> 
     (tests/bench/photo_accuracy.py --real). `hand`: at most a hand's tiles (MAX_TILES) and one of
     each flower, the surest; False reads every tile seen (a set laid out, a pile)."""
     model = _model()
-    photo = _open_image(data)
-    size = photo.size
+    photo, size = _open_image(data)
+    shrink = max(size) / WORK_PX
+    if shrink > 1:  # the detector sees 640 pixels and the classifier 48 a tile: spare the rest
+        photo = photo.resize((round(size[0] / shrink), round(size[1] / shrink)), Image.BILINEAR)
+    photo = photo.convert("RGB")
     pre = model.preprocess
     gray = pre.stretch_contrast(pre.convert_to_grayscale(photo))  # the detector's view
-    shrink = max(size) / WORK_PX
-    if shrink > 1:  # the detector sees 640 pixels and the classifier 40 a tile: spare the rest
-        small = (round(size[0] / shrink), round(size[1] / shrink))
-        gray = gray.resize(small, Image.BILINEAR)
-        photo = photo.resize(small, Image.BILINEAR)
-    photo = photo.convert("RGB")
     boxes = _locate(model, gray, threshold)
     del gray
     if USE_LOCATOR:  # our own locator's places that the detector missed (its reading: none)
@@ -442,21 +450,20 @@ def _locate(model: _Model, image: Image.Image, threshold: float) -> list[tuple[B
     first look finds tiles much wider (a close-up), both looks are at the photo set on a larger
     black canvas."""
     found, scale = _detect(model, image, threshold)
-    view = image
+    view, back = image, 1.0  # back: the view's pixels → the image's
     if found:
         width = statistics.median(d.x2 - d.x1 for d in found) * scale
         if width > TILE_PX * 1.2:
             factor = min(width / TILE_PX, MAX_ZOOM_OUT)
-            view = Image.new("L", (round(image.width * factor), round(image.height * factor)), 0)
-            view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
+            view, back = _zoomed_out(image, factor)
             found, _ = _detect(model, view, threshold)
     names = model.predict.CLASS_NAMES
-    scored = [((d.x1, d.y1, d.x2, d.y2), DETECTOR_LABELS[names[d.class_id]], float(d.confidence))
-              for d in found]
+    scored = [((d.x1 * back, d.y1 * back, d.x2 * back, d.y2 * back), DETECTOR_LABELS[names[d.class_id]],
+               float(d.confidence)) for d in found]
     turned, _ = _detect(model, view.transpose(Image.Transpose.ROTATE_90), threshold)
     # ROTATE_90 turns counter-clockwise: (x, y) in the view is (y, width - x) in the turned one
-    scored += [((view.width - d.y2, d.x1, view.width - d.y1, d.x2), DETECTOR_LABELS[names[d.class_id]],
-                float(d.confidence)) for d in turned]
+    scored += [(((view.width - d.y2) * back, d.x1 * back, (view.width - d.y1) * back, d.x2 * back),
+                DETECTOR_LABELS[names[d.class_id]], float(d.confidence)) for d in turned]
     kept: list[tuple[Box, str, float]] = []
     # the upright look's boxes first (best first), then the turned look's tiles that it missed
     for box, tile, confidence in (sorted(scored[:len(found)], key=lambda s: -s[2])
@@ -465,6 +472,26 @@ def _locate(model: _Model, image: Image.Image, threshold: float) -> list[tuple[B
         if inside and all(iou(box, k[0]) < OVERLAP for k in kept):
             kept.append((box, tile, confidence))
     return kept
+
+
+def _zoomed_out(image: Image.Image, factor: float) -> tuple[Image.Image, float]:
+    """The photo at the top left of a black canvas `factor` times its size each way (its tiles
+    `factor` times smaller to the detector), and the factor from the view's pixels back to the
+    photo's. A photo of the detector's input size or less is pasted as it is, and the model's
+    preprocessing shrinks the canvas (as the settings were chosen). A larger one (a 12 MP photo's
+    working copy: a canvas of 30 MP) is shrunk first to the size it takes in that input and the
+    canvas drawn at the input's size: the picture the model sees, resampled once as before (not
+    pixel for pixel), for a small part of the work."""
+    canvas = (round(image.width * factor), round(image.height * factor))
+    if max(image.size) <= INPUT_PX:
+        view = Image.new("L", canvas, 0)
+        view.paste(image, (0, 0))  # at the origin: the boxes stay in the photo's pixels
+        return view, 1.0
+    back = max(canvas) / INPUT_PX
+    view = Image.new("L", (round(canvas[0] / back), round(canvas[1] / back)), 0)
+    view.paste(image.resize((max(1, round(image.width / back)), max(1, round(image.height / back))),
+                            Image.BILINEAR), (0, 0))
+    return view, back
 
 
 def _detect(model: _Model, image: Image.Image, threshold: float) -> tuple[list[Any], float]:

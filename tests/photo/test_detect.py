@@ -101,6 +101,29 @@ def test_a_big_photo_is_read_with_boxes_in_its_own_pixels() -> None:
     assert sum((Counter(reading.names) & Counter(truth)).values()) >= 11
 
 
+def test_a_big_jpeg_turned_by_exif_is_decoded_shrunk_and_boxed_in_its_full_pixels() -> None:
+    """A 17-megapixel JPEG stored sideways (EXIF orientation 6): decoded at half its size (all
+    the reader needs), read upright, boxes given back in the full upright photo's pixels."""
+    hand = Image.open(io.BytesIO(render(scene_for("large", 5))))
+    photo = Image.new("RGB", (4800, 3600), CLOTHS["green"])
+    left, top = 1200, 1600
+    photo.paste(hand, (left, top))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    photo.rotate(90, expand=True).save(out, "JPEG", quality=92, exif=exif)
+    decoded, size = D._open_image(out.getvalue())
+    assert size == (4800, 3600)
+    assert decoded.size == (2400, 1800)  # a quarter of the pixels decoded, still over WORK_PX
+    reading = read_tiles(out.getvalue())
+    alone = read_tiles(png(hand))
+    assert len(reading.tiles) >= 12
+    assert sum((Counter(reading.names) & Counter(alone.names)).values()) >= 11
+    for tile in reading.tiles:  # each lies where the hand does, in the upright photo's pixels
+        assert left - 30 <= tile.box[0] < tile.box[2] <= left + hand.width + 30
+        assert top - 30 <= tile.box[1] < tile.box[3] <= top + hand.height + 30
+
+
 def test_a_hand_of_well_read_tiles_comes_back_exactly() -> None:
     """Tiles the reader reads reliably on the generated faces. (The classifier alone, without the
     detector's own reading where that was surer, reads this generated 1p as 9p: 456m took 123p's
