@@ -105,9 +105,35 @@ def targets(batch_boxes: list[Boxes], cells: int) -> tuple[torch.Tensor, ...]:
     return heat, size, offset, mask
 
 
-def augment(images: torch.Tensor, boxes: list[Boxes], gen: random.Random) -> tuple[torch.Tensor, list[Boxes]]:
-    """Shrink the batch onto a grey square at a random place, turn it a random quarter turn, and
-    vary each photo's brightness and contrast."""
+def tilted(canvas: torch.Tensor, boxes: list[Boxes], degrees: float) -> tuple[torch.Tensor, list[Boxes]]:
+    """The batch turned `degrees` about the square's centre, grey where it
+    turns in from outside; each tile's box the upright bounds of its turned corners (as the data
+    set boxes a tile lying askew), and the tiles whose centre leaves the square dropped."""
+    a = math.radians(degrees)
+    cos, sin = math.cos(a), math.sin(a)
+    grey = GREY[0] / 255
+    theta = torch.tensor([[cos, -sin, 0.0], [sin, cos, 0.0]]).expand(len(canvas), 2, 3)
+    grid = F.affine_grid(theta, list(canvas.shape), align_corners=False)
+    turned = F.grid_sample(canvas - grey, grid, mode="bilinear", align_corners=False) + grey
+    out: list[Boxes] = []
+    for bs in boxes:
+        kept = []
+        for x1, y1, x2, y2 in bs:
+            # an output point p shows the input at R·p (centred, -1…1): a corner q goes to Rᵀ·q
+            corners = [((2 * x - 1) * cos + (2 * y - 1) * sin, -(2 * x - 1) * sin + (2 * y - 1) * cos)
+                       for x in (x1, x2) for y in (y1, y2)]
+            us, vs = [(u + 1) / 2 for u, _ in corners], [(v + 1) / 2 for _, v in corners]
+            cx, cy = (min(us) + max(us)) / 2, (min(vs) + max(vs)) / 2
+            if 0 <= cx < 1 and 0 <= cy < 1:
+                kept.append((max(0.0, min(us)), max(0.0, min(vs)), min(1.0, max(us)), min(1.0, max(vs))))
+        out.append(kept)
+    return turned, out
+
+
+def augment(images: torch.Tensor, boxes: list[Boxes], gen: random.Random,
+            tilt: float = 0.0) -> tuple[torch.Tensor, list[Boxes]]:
+    """Shrink the batch onto a grey square at a random place, turn it a random quarter turn (and
+    up to `tilt` degrees either way), and vary each photo's brightness and contrast."""
     x = images.float() / 255
     scale = gen.uniform(0.6, 1.0)
     side = max(32, int(SIZE * scale))
@@ -121,6 +147,8 @@ def augment(images: torch.Tensor, boxes: list[Boxes], gen: random.Random) -> tup
     canvas = torch.rot90(canvas, k, dims=(2, 3))  # counter-clockwise, k times
     for _ in range(k):  # (x, y) → (y, 1 − x)
         moved = [[(b, 1 - c, d, 1 - a) for a, b, c, d in bs] for bs in moved]
+    if tilt:  # drawn only then: without it the draws, and so the model, are as before
+        canvas, moved = tilted(canvas, moved, gen.uniform(-tilt, tilt))
     n = len(boxes)
     contrast = torch.empty(n, 1, 1, 1).uniform_(0.7, 1.3)
     bright = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12)
@@ -139,7 +167,8 @@ def loss(out: torch.Tensor, heat: torch.Tensor, size: torch.Tensor, offset: torc
     return focal.sum() / count + 0.5 * l1 / count
 
 
-def train(images: torch.Tensor, boxes: list[Boxes], epochs: int, batch: int = 32) -> nn.Module:
+def train(images: torch.Tensor, boxes: list[Boxes], epochs: int, batch: int = 32,
+          tilt: float = 0.0) -> nn.Module:
     torch.manual_seed(SEED)
     gen = random.Random(SEED)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -156,7 +185,7 @@ def train(images: torch.Tensor, boxes: list[Boxes], epochs: int, batch: int = 32
         model.train()
         for at in range(0, len(order), batch):
             pick = order[at:at + batch]
-            x, moved = augment(images[pick], [boxes[i] for i in pick], gen)
+            x, moved = augment(images[pick], [boxes[i] for i in pick], gen, tilt)
             heat, size, offset, mask = targets(moved, cells)
             out = model(x.to(device))
             value = loss(out, heat.to(device), size.to(device), offset.to(device), mask.to(device))
@@ -181,10 +210,11 @@ def main() -> None:
     parser.add_argument("data", type=Path)
     parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--out", type=Path, default=Path("bot/photo/locator.onnx"))
+    parser.add_argument("--tilt", type=float, default=0.0, help="turn each batch up to this many degrees")
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
     images, boxes = load(args.data)
-    export(train(images, boxes, args.epochs), args.out)
+    export(train(images, boxes, args.epochs, tilt=args.tilt), args.out)
 
 
 if __name__ == "__main__":
