@@ -106,9 +106,9 @@ def targets(batch_boxes: list[Boxes], cells: int) -> tuple[torch.Tensor, ...]:
 
 
 def tilted(canvas: torch.Tensor, boxes: list[Boxes], degrees: float) -> tuple[torch.Tensor, list[Boxes]]:
-    """The batch turned `degrees` about the square's centre, grey where it
-    turns in from outside; each tile's box the upright bounds of its turned corners (as the data
-    set boxes a tile lying askew), and the tiles whose centre leaves the square dropped."""
+    """The batch turned `degrees` about the square's centre, grey where it turns in from outside;
+    each tile's box the upright bounds of its turned corners (as the data set boxes a tile lying
+    askew), and the tiles whose centre leaves the square dropped."""
     a = math.radians(degrees)
     cos, sin = math.cos(a), math.sin(a)
     grey = GREY[0] / 255
