@@ -4,8 +4,9 @@ tile classifier (classify.py) reads each. Both of ours are trained on real photo
 
 Pure apart from loading the models once: no Telegram, no database. The detector is an optional
 extra (`pip install -e '.[photo]'`); without it every call raises PhotoError(UNAVAILABLE), whose
-message tells the chat how to enable it. It reads the 34 suited and honour tiles only (flowers
-are seen and left out, no joker choice): those stay for the player to add.
+message tells the chat how to enable it. It reads the 34 suited and honour tiles and the eight
+flowers and seasons (PhotoReading.flowers); not the animals, nor a joker's choice: those stay for
+the player to key.
 """
 
 from __future__ import annotations
