@@ -18,6 +18,7 @@ Needs the `train` extra (torch, onnx).
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 from pathlib import Path
@@ -37,9 +38,15 @@ SHIFT = 3  # pixels a crop moves either way in training, as a detector's box doe
 HARD_PEAK = 0.3  # the locator's places are taken down to this heat (more of its near misses)
 MATCH = 0.5  # a place overlapping a labelled box this much (IoU) holds that box's tile
 APART = 0.1  # a place overlapping every labelled box less than this holds none
+OVERLAP_MOST = 0.3  # with --overlap, another crop covers up to this share of a crop, at one side
+# With --tilt, each crop is made CONTEXT times wider each way (the tile's surroundings at the same
+# scale), and TILTED of them are turned by a random angle before the middle is cut out.
+CONTEXT = 2
+TILTED = 0.5
+ASPECT = 0.75  # a tile's width to its height: how much larger a turned tile's bounds are
 
 
-def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
+def crops(data: Path, context: int = 1) -> tuple[np.ndarray, np.ndarray]:
     held_out = held_out_sources(data)
     rng = random.Random(SEED)
     xs: list[np.ndarray] = []
@@ -54,7 +61,7 @@ def crops(data: Path) -> tuple[np.ndarray, np.ndarray]:
         w, h = image.size
         labelled = [((x1 * w, y1 * h, x2 * w, y2 * h), kind) for kind, (x1, y1, x2, y2) in photo.tiles]
         pairs = labelled + _places(image, labelled) + _table(image, labelled, rng)
-        xs += [crop(image, box) for box, _ in pairs]
+        xs += [crop(image, box, context) for box, _ in pairs]
         ys += [CLASSES.index(kind) for _, kind in pairs]
     print(f"{len(xs)} crops; {skipped} train photos left out (their source has a copy in valid/ or test/)")
     return np.stack(xs), np.array(ys, dtype=np.int64)
@@ -107,21 +114,72 @@ def network() -> nn.Module:
     )
 
 
-def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """A random quarter turn and shift of each crop, and brightness/contrast jitter (uint8 → 0…1)."""
+def augment(batch: torch.Tensor, gen: torch.Generator, overlap: float = 0.0,
+            tilt: float = 0.0) -> torch.Tensor:
+    """A random quarter turn and shift of each crop, and brightness/contrast jitter (uint8 → 0…1);
+    with `overlap`, that share of the crops also covered at one edge by another crop's, and with
+    `tilt` (crops made CONTEXT times wider), TILTED of them turned up to that many degrees."""
     n = batch.shape[0]
     x = batch.float() / 255
     turns = torch.randint(0, 4, (n,), generator=gen)
     x = torch.stack([torch.rot90(x[i], int(turns[i]), (1, 2)) for i in range(n)])
-    padded = nn.functional.pad(x, (SHIFT,) * 4)
-    dx, dy = torch.randint(0, 2 * SHIFT + 1, (2, n), generator=gen)
-    x = torch.stack([padded[i, :, dy[i]:dy[i] + CROP_PX, dx[i]:dx[i] + CROP_PX] for i in range(n)])
+    if tilt:
+        x = tilted(x, gen, tilt)
+    else:
+        padded = nn.functional.pad(x, (SHIFT,) * 4)
+        dx, dy = torch.randint(0, 2 * SHIFT + 1, (2, n), generator=gen)
+        x = torch.stack([padded[i, :, dy[i]:dy[i] + CROP_PX, dx[i]:dx[i] + CROP_PX] for i in range(n)])
+    if overlap:  # drawn only then: without it the draws, and so the model, are as before
+        x = overlapped(x, gen, overlap)
     gain = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.4
     bias = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.2
     return (x * gain + bias).clamp(0, 1)
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128) -> nn.Module:
+def tilted(x: torch.Tensor, gen: torch.Generator, degrees: float) -> torch.Tensor:
+    """The middle CROP_PX² of crops made CONTEXT times wider, TILTED of them turned by up to
+    `degrees` either way (with the quarter turns, 45 reaches every angle) and shrunk as a turned
+    tile's bounds grow (the locator's box is those bounds), every one shifted up to SHIFT pixels:
+    a tile lying askew, as on a mat or in a pile, with its real surroundings around it."""
+    n = x.shape[0]
+    angle = (torch.rand(n, generator=gen) * 2 - 1) * math.radians(degrees)
+    angle = torch.where(torch.rand(n, generator=gen) < TILTED, angle, torch.zeros(n))
+    cos, sin = angle.cos(), angle.sin()
+    grow = torch.maximum(cos.abs() + ASPECT * sin.abs(), ASPECT * cos.abs() + sin.abs())
+    shift = torch.randint(-SHIFT, SHIFT + 1, (2, n), generator=gen).float() * 2 / x.shape[-1]
+    scale = grow / CONTEXT  # output → input, in grid_sample's -1…1 coordinates
+    theta = torch.stack([torch.stack([cos * scale, -sin * scale, shift[0]], 1),
+                         torch.stack([sin * scale, cos * scale, shift[1]], 1)], 1)
+    grid = nn.functional.affine_grid(theta, [n, 3, CROP_PX, CROP_PX], align_corners=False)
+    return nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+
+
+def overlapped(x: torch.Tensor, gen: torch.Generator, share: float) -> torch.Tensor:
+    """`share` of the crops covered from one side (a random one of four), over OVERLAP_MOST of
+    the crop at most, by the far side of another crop of the batch: a neighbour lying over the
+    edge of the tile in the box, as in a pile or a packed row. The label stays the box's."""
+    n = x.shape[0]
+    out = x.clone()
+    hit = torch.rand(n, generator=gen) < share
+    other = torch.randint(0, n, (n,), generator=gen)
+    side = torch.randint(0, 4, (n,), generator=gen)
+    depth = (torch.rand(n, generator=gen) * OVERLAP_MOST * CROP_PX).long() + 1
+    for i in torch.nonzero(hit).flatten().tolist():
+        d, j = int(depth[i]), int(other[i])
+        near, far = slice(0, d), slice(CROP_PX - d, None)
+        if side[i] == 0:  # from the left: the neighbour's right side
+            out[i, :, :, near] = x[j, :, :, far]
+        elif side[i] == 1:
+            out[i, :, :, far] = x[j, :, :, near]
+        elif side[i] == 2:  # from above: the neighbour's bottom
+            out[i, :, near, :] = x[j, :, far, :]
+        else:
+            out[i, :, far, :] = x[j, :, near, :]
+    return out
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128, overlap: float = 0.0,
+          tilt: float = 0.0) -> nn.Module:
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -137,7 +195,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, batch: int = 128) -> nn.Mod
         start, total, right = time.perf_counter(), 0.0, 0
         for i in range(0, len(x), batch):
             idx = order[i:i + batch]
-            inputs, labels = augment(xt[idx], gen).to(device), yt[idx].to(device)
+            inputs, labels = augment(xt[idx], gen, overlap, tilt).to(device), yt[idx].to(device)
             out = model(inputs)
             loss = loss_fn(out, labels)
             opt.zero_grad()
@@ -163,15 +221,19 @@ def main() -> None:
     parser.add_argument("data", type=Path)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--overlap", type=float, default=0.0,
+                        help="this share of the crops also covered at one edge by another's")
+    parser.add_argument("--tilt", type=float, default=0.0,
+                        help=f"{TILTED:.0%} of the crops turned up to this many degrees")
     parser.add_argument("--out", type=Path, default=Path("bot/photo/tiles.onnx"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     random.seed(SEED)
     np.random.seed(SEED)
     start = time.perf_counter()
-    x, y = crops(args.data)
+    x, y = crops(args.data, CONTEXT if args.tilt else 1)
     print(f"crops made in {time.perf_counter() - start:.0f} s")
-    model = train(x, y, args.epochs)
+    model = train(x, y, args.epochs, overlap=args.overlap, tilt=args.tilt)
     export(model, args.out)
     print(f"trained and exported in {time.perf_counter() - start:.0f} s")
 

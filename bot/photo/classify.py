@@ -26,14 +26,16 @@ MODEL_PATH = Path(__file__).with_name("tiles.onnx")
 TURNS = 4
 
 
-def crop(image: Image.Image, box: tuple[float, float, float, float]) -> np.ndarray:
+def crop(image: Image.Image, box: tuple[float, float, float, float], context: int = 1) -> np.ndarray:
     """The square around `box` (x1, y1, x2, y2 in the image's pixels) as CROP_PX² RGB, uint8,
-    channels first; outside the image is black."""
+    channels first; outside the image is black. `context` times that square each way, at the same
+    scale (training turns such a crop and cuts the middle out of it)."""
     x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1) * MARGIN / 2
+    side = max(x2 - x1, y2 - y1) * MARGIN * context / 2
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     square = (round(cx - side), round(cy - side), round(cx + side), round(cy + side))
-    out = image.convert("RGB").crop(square).resize((CROP_PX, CROP_PX), Image.BILINEAR)
+    px = CROP_PX * context
+    out = image.convert("RGB").crop(square).resize((px, px), Image.BILINEAR)
     return np.asarray(out, dtype=np.uint8).transpose(2, 0, 1)
 
 
