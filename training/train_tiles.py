@@ -137,7 +137,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator, overlap: float = 0.0,
 
 
 def tilted(x: torch.Tensor, gen: torch.Generator, degrees: float) -> torch.Tensor:
-    """The middle CROP_PX² of crops made CONTEXT times wider, TILTED of them turned by up to
+    """The middle CROP_PX² of crops made wider (CONTEXT), TILTED of them turned by up to
     `degrees` either way (with the quarter turns, 45 reaches every angle) and shrunk as a turned
     tile's bounds grow (the locator's box is those bounds), every one shifted up to SHIFT pixels:
     a tile lying askew, as on a mat or in a pile, with its real surroundings around it."""
@@ -147,7 +147,7 @@ def tilted(x: torch.Tensor, gen: torch.Generator, degrees: float) -> torch.Tenso
     cos, sin = angle.cos(), angle.sin()
     grow = torch.maximum(cos.abs() + ASPECT * sin.abs(), ASPECT * cos.abs() + sin.abs())
     shift = torch.randint(-SHIFT, SHIFT + 1, (2, n), generator=gen).float() * 2 / x.shape[-1]
-    scale = grow / CONTEXT  # output → input, in grid_sample's -1…1 coordinates
+    scale = grow * CROP_PX / x.shape[-1]  # output → input, in grid_sample's -1…1 coordinates
     theta = torch.stack([torch.stack([cos * scale, -sin * scale, shift[0]], 1),
                          torch.stack([sin * scale, cos * scale, shift[1]], 1)], 1)
     grid = nn.functional.affine_grid(theta, [n, 3, CROP_PX, CROP_PX], align_corners=False)
